@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs everything perfgate needs to build, run and test on Debian/Ubuntu.
+# Idempotent: a package that is already installed costs nothing.
+set -euo pipefail
+
+pkgs=(
+  build-essential cmake pkgconf git
+  libpfm4-dev libcjson-dev libgit2-dev libunwind-dev libdw-dev libelf-dev
+  valgrind            # runtime dependency of the valgrind backend
+  chromium            # the flamegraph SVG's interactive test runs in headless Chromium
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#pkgs[@]} packages already installed"
+  exit 0
+fi
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: installed ${missing[*]}"

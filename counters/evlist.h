@@ -1,0 +1,51 @@
+/* counters/evlist.h — the perf backend: the events counted on one child.
+ *
+ * Life cycle per measured run:
+ *     pg_evlist_new (once) -> [ pg_evlist_open(child pid, before it execs)
+ *                               -> child execs, runs, exits
+ *                               -> pg_evlist_read -> pg_evlist_close ] * runs
+ *     -> pg_evlist_free
+ * Hardware events are opened as one group (leader disabled + enable_on_exec,
+ * inherit so threads and children count, user space only by default). The
+ * software events task-clock, page-faults, context-switches and cpu-migrations
+ * are always added, in a group of their own, so a PMU that is missing or busy
+ * cannot take them down.
+ */
+#ifndef PG_COUNTERS_EVLIST_H
+#define PG_COUNTERS_EVLIST_H
+
+#include "counters/evsel.h"
+#include "counters/readings.h"
+
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct pg_evlist pg_evlist;
+
+#define PG_DEFAULT_EVENTS "instructions,cycles,cache-misses,branch-misses"
+
+/* `events` is a comma-separated list (NULL: PG_DEFAULT_EVENTS; "" : software only).
+ * Encodes every event up front, so a bad name fails before anything runs. */
+int pg_evlist_new(pg_evlist **out, const char *events, int user_only);
+void pg_evlist_free(pg_evlist *l);
+
+/* Opens all events on `pid` (a child stopped before exec). A hardware event that
+ * cannot be opened is not fatal: it is remembered (pg_evlist_unavailable) and
+ * left out of the readings. Software events failing to open is fatal. */
+int pg_evlist_open(pg_evlist *l, pid_t pid);
+
+/* Reads every open event after the child exited: scaled values and running
+ * fractions, appended to `out` with backend "perf". Events that never ran
+ * (running == 0) are left out and noted as unavailable. */
+int pg_evlist_read(pg_evlist *l, pg_readings *out);
+void pg_evlist_close(pg_evlist *l);
+
+/* The hardware events that could not be counted in the last open, and why
+ * (a plain-words message with the fix). Index 0..count-1. */
+size_t pg_evlist_unavailable_count(const pg_evlist *l);
+const char *pg_evlist_unavailable(const pg_evlist *l, size_t i, const char **why);
+
+size_t pg_evlist_count(const pg_evlist *l);
+const pg_evsel *pg_evlist_get(const pg_evlist *l, size_t i);
+
+#endif

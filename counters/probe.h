@@ -1,0 +1,27 @@
+/* counters/probe.h — what this machine can measure, and why not.
+ *
+ * Used by `--backend auto` to choose, and by `perfgate doctor` to explain.
+ */
+#ifndef PG_COUNTERS_PROBE_H
+#define PG_COUNTERS_PROBE_H
+
+#include <stddef.h>
+
+typedef struct pg_probe {
+    int hw_instructions;          /* perf can count hardware instructions on a child */
+    char hw_why[512];             /* when not: plain words + fix */
+    int software;                 /* perf software events (task-clock...) work */
+    char sw_why[512];
+    int sampling_hw;              /* cycles sampling works */
+    int sampling_sw;              /* cpu-clock sampling works */
+    int valgrind;                 /* valgrind found and runs */
+    char valgrind_version[64];
+    char valgrind_why[512];
+    int paranoid;                 /* /proc/sys/kernel/perf_event_paranoid, or -99 unknown */
+    char pmu_name[64];            /* libpfm4's default PMU name, "" when none detected */
+} pg_probe;
+
+/* Fills `p` by trying to open events on the calling process; cheap (< 10 ms). */
+int pg_probe_run(pg_probe *p);
+
+#endif

@@ -1,0 +1,45 @@
+/* counters/valgrind.h — the valgrind backend: exact instruction counts.
+ *
+ * The benchmark runs under cachegrind with a fixed cache geometry
+ * (I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64, as iai-callgrind) and branch
+ * simulation, so counts are the same on every machine and every run. Children
+ * are traced (--trace-children=yes) and their counts summed.
+ *
+ * Metrics produced (backend "valgrind", unit "count"):
+ *   instructions = Ir, cache-misses = ILmr+DLmr+DLmw, branch-misses = Bcm+Bim,
+ *   plus valgrind's own: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim.
+ */
+#ifndef PG_COUNTERS_VALGRIND_H
+#define PG_COUNTERS_VALGRIND_H
+
+#include "counters/readings.h"
+
+typedef struct pg_valgrind pg_valgrind;
+
+#define PG_VALGRIND_GEOMETRY "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64"
+
+/* Finds valgrind on PATH (or $PERFGATE_VALGRIND) and its version. PG_ENOTSUP
+ * with a message saying how to install it when it is missing. */
+int pg_valgrind_new(pg_valgrind **out);
+void pg_valgrind_free(pg_valgrind *vg);
+
+const char *pg_valgrind_version(const pg_valgrind *vg);   /* "valgrind-3.19.0" */
+const char *pg_valgrind_geometry(const pg_valgrind *vg);  /* PG_VALGRIND_GEOMETRY */
+
+/* Builds the argv that runs `argv` under cachegrind writing its output into
+ * `outdir` (an existing, empty, private directory). The returned vector and its
+ * strings are owned by the caller: free with pg_valgrind_argv_free. */
+int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
+void pg_valgrind_argv_free(char **argv);
+
+/* Parses every cachegrind output file in `outdir`, sums them, appends the
+ * readings, and removes the files. PG_EIO when no output was written (the
+ * program could not start under valgrind). */
+int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *outdir);
+
+/* Parses one cachegrind.out text (for tests and collect): adds its summary's
+ * events to `totals` in the order of `names` (13 entries above). Returns the
+ * number of events found, or a negative error naming `path`. */
+int pg_valgrind_parse(unsigned long long totals[13], const char *text, const char *path);
+
+#endif

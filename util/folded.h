@@ -1,0 +1,48 @@
+/* util/folded.h — a profile as folded stacks (Brendan Gregg's format).
+ *
+ * One line per distinct stack: frames root-first, separated by ';', then a
+ * space and a count:   main;parse;hash 42
+ * The same text flamegraph.pl, inferno and speedscope read. perfgate writes it
+ * from `record`, stores it with `run --sample`, and reads files others made.
+ * Counts are 64-bit weights: samples, or instructions for valgrind stacks.
+ */
+#ifndef PG_UTIL_FOLDED_H
+#define PG_UTIL_FOLDED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct pg_folded pg_folded;
+
+typedef struct pg_folded_entry {
+    const char *stack;   /* "a;b;c", owned by the pg_folded */
+    uint64_t count;
+} pg_folded_entry;
+
+int pg_folded_new(pg_folded **out);
+void pg_folded_free(pg_folded *f);
+
+/* Adds `count` to `stack` (frames joined by ';'); equal stacks merge. */
+int pg_folded_add(pg_folded *f, const char *stack, uint64_t count);
+
+/* Adds a stack given as an array of frames, root first. Frame names containing
+ * ';' or newlines are sanitized (replaced by ':' and ' ') so the line stays parseable. */
+int pg_folded_add_frames(pg_folded *f, const char *const *frames, size_t nframes, uint64_t count);
+
+/* Parses folded text. Blank lines are skipped; a malformed line is an error
+ * naming `name` and the line number. Adds to what is in `f`. */
+int pg_folded_parse(pg_folded *f, const char *text, size_t len, const char *name);
+int pg_folded_read_file(pg_folded *f, const char *path);
+
+/* Writes lines sorted by stack (stable output). */
+int pg_folded_write(const pg_folded *f, FILE *out);
+/* Atomic: temp file in the same directory, fsync, rename. */
+int pg_folded_write_file(const pg_folded *f, const char *path);
+
+size_t pg_folded_count(const pg_folded *f);        /* distinct stacks */
+uint64_t pg_folded_total(const pg_folded *f);      /* sum of counts */
+/* Entries sorted by stack; the array is owned by `f` and valid until the next add. */
+const pg_folded_entry *pg_folded_entries(pg_folded *f);
+
+#endif
