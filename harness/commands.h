@@ -27,7 +27,7 @@ int pg_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int pg_die_last(void);
 
 /* Splits argv at the first "--": returns the number of arguments before it
- * (what getopt should see); *rest/*nrest get what follows it (NULL/0 when no "--"). */
+ * (what getopt should see); rest and nrest get what follows it (NULL/0 when no "--"). */
 int pg_split_dashdash(int argc, char **argv, char ***rest, int *nrest);
 
 #endif

@@ -37,7 +37,15 @@ int pg_error_wrap(int code, const char *fmt, ...)
     vsnprintf(head, sizeof head, fmt, ap);
     va_end(ap);
     memcpy(old, last, sizeof old);
-    snprintf(last, sizeof last, "%s: %s", head, old);
+    size_t n = strlen(head);
+    if (n > sizeof last - 3)
+        n = sizeof last - 3;
+    memcpy(last, head, n);
+    memcpy(last + n, ": ", 2);
+    size_t room = sizeof last - n - 2;
+    size_t m = strnlen(old, room - 1);
+    memcpy(last + n + 2, old, m);
+    last[n + 2 + m] = '\0';
     return code;
 }
 
