@@ -1,0 +1,205 @@
+/* counters/backend.c — backend choice and the pg_meter that unifies them. */
+#include "counters/backend.h"
+#include "counters/evlist.h"
+#include "counters/valgrind.h"
+#include "util/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <dirent.h>
+
+const char *pg_backend_name(pg_backend_kind k)
+{
+    switch (k) {
+    case PG_BACKEND_PERF: return "perf";
+    case PG_BACKEND_VALGRIND: return "valgrind";
+    default: return "auto";
+    }
+}
+
+int pg_backend_parse(pg_backend_kind *out, const char *s)
+{
+    if (!strcmp(s, "auto"))
+        *out = PG_BACKEND_AUTO;
+    else if (!strcmp(s, "perf"))
+        *out = PG_BACKEND_PERF;
+    else if (!strcmp(s, "valgrind"))
+        *out = PG_BACKEND_VALGRIND;
+    else
+        return pg_error_set(PG_EINVAL, "unknown backend '%s' (expected auto, perf or valgrind)", s);
+    return 0;
+}
+
+int pg_backend_choose(pg_backend_kind *out, char *notice, size_t len,
+                      pg_backend_kind requested, const pg_probe *p)
+{
+    notice[0] = '\0';
+    switch (requested) {
+    case PG_BACKEND_VALGRIND:
+        if (!p->valgrind)
+            return pg_error_set(PG_ENOTSUP, "the valgrind backend cannot work here: %s", p->valgrind_why);
+        *out = PG_BACKEND_VALGRIND;
+        return 0;
+    case PG_BACKEND_PERF:
+        if (!p->software && !p->hw_instructions)
+            return pg_error_set(PG_ENOTSUP, "the perf backend cannot work here: %s", p->sw_why);
+        if (!p->hw_instructions)
+            snprintf(notice, len, "perf backend without hardware counters (%s); counting software events only",
+                     p->hw_why);
+        *out = PG_BACKEND_PERF;
+        return 0;
+    default:
+        if (p->hw_instructions) {
+            *out = PG_BACKEND_PERF;
+        } else if (p->valgrind) {
+            *out = PG_BACKEND_VALGRIND;
+            snprintf(notice, len, "hardware counters unavailable (%s); using the valgrind backend "
+                     "(exact instruction counts, simulated caches)", p->hw_why);
+        } else if (p->software) {
+            *out = PG_BACKEND_PERF;
+            snprintf(notice, len, "hardware counters unavailable (%s) and valgrind not found (%s); "
+                     "counting software events only", p->hw_why, p->valgrind_why);
+        } else {
+            return pg_error_set(PG_ENOTSUP, "nothing can be measured here: %s; %s", p->sw_why, p->valgrind_why);
+        }
+        return 0;
+    }
+}
+
+struct pg_meter {
+    pg_backend_kind kind;
+    pg_evlist *evlist;
+    pg_valgrind *vg;
+    char outdir[256];
+    char **wrapped;
+    char version[96];
+    char unav[8][640];
+    size_t nunav;
+};
+
+int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
+{
+    pg_meter *m = calloc(1, sizeof *m);
+    if (!m)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    m->kind = o->backend;
+    int rc;
+    if (m->kind == PG_BACKEND_VALGRIND) {
+        if ((rc = pg_valgrind_new(&m->vg)) < 0)
+            goto fail;
+        const char *tmp = getenv("TMPDIR");
+        snprintf(m->outdir, sizeof m->outdir, "%s/perfgate-vg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(m->outdir)) {
+            rc = pg_error_errno(PG_EIO, "cannot create a temporary directory in %s", tmp && *tmp ? tmp : "/tmp");
+            goto fail;
+        }
+        snprintf(m->version, sizeof m->version, "%s", pg_valgrind_version(m->vg));
+    } else {
+        if ((rc = pg_evlist_new(&m->evlist, o->events, o->user_only)) < 0)
+            goto fail;
+        struct utsname u;
+        uname(&u);
+        snprintf(m->version, sizeof m->version, "perf_event (linux %s)", u.release);
+    }
+    *out = m;
+    return 0;
+fail:
+    pg_meter_free(m);
+    return rc;
+}
+
+void pg_meter_free(pg_meter *m)
+{
+    if (!m)
+        return;
+    if (m->evlist)
+        pg_evlist_free(m->evlist);
+    if (m->vg)
+        pg_valgrind_free(m->vg);
+    if (m->wrapped)
+        pg_valgrind_argv_free(m->wrapped);
+    if (m->outdir[0]) {
+        DIR *d = opendir(m->outdir);
+        if (d) {
+            struct dirent *e;
+            char p[512];
+            while ((e = readdir(d)))
+                if (e->d_name[0] != '.') {
+                    snprintf(p, sizeof p, "%s/%s", m->outdir, e->d_name);
+                    unlink(p);
+                }
+            closedir(d);
+        }
+        rmdir(m->outdir);
+    }
+    free(m);
+}
+
+pg_backend_kind pg_meter_backend(const pg_meter *m) { return m->kind; }
+
+int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
+{
+    if (m->kind != PG_BACKEND_VALGRIND) {
+        *out = (char **)argv;
+        return 0;
+    }
+    if (m->wrapped) {
+        pg_valgrind_argv_free(m->wrapped);
+        m->wrapped = NULL;
+    }
+    int rc = pg_valgrind_wrap(m->vg, &m->wrapped, argv, m->outdir);
+    if (rc < 0)
+        return rc;
+    *out = m->wrapped;
+    return 0;
+}
+
+int pg_meter_attach(pg_meter *m, pid_t pid)
+{
+    if (m->kind == PG_BACKEND_VALGRIND)
+        return 0;
+    int rc = pg_evlist_open(m->evlist, pid);
+    if (rc < 0)
+        return rc;
+    m->nunav = 0;
+    size_t n = pg_evlist_unavailable_count(m->evlist);
+    for (size_t i = 0; i < n && m->nunav < 8; i++) {
+        const char *why = NULL;
+        const char *name = pg_evlist_unavailable(m->evlist, i, &why);
+        snprintf(m->unav[m->nunav++], sizeof m->unav[0], "%s: %s", name, why ? why : "cannot be counted");
+    }
+    return 0;
+}
+
+int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_rss)
+{
+    const char *b = pg_backend_name(m->kind);
+    int rc;
+    if (m->kind == PG_BACKEND_VALGRIND) {
+        rc = pg_valgrind_collect(m->vg, out, m->outdir);
+    } else {
+        rc = pg_evlist_read(m->evlist, out);
+        pg_evlist_close(m->evlist);
+    }
+    if (rc < 0)
+        return rc;
+    if ((rc = pg_readings_add(out, "wall-time", "ns", b, wall_ns, 1.0)) < 0)
+        return rc;
+    return pg_readings_add(out, "max-rss", "bytes", b, max_rss, 1.0);
+}
+
+const char *pg_meter_version(const pg_meter *m) { return m->version; }
+
+const char *pg_meter_geometry(const pg_meter *m)
+{
+    return m->kind == PG_BACKEND_VALGRIND ? pg_valgrind_geometry(m->vg) : "";
+}
+
+const char *pg_meter_unavailable(const pg_meter *m, size_t i)
+{
+    return i < m->nunav ? m->unav[i] : NULL;
+}

@@ -1,0 +1,57 @@
+/* harness/bench.h — what to measure: benchmarks from manifests, directories
+ * and command lines.
+ *
+ * `perfgate run PATH...`: a directory with perfgate.json uses the manifest
+ * (docs/manifest.md); a directory without one runs each executable file in it
+ * (sorted by name); an executable file is one benchmark. `perfgate run -- CMD`
+ * is one benchmark named after the command.
+ */
+#ifndef PG_HARNESS_BENCH_H
+#define PG_HARNESS_BENCH_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+typedef struct pg_bench {
+    char *name;
+    char **argv;        /* NULL-terminated; argv[0] absolute when it had a '/' */
+    char *cwd;          /* absolute; NULL: perfgate's own */
+    char **env;         /* extra "KEY=VALUE" entries, NULL-terminated, may be NULL */
+    int repeat;         /* -1: not set here */
+    int warmup;         /* -1: not set here */
+    double timeout;     /* <= 0: not set here */
+    cJSON *thresholds;  /* {"cycles": "5%"} or NULL; owned */
+    char *source;       /* where it came from, for messages */
+} pg_bench;
+
+typedef struct pg_benchset {
+    pg_bench *v;
+    size_t n, cap;
+    char *build;        /* the first manifest's "build" command, or NULL */
+    char *build_manifest; /* which manifest it came from */
+    /* manifest "defaults", applied where a benchmark does not set its own */
+    int def_repeat, def_warmup;
+    double def_timeout;
+    cJSON *def_thresholds;
+} pg_benchset;
+
+void pg_benchset_init(pg_benchset *s);
+void pg_benchset_free(pg_benchset *s);
+
+/* Loads a perfgate.json. Errors name the file, the key and its place
+ * ("bench/perfgate.json: benchmarks[1].repeat: expected a whole number >= 1"). */
+int pg_manifest_load(pg_benchset *s, const char *path);
+
+/* Adds what a PATH argument names (see above). */
+int pg_bench_discover(pg_benchset *s, const char *path);
+
+/* Adds one benchmark running argv (argc > 0). */
+int pg_bench_add_command(pg_benchset *s, char *const *argv, int argc);
+
+/* Appends an empty entry (repeat/warmup -1) for the caller to fill. */
+int pg_bench_new_entry(pg_benchset *s, pg_bench **out);
+
+/* Keeps only the benchmarks whose name matches the extended regex. */
+int pg_benchset_filter(pg_benchset *s, const char *regex);
+
+#endif

@@ -1,0 +1,125 @@
+/* harness/gitrepo.c — libgit2 behind the few questions perfgate asks of git. */
+#include "harness/gitrepo.h"
+#include "util/error.h"
+
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pg_repo {
+    git_repository *repo;
+};
+
+static void lib_init(void)
+{
+    static int done;
+    if (!done) {
+        git_libgit2_init();
+        done = 1;
+    }
+}
+
+static const char *git_msg(void)
+{
+    const git_error *e = git_error_last();
+    return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+int pg_repo_open(pg_repo **out, const char *path)
+{
+    lib_init();
+    git_repository *repo = NULL;
+    int rc = git_repository_open_ext(&repo, path, 0, NULL);
+    if (rc == GIT_ENOTFOUND)
+        return pg_error_set(PG_ENOTFOUND, "%s is not inside a git repository", path);
+    if (rc < 0)
+        return pg_error_set(PG_ERROR, "cannot open the git repository at %s: %s", path, git_msg());
+    pg_repo *r = calloc(1, sizeof *r);
+    if (!r) {
+        git_repository_free(repo);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    r->repo = repo;
+    *out = r;
+    return 0;
+}
+
+void pg_repo_free(pg_repo *r)
+{
+    if (!r)
+        return;
+    git_repository_free(r->repo);
+    free(r);
+}
+
+const char *pg_repo_workdir(const pg_repo *r) { return git_repository_workdir(r->repo); }
+
+int pg_repo_head(char out[PG_OID_HEXSZ + 1], int *dirty, pg_repo *r)
+{
+    git_oid oid;
+    int rc = git_reference_name_to_id(&oid, r->repo, "HEAD");
+    if (rc < 0)
+        return pg_error_set(PG_ENOTFOUND, "the repository has no commit yet (HEAD is unborn)");
+    git_oid_tostr(out, PG_OID_HEXSZ + 1, &oid);
+
+    git_status_options so;
+    git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+    so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+    so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;   /* untracked files are not "dirty" */
+    git_status_list *st = NULL;
+    *dirty = 0;
+    if (git_status_list_new(&st, r->repo, &so) == 0) {
+        *dirty = git_status_list_entrycount(st) > 0;
+        git_status_list_free(st);
+    }
+    return 0;
+}
+
+int pg_repo_resolve(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *rev)
+{
+    git_object *obj = NULL, *commit = NULL;
+    if (git_revparse_single(&obj, r->repo, rev) < 0)
+        return pg_error_set(PG_ENOTFOUND, "unknown revision '%s'", rev);
+    int rc = git_object_peel(&commit, obj, GIT_OBJECT_COMMIT);
+    git_object_free(obj);
+    if (rc < 0)
+        return pg_error_set(PG_ENOTFOUND, "revision '%s' does not name a commit", rev);
+    git_oid_tostr(out, PG_OID_HEXSZ + 1, git_object_id(commit));
+    git_object_free(commit);
+    return 0;
+}
+
+void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commit)
+{
+    buf[0] = '\0';
+    git_oid oid;
+    git_commit *c = NULL;
+    if (git_oid_fromstr(&oid, commit) < 0 || git_commit_lookup(&c, r->repo, &oid) < 0)
+        return;
+    const char *s = git_commit_summary(c);
+    snprintf(buf, len, "%s", s ? s : "");
+    git_commit_free(c);
+}
+
+int pg_repo_export(pg_repo *r, const char *commit, const char *dir)
+{
+    git_oid oid;
+    git_commit *c = NULL;
+    git_tree *tree = NULL;
+    if (git_oid_fromstr(&oid, commit) < 0 || git_commit_lookup(&c, r->repo, &oid) < 0)
+        return pg_error_set(PG_ENOTFOUND, "commit %s not found", commit);
+    int rc = git_commit_tree(&tree, c);
+    git_commit_free(c);
+    if (rc < 0)
+        return pg_error_set(PG_ERROR, "cannot read the tree of %s: %s", commit, git_msg());
+    git_checkout_options co;
+    git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+    co.checkout_strategy = GIT_CHECKOUT_FORCE | GIT_CHECKOUT_DONT_UPDATE_INDEX;
+    co.target_directory = dir;
+    rc = git_checkout_tree(r->repo, (git_object *)tree, &co);
+    git_tree_free(tree);
+    if (rc < 0)
+        return pg_error_set(PG_EIO, "cannot check out %s into %s: %s", commit, dir, git_msg());
+    return 0;
+}

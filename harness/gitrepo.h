@@ -1,0 +1,33 @@
+/* harness/gitrepo.h — the git facts perfgate keys results by (libgit2). */
+#ifndef PG_HARNESS_GITREPO_H
+#define PG_HARNESS_GITREPO_H
+
+#define PG_OID_HEXSZ 40
+
+typedef struct pg_repo pg_repo;
+
+/* Finds the repository containing `path` (searching upwards, like git).
+ * PG_ENOTFOUND when `path` is in no repository. */
+int pg_repo_open(pg_repo **out, const char *path);
+void pg_repo_free(pg_repo *r);
+
+/* The work tree root, with a trailing '/' (NULL for a bare repository). */
+const char *pg_repo_workdir(const pg_repo *r);
+
+/* HEAD's full commit id; *dirty is set when tracked files differ from HEAD
+ * (untracked files do not count, as in `git describe --dirty`).
+ * PG_ENOTFOUND when HEAD has no commit yet. */
+int pg_repo_head(char out[PG_OID_HEXSZ + 1], int *dirty, pg_repo *r);
+
+/* Anything `git rev-parse` accepts (HEAD~1, a branch, a tag, a short id),
+ * peeled to a commit. PG_ENOTFOUND with the revision named when it does not resolve. */
+int pg_repo_resolve(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *rev);
+
+/* The commit's one-line summary into buf ("" when unknown). */
+void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commit);
+
+/* Writes the tree of `commit` into the empty directory `dir` (a detached
+ * checkout for building an older revision; the caller removes it). */
+int pg_repo_export(pg_repo *r, const char *commit, const char *dir);
+
+#endif

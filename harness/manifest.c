@@ -1,0 +1,290 @@
+/* harness/manifest.c — perfgate.json, strictly checked. A typo in a key must
+ * not silently turn into "use the default", so unknown keys are errors. */
+#include "harness/bench.h"
+#include "util/error.h"
+#include "util/fileio.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
+
+/* Edit distance, for "did you mean" on unknown keys. */
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 30 || lb > 30)
+        return 99;
+    int d[31][31];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c)
+                c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c)
+                c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb];
+}
+
+static int check_keys(const cJSON *obj, const char *const *allowed, const char *file, const char *where)
+{
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        int ok = 0;
+        const char *best = NULL;
+        int bestd = 3;
+        for (const char *const *k = allowed; *k; k++) {
+            if (!strcmp(it->string, *k)) {
+                ok = 1;
+                break;
+            }
+            int dd = distance(it->string, *k);
+            if (dd < bestd) {
+                bestd = dd;
+                best = *k;
+            }
+        }
+        if (!ok) {
+            if (best)
+                return pg_error_set(PG_EINVAL, "%s: %s: unknown key \"%s\" (did you mean \"%s\"?)", file, where, it->string, best);
+            return pg_error_set(PG_EINVAL, "%s: %s: unknown key \"%s\"", file, where, it->string);
+        }
+    }
+    return 0;
+}
+
+static int get_int(int *out, const cJSON *obj, const char *key, int min, const char *file, const char *where)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || v->valuedouble < min || v->valuedouble > INT_MAX)
+        return pg_error_set(PG_EINVAL, "%s: %s.%s: expected a whole number >= %d", file, where, key, min);
+    *out = (int)v->valuedouble;
+    return 0;
+}
+
+static int get_timeout(double *out, const cJSON *obj, const char *file, const char *where)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "timeout");
+    if (!v)
+        return 0;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble > 0))
+        return pg_error_set(PG_EINVAL, "%s: %s.timeout: expected a number of seconds > 0", file, where);
+    *out = v->valuedouble;
+    return 0;
+}
+
+/* "1%", "0.5%", or a bare number of percent. */
+static int check_thresholds(cJSON **out, const cJSON *obj, const char *file, const char *where)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "thresholds");
+    if (!t)
+        return 0;
+    if (!cJSON_IsObject(t))
+        return pg_error_set(PG_EINVAL, "%s: %s.thresholds: expected an object like {\"instructions\": \"1%%\"}", file, where);
+    for (const cJSON *it = t->child; it; it = it->next) {
+        double pct = -1;
+        if (cJSON_IsNumber(it)) {
+            pct = it->valuedouble;
+        } else if (cJSON_IsString(it)) {
+            char *end;
+            pct = strtod(it->valuestring, &end);
+            if (end == it->valuestring || (*end && strcmp(end, "%")))
+                pct = -1;
+        }
+        if (!(pct >= 0) || pct > 1e6)
+            return pg_error_set(PG_EINVAL, "%s: %s.thresholds.%s: expected a percentage like \"1%%\"", file, where, it->string);
+    }
+    *out = cJSON_Duplicate(t, 1);
+    return 0;
+}
+
+/* A path relative to the manifest's directory, made absolute. */
+static char *resolve(const char *dir, const char *p)
+{
+    if (p[0] == '/')
+        return strdup(p);
+    if (!strcmp(p, "."))
+        return strdup(dir);
+    size_t n = strlen(dir) + strlen(p) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s/%s", dir, p);
+    return s;
+}
+
+int pg_bench_new_entry(pg_benchset *s, pg_bench **out)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 8;
+        pg_bench *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        s->v = v;
+        s->cap = cap;
+    }
+    pg_bench *b = &s->v[s->n++];
+    memset(b, 0, sizeof *b);
+    b->repeat = b->warmup = -1;
+    *out = b;
+    return 0;
+}
+
+static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const char *dir, int idx)
+{
+    static const char *const keys[] = {"name", "command", "cwd", "env", "repeat", "warmup", "timeout", "thresholds", NULL};
+    char where[64];
+    snprintf(where, sizeof where, "benchmarks[%d]", idx);
+    if (!cJSON_IsObject(e))
+        return pg_error_set(PG_EINVAL, "%s: %s: expected an object with \"name\" and \"command\"", file, where);
+    int rc = check_keys(e, keys, file, where);
+    if (rc < 0)
+        return rc;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+    if (!cJSON_IsString(name) || !*name->valuestring)
+        return pg_error_set(PG_EINVAL, "%s: %s.name: required, a non-empty string", file, where);
+    if (strpbrk(name->valuestring, "/\n"))
+        return pg_error_set(PG_EINVAL, "%s: %s.name: \"%s\" may not contain '/' or a newline", file, where, name->valuestring);
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i].name, name->valuestring))
+            return pg_error_set(PG_EINVAL, "%s: %s.name: \"%s\" is used twice", file, where, name->valuestring);
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(e, "command");
+    int argc = cJSON_GetArraySize(cmd);
+    if (!cJSON_IsArray(cmd) || argc == 0)
+        return pg_error_set(PG_EINVAL, "%s: %s.command: required, a non-empty array of strings", file, where);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cmd) if (!cJSON_IsString(it))
+        return pg_error_set(PG_EINVAL, "%s: %s.command: every element must be a string", file, where);
+    const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(e, "cwd");
+    if (cwd && !cJSON_IsString(cwd))
+        return pg_error_set(PG_EINVAL, "%s: %s.cwd: expected a string", file, where);
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(e, "env");
+    if (env) {
+        if (!cJSON_IsObject(env))
+            return pg_error_set(PG_EINVAL, "%s: %s.env: expected an object of strings", file, where);
+        cJSON_ArrayForEach(it, env) if (!cJSON_IsString(it))
+            return pg_error_set(PG_EINVAL, "%s: %s.env.%s: expected a string", file, where, it->string);
+    }
+
+    pg_bench *b = NULL;
+    if ((rc = pg_bench_new_entry(s, &b)) < 0)
+        return rc;
+    b->name = dupstr(name->valuestring);
+    b->source = dupstr(file);
+    if ((rc = get_int(&b->repeat, e, "repeat", 1, file, where)) < 0 ||
+        (rc = get_int(&b->warmup, e, "warmup", 0, file, where)) < 0 ||
+        (rc = get_timeout(&b->timeout, e, file, where)) < 0 ||
+        (rc = check_thresholds(&b->thresholds, e, file, where)) < 0)
+        return rc;
+    b->argv = calloc((size_t)argc + 1, sizeof *b->argv);
+    int i = 0;
+    cJSON_ArrayForEach(it, cmd) {
+        const char *a = it->valuestring;
+        b->argv[i] = i == 0 && strchr(a, '/') ? resolve(dir, a) : strdup(a);
+        i++;
+    }
+    b->cwd = resolve(dir, cwd ? cwd->valuestring : ".");
+    if (env) {
+        int n = cJSON_GetArraySize(env), k = 0;
+        b->env = calloc((size_t)n + 1, sizeof *b->env);
+        cJSON_ArrayForEach(it, env) {
+            size_t l = strlen(it->string) + strlen(it->valuestring) + 2;
+            b->env[k] = malloc(l);
+            snprintf(b->env[k++], l, "%s=%s", it->string, it->valuestring);
+        }
+    }
+    return 0;
+}
+
+int pg_manifest_load(pg_benchset *s, const char *path)
+{
+    static const char *const top[] = {"build", "defaults", "benchmarks", "$schema", NULL};
+    static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", NULL};
+    char *text;
+    size_t len;
+    int rc = pg_file_read(&text, &len, path);
+    if (rc < 0)
+        return rc;
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!doc) {
+        /* Line and column, as an editor shows them. */
+        int line = 1, col = 1;
+        for (const char *p = text; end && p < end; p++)
+            if (*p == '\n')
+                line++, col = 1;
+            else
+                col++;
+        free(text);
+        return pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", path, line, col);
+    }
+    free(text);
+
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(dir, ".");
+    char absdir[4096];
+    if (!realpath(dir, absdir))
+        snprintf(absdir, sizeof absdir, "%s", dir);
+
+    if (!cJSON_IsObject(doc)) {
+        rc = pg_error_set(PG_EINVAL, "%s: expected a JSON object with \"benchmarks\"", path);
+        goto out;
+    }
+    if ((rc = check_keys(doc, top, path, "top level")) < 0)
+        goto out;
+    const cJSON *build = cJSON_GetObjectItemCaseSensitive(doc, "build");
+    if (build && !cJSON_IsString(build)) {
+        rc = pg_error_set(PG_EINVAL, "%s: build: expected a shell command string", path);
+        goto out;
+    }
+    if (build && !s->build) {
+        s->build = strdup(build->valuestring);
+        s->build_manifest = strdup(path);
+    }
+    const cJSON *def = cJSON_GetObjectItemCaseSensitive(doc, "defaults");
+    if (def) {
+        if (!cJSON_IsObject(def)) {
+            rc = pg_error_set(PG_EINVAL, "%s: defaults: expected an object", path);
+            goto out;
+        }
+        cJSON *th = NULL;
+        if ((rc = check_keys(def, defk, path, "defaults")) < 0 ||
+            (rc = get_int(&s->def_repeat, def, "repeat", 1, path, "defaults")) < 0 ||
+            (rc = get_int(&s->def_warmup, def, "warmup", 0, path, "defaults")) < 0 ||
+            (rc = get_timeout(&s->def_timeout, def, path, "defaults")) < 0 ||
+            (rc = check_thresholds(&th, def, path, "defaults")) < 0)
+            goto out;
+        if (th) {
+            cJSON_Delete(s->def_thresholds);
+            s->def_thresholds = th;
+        }
+    }
+    const cJSON *benches = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
+    if (!cJSON_IsArray(benches) || cJSON_GetArraySize(benches) == 0) {
+        rc = pg_error_set(PG_EINVAL, "%s: benchmarks: required, a non-empty array", path);
+        goto out;
+    }
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, benches) {
+        if ((rc = parse_bench(s, e, path, absdir, i++)) < 0)
+            goto out;
+    }
+out:
+    cJSON_Delete(doc);
+    return rc;
+}

@@ -1,0 +1,289 @@
+/* harness/runner.c — the measuring loop. See runner.h. */
+#include "harness/runner.h"
+#include "harness/spawn.h"
+#include "harness/table.h"
+#include "util/error.h"
+#include "util/fileio.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int pg_runner_pick_cpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) < 0)
+        return -1;
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET(c, &set))
+            return c;
+    return -1;
+}
+
+/* perfgate's environment plus the benchmark's own entries (which win), built
+ * once per benchmark so every run of it sees exactly the same bytes. */
+static char **make_env(char **extra)
+{
+    size_t n = 0, m = 0;
+    while (environ[n])
+        n++;
+    while (extra && extra[m])
+        m++;
+    char **env = calloc(n + m + 1, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int overridden = 0;
+        for (size_t j = 0; j < m && !overridden; j++) {
+            size_t kl = strcspn(extra[j], "=");
+            overridden = !strncmp(environ[i], extra[j], kl) && environ[i][kl] == '=';
+        }
+        if (!overridden)
+            env[k++] = environ[i];
+    }
+    for (size_t j = 0; j < m; j++)
+        env[k++] = extra[j];
+    return env;
+}
+
+static int attach_hook(void *ctx, pid_t pid) { return pg_meter_attach(ctx, pid); }
+
+static int pick(int cli, int bench, int manifest, int fallback)
+{
+    return cli >= 0 ? cli : bench >= 0 ? bench : manifest >= 0 ? manifest : fallback;
+}
+
+static void write_logs(const char *dir, const char *name, const pg_spawn_result *r, cJSON *b)
+{
+    if (!dir)
+        return;
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s.stdout", dir, name);
+    if (pg_file_write_atomic(p, r->out_log ? r->out_log : "", r->out_len) == 0)
+        cJSON_AddStringToObject(b, "stdout_log", p);
+    snprintf(p, sizeof p, "%s/%s.stderr", dir, name);
+    if (pg_file_write_atomic(p, r->err_log ? r->err_log : "", r->err_len) == 0)
+        cJSON_AddStringToObject(b, "stderr_log", p);
+}
+
+/* Why a run failed, as stored and shown; NULL when it succeeded. */
+static const char *failure_of(const pg_spawn_result *r, char *buf, size_t len)
+{
+    if (r->timed_out)
+        snprintf(buf, len, "timeout");
+    else if (!r->started)
+        snprintf(buf, len, "could not start: %s", strerror(r->exec_errno ? r->exec_errno : 0));
+    else if (r->signal)
+        snprintf(buf, len, "killed by signal %d (SIG%s)", r->signal, sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "?");
+    else if (r->exit_code)
+        snprintf(buf, len, "exit status %d", r->exit_code);
+    else
+        return NULL;
+    return buf;
+}
+
+static void progress(const pg_run_opts *o, size_t bi, size_t bn, const char *name, const char *phase, int j, int m)
+{
+    if (!o->progress)
+        return;
+    fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s %d/%d", bi + 1, bn, name, phase, j, m);
+    fflush(stderr);
+}
+
+int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind)
+{
+    return pick(o->repeat, set->v[i].repeat, set->def_repeat, valgrind ? 1 : 5);
+}
+
+static int run_one(cJSON *benchmarks, int *failed, const pg_benchset *set, size_t bi, pg_meter *meter,
+                   const pg_run_opts *o)
+{
+    const pg_bench *bench = &set->v[bi];
+    int valgrind = pg_meter_backend(meter) == PG_BACKEND_VALGRIND;
+    int repeat = pg_runner_repeat(set, bi, o, valgrind);
+    int warmup = pick(o->warmup, bench->warmup, set->def_warmup, valgrind ? 0 : 1);
+    if (o->round >= 0) {
+        if (o->round >= repeat)
+            return 0;
+        if (o->round > 0)
+            warmup = 0;
+    }
+    int measured_runs = o->round >= 0 ? 1 : repeat;
+    double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
+    char **env = make_env(bench->env);
+    if (!env)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+
+    cJSON *b = cJSON_CreateObject();
+    cJSON_AddStringToObject(b, "name", bench->name);
+    cJSON *cmd = cJSON_AddArrayToObject(b, "command");
+    for (char **a = bench->argv; *a; a++)
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(*a));
+    if (bench->cwd)
+        cJSON_AddStringToObject(b, "cwd", bench->cwd);
+    cJSON_AddNumberToObject(b, "repeat", repeat);
+    cJSON_AddNumberToObject(b, "warmup", warmup);
+    if (timeout > 0)
+        cJSON_AddNumberToObject(b, "timeout", timeout);
+    const cJSON *th = bench->thresholds ? bench->thresholds : set->def_thresholds;
+    if (th)
+        cJSON_AddItemToObject(b, "thresholds", cJSON_Duplicate(th, 1));
+    cJSON *metrics = cJSON_CreateObject();
+
+    pg_spawn_opts so = {
+        .cwd = bench->cwd, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
+        .timeout_sec = timeout,
+    };
+    pg_spawn_hooks hooks = {.ctx = meter, .attach = attach_hook};
+    pg_readings rd = {0};
+    pg_spawn_result res;
+    char why[160];
+    const char *fail = NULL;
+    int rc = 0, runs_done = 0;
+    int total = warmup + measured_runs;
+    for (int j = 0; j < total && !fail; j++) {
+        int measured = j >= warmup;
+        progress(o, bi, set->n, bench->name, measured ? "run" : "warmup",
+                 measured ? (o->round >= 0 ? o->round : j - warmup) + 1 : j + 1, measured ? repeat : warmup);
+        char **argv = (char **)bench->argv;
+        if (measured && (rc = pg_meter_wrap_argv(meter, &argv, bench->argv)) < 0)
+            break;
+        so.argv = argv;
+        so.hooks = measured ? &hooks : NULL;
+        if ((rc = pg_spawn_run(&res, &so)) < 0)
+            break;
+        if (res.interrupted) {
+            pg_spawn_result_free(&res);
+            rc = pg_error_set(PG_EINTR, "interrupted");
+            break;
+        }
+        fail = failure_of(&res, why, sizeof why);
+        if (measured && !fail) {
+            pg_readings_clear(&rd);
+            rc = pg_meter_collect(meter, &rd, res.wall_ns, (double)res.ru.ru_maxrss * 1024.0);
+            if (rc < 0) {
+                /* The program ran but the backend produced nothing: a failure of this
+                 * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
+                snprintf(why, sizeof why, "%s", pg_error_last());
+                fail = why;
+                rc = 0;
+            }
+            for (size_t k = 0; k < rd.n && !fail; k++) {
+                const pg_reading *r = &rd.v[k];
+                cJSON *m = cJSON_GetObjectItemCaseSensitive(metrics, r->name);
+                if (!m) {
+                    m = cJSON_AddObjectToObject(metrics, r->name);
+                    cJSON_AddStringToObject(m, "unit", r->unit);
+                    cJSON_AddStringToObject(m, "backend", r->backend);
+                    cJSON_AddArrayToObject(m, "samples");
+                    cJSON_AddArrayToObject(m, "running");
+                }
+                cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(m, "samples"), cJSON_CreateNumber(r->value));
+                cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(m, "running"), cJSON_CreateNumber(r->running));
+            }
+            runs_done++;
+        } else if (measured) {
+            /* A failed measured run still leaves backend output behind: drop it. */
+            pg_readings_clear(&rd);
+            pg_meter_collect(meter, &rd, 0, 0);
+        }
+        if (fail || j == total - 1)
+            write_logs(o->log_dir, bench->name, &res, b);
+        if (fail) {
+            cJSON *f = cJSON_AddObjectToObject(b, "failure");
+            cJSON_AddStringToObject(f, "reason", fail);
+            cJSON_AddStringToObject(f, "phase", measured ? "measured run" : "warmup");
+            cJSON_AddNumberToObject(f, "run", measured ? (o->round >= 0 ? o->round : j - warmup) + 1 : j + 1);
+            if (res.timed_out)
+                cJSON_AddNumberToObject(f, "timeout", timeout);
+            else if (res.signal)
+                cJSON_AddNumberToObject(f, "signal", res.signal);
+            else if (res.started)
+                cJSON_AddNumberToObject(f, "exit_code", res.exit_code);
+            cJSON_AddStringToObject(f, "stderr_tail", pg_spawn_tail(res.err_log, res.err_len, 2000));
+        }
+        pg_spawn_result_free(&res);
+    }
+    pg_readings_free(&rd);
+    free(env);
+    if (o->progress)
+        fprintf(stderr, "\r\033[K");
+    if (rc < 0) {
+        cJSON_Delete(metrics);
+        cJSON_Delete(b);
+        return rc;
+    }
+    cJSON_AddNumberToObject(b, "runs", runs_done);
+    cJSON_AddStringToObject(b, "status", fail ? "failed" : "ok");
+    cJSON_AddItemToObject(b, "metrics", metrics);
+    if (fail)
+        ++*failed;
+    if (o->out)
+        pg_table_print_bench(o->out, b, o->verbose);
+    cJSON_AddItemToArray(benchmarks, b);
+    return 0;
+}
+
+int pg_runner_run(cJSON *benchmarks, int *nfailed, const pg_benchset *set, pg_meter *meter,
+                  const pg_run_opts *o)
+{
+    *nfailed = 0;
+    pg_spawn_install_sigint();
+    for (size_t i = 0; i < set->n; i++) {
+        int rc = run_one(benchmarks, nfailed, set, i, meter, o);
+        if (rc < 0)
+            return rc;
+        if (pg_spawn_interrupted())
+            return pg_error_set(PG_EINTR, "interrupted");
+    }
+    return 0;
+}
+
+void pg_runner_merge(cJSON *into, const cJSON *from)
+{
+    const cJSON *fb;
+    cJSON_ArrayForEach(fb, from) {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fb, "name"));
+        cJSON *ib = NULL, *it;
+        cJSON_ArrayForEach(it, into) {
+            if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "name")), name)) {
+                ib = it;
+                break;
+            }
+        }
+        if (!ib) {
+            cJSON_AddItemToArray(into, cJSON_Duplicate(fb, 1));
+            continue;
+        }
+        cJSON *runs = cJSON_GetObjectItemCaseSensitive(ib, "runs");
+        cJSON_SetNumberValue(runs, runs->valuedouble + cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fb, "runs")));
+        const cJSON *fm;
+        cJSON *im = cJSON_GetObjectItemCaseSensitive(ib, "metrics");
+        cJSON_ArrayForEach(fm, cJSON_GetObjectItemCaseSensitive(fb, "metrics")) {
+            cJSON *m = cJSON_GetObjectItemCaseSensitive(im, fm->string);
+            if (!m) {
+                cJSON_AddItemToObject(im, fm->string, cJSON_Duplicate(fm, 1));
+                continue;
+            }
+            static const char *const arrays[] = {"samples", "running"};
+            for (int k = 0; k < 2; k++) {
+                cJSON *dst = cJSON_GetObjectItemCaseSensitive(m, arrays[k]);
+                const cJSON *v;
+                cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(fm, arrays[k]))
+                    cJSON_AddItemToArray(dst, cJSON_Duplicate(v, 0));
+            }
+        }
+        const cJSON *status = cJSON_GetObjectItemCaseSensitive(fb, "status");
+        if (!strcmp(cJSON_GetStringValue(status), "failed")) {
+            cJSON_ReplaceItemInObjectCaseSensitive(ib, "status", cJSON_CreateString("failed"));
+            cJSON_DeleteItemFromObjectCaseSensitive(ib, "failure");
+            cJSON_AddItemToObject(ib, "failure", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fb, "failure"), 1));
+        }
+    }
+}

@@ -1,0 +1,50 @@
+/* harness/runner.h — measuring a set of benchmarks into a run document.
+ *
+ * For each benchmark: `warmup` unmeasured runs of the bare command, then
+ * `repeat` measured runs through the meter, each a fresh child (spawn.h).
+ * A benchmark that fails (exec error, non-zero exit, signal, timeout) in any
+ * run is recorded as failed with the reason and the tail of its stderr, and the
+ * others still run. Every raw reading of every run is kept.
+ */
+#ifndef PG_HARNESS_RUNNER_H
+#define PG_HARNESS_RUNNER_H
+
+#include "counters/backend.h"
+#include "harness/bench.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+typedef struct pg_run_opts {
+    int repeat, warmup;         /* -1: manifest, else backend default */
+    double timeout;             /* <= 0: manifest, else none */
+    int cpu;                    /* -1: choose; -2: do not pin */
+    const char *log_dir;        /* per-benchmark stdout/stderr logs go here */
+    int progress;               /* live progress line on stderr */
+    FILE *out;                  /* per-benchmark tables as they finish; NULL: none */
+    int verbose;                /* tables show backend-specific extras too */
+    int round;                  /* -1: all runs of each benchmark; k >= 0: only measured run k
+                                   (warmups in round 0; benchmarks with repeat <= k skipped), so
+                                   two revisions' runs can be interleaved round by round */
+    int sample;                 /* store stacks (see sample options) */
+    unsigned long sample_freq;  /* Hz */
+} pg_run_opts;
+
+/* The CPU perfgate pins to when not told: the last one it may use, away from
+ * CPU 0 where most interrupts land. -1 when none can be determined. */
+int pg_runner_pick_cpu(void);
+
+/* Runs every benchmark of `set` with `meter`; fills `benchmarks` (a JSON array
+ * of benchmark results, see docs/result-schema.md) and *nfailed.
+ * Returns PG_EINTR when SIGINT stopped it (results incomplete: store nothing). */
+int pg_runner_run(cJSON *benchmarks, int *nfailed, const pg_benchset *set, pg_meter *meter,
+                  const pg_run_opts *o);
+
+/* Resolved repeat count of benchmark i (command line, manifest, backend default). */
+int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind);
+
+/* Merges the benchmark objects of `from` (one round) into `into` by name:
+ * samples appended, runs added, failure kept. */
+void pg_runner_merge(cJSON *into, const cJSON *from);
+
+#endif

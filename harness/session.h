@@ -1,0 +1,40 @@
+/* harness/session.h — one measuring session: the backend chosen for this
+ * machine, its meter, the machine fingerprint, and run documents built with
+ * them. `run` uses one session; `compare --run-missing` uses one for both
+ * revisions, so both sides are measured the same way.
+ */
+#ifndef PG_HARNESS_SESSION_H
+#define PG_HARNESS_SESSION_H
+
+#include "counters/backend.h"
+#include "harness/machine.h"
+#include "harness/runner.h"
+
+#include <cjson/cJSON.h>
+
+typedef struct pg_session {
+    pg_backend_kind backend;
+    pg_meter *meter;
+    pg_machine machine;
+    char notice[1024];          /* the fallback notice, "" when none */
+    const char *events;
+    int user_only;
+} pg_session;
+
+/* Probes the machine, chooses the backend (printing the notice to stderr),
+ * opens the meter. */
+int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events, int user_only);
+void pg_session_close(pg_session *s);
+
+/* A new run document with everything but the benchmarks filled in;
+ * `commit` NULL when the results are keyed to no commit. */
+cJSON *pg_session_new_doc(const pg_session *s, const char *commit, int dirty, int cpu);
+
+/* Records the meter's notices (hardware events that could not be counted) in
+ * the document and on stderr, and sets end_time. */
+void pg_session_finish_doc(const pg_session *s, cJSON *doc);
+
+/* Runs the manifest's build command `cmd` in `dir` with its output on stderr. */
+int pg_session_build(const char *cmd, const char *dir);
+
+#endif

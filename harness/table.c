@@ -1,0 +1,161 @@
+#include "harness/table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const shared[] = {
+    "instructions", "cycles", "cache-misses", "branch-misses", "task-clock", "wall-time",
+    "page-faults", "context-switches", "cpu-migrations", "max-rss", NULL,
+};
+
+static int is_shared(const char *n)
+{
+    for (const char *const *s = shared; *s; s++)
+        if (!strcmp(*s, n))
+            return 1;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts v. */
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void thousands(char *buf, size_t len, double v)
+{
+    char raw[64];
+    snprintf(raw, sizeof raw, "%.0f", v);
+    const char *digits = raw[0] == '-' ? raw + 1 : raw;
+    size_t nd = strlen(digits), o = 0;
+    if (raw[0] == '-' && o + 1 < len)
+        buf[o++] = '-';
+    for (size_t i = 0; i < nd && o + 2 < len; i++) {
+        if (i && (nd - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+}
+
+void pg_table_format(char *buf, size_t len, char *unit_out, size_t ulen, double v, const char *unit)
+{
+    if (!strcmp(unit, "ns")) {
+        if (v >= 1e9)
+            snprintf(buf, len, "%.3f", v / 1e9), snprintf(unit_out, ulen, "s");
+        else
+            snprintf(buf, len, "%.3f", v / 1e6), snprintf(unit_out, ulen, "ms");
+    } else if (!strcmp(unit, "bytes")) {
+        if (v >= 1048576)
+            snprintf(buf, len, "%.1f", v / 1048576), snprintf(unit_out, ulen, "MiB");
+        else
+            snprintf(buf, len, "%.1f", v / 1024), snprintf(unit_out, ulen, "KiB");
+    } else {
+        thousands(buf, len, v);
+        snprintf(unit_out, ulen, "%s", unit);
+    }
+}
+
+static void print_metric(FILE *out, const char *name, const cJSON *m)
+{
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(m, "samples");
+    const cJSON *running = cJSON_GetObjectItemCaseSensitive(m, "running");
+    const char *unit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "unit"));
+    int n = cJSON_GetArraySize(samples);
+    if (n == 0)
+        return;
+    double *v = malloc((size_t)n * sizeof *v);
+    double minrun = 1.0;
+    for (int i = 0; i < n; i++) {
+        v[i] = cJSON_GetArrayItem(samples, i)->valuedouble;
+        const cJSON *r = cJSON_GetArrayItem(running, i);
+        if (r && r->valuedouble < minrun)
+            minrun = r->valuedouble;
+    }
+    double med = median(v, (size_t)n);
+    double lo = v[0], hi = v[0];
+    for (int i = 1; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    free(v);
+    char val[64], u[16], spread[32];
+    pg_table_format(val, sizeof val, u, sizeof u, med, unit ? unit : "");
+    double dev = fmax(hi - med, med - lo);
+    if (n == 1)
+        snprintf(spread, sizeof spread, "(1 run)");
+    else if (med != 0)
+        snprintf(spread, sizeof spread, "± %.2f%%", 100.0 * dev / fabs(med));
+    else
+        snprintf(spread, sizeof spread, "± %.0f", dev);
+    fprintf(out, "  %-22s %18s %-6s %-12s", name, val, u, spread);
+    if (minrun < 0.9995)
+        fprintf(out, " running %.1f%%", 100.0 * minrun);
+    fputc('\n', out);
+}
+
+void pg_table_print_bench(FILE *out, const cJSON *b, int verbose)
+{
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "name"));
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "status"));
+    int runs = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(b, "runs"));
+    const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(b, "metrics");
+    const cJSON *fail = cJSON_GetObjectItemCaseSensitive(b, "failure");
+    if (status && !strcmp(status, "failed")) {
+        const char *reason = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fail, "reason"));
+        const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fail, "phase"));
+        int run = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fail, "run"));
+        fprintf(out, "%s  FAILED: %s (%s %d)\n", name, reason ? reason : "?", phase ? phase : "run", run);
+        const char *tail = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fail, "stderr_tail"));
+        if (tail && *tail) {
+            fprintf(out, "  stderr (last lines):\n");
+            /* Only the last few lines: the full log is on disk. */
+            int lines = 0;
+            const char *p = tail + strlen(tail);
+            while (p > tail && lines < 6)
+                if (*--p == '\n' && p[1])
+                    lines++;
+            if (*p == '\n')
+                p++;
+            for (const char *q = p; *q;) {
+                size_t l = strcspn(q, "\n");
+                fprintf(out, "    | %.*s\n", (int)l, q);
+                q += l + (q[l] == '\n');
+            }
+        }
+        const char *log = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "stderr_log"));
+        if (log)
+            fprintf(out, "  full log: %s\n", log);
+        fputc('\n', out);
+        return;
+    }
+    fprintf(out, "%s  (%d run%s)\n", name, runs, runs == 1 ? "" : "s");
+    fprintf(out, "  %-22s %18s %-6s %s\n", "metric", "median", "unit", "spread");
+    for (const char *const *s = shared; *s; s++) {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(metrics, *s);
+        if (m)
+            print_metric(out, *s, m);
+    }
+    int hidden = 0;
+    for (const cJSON *m = metrics ? metrics->child : NULL; m; m = m->next) {
+        if (is_shared(m->string))
+            continue;
+        const char *be = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "backend"));
+        if (!verbose && be && !strcmp(be, "valgrind")) {
+            hidden++;
+            continue;
+        }
+        print_metric(out, m->string, m);
+    }
+    if (hidden)
+        fprintf(out, "  (+%d valgrind metrics: -v shows them)\n", hidden);
+    fputc('\n', out);
+}

@@ -1,0 +1,56 @@
+# tests/e2e/lib/common.sh — sourced by every end-to-end test.
+# Gives: $PG (the perfgate binary), $PROGS (test child programs), $T (a private
+# temporary directory, removed at exit), and check/expect helpers that count
+# and print "N passed, N failed" at the end.
+set -u
+PG=${PERFGATE:?PERFGATE must name the perfgate binary}
+PROGS=${PG_TEST_PROGS:?}
+T=$(mktemp -d "${TMPDIR:-/tmp}/pg-e2e.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export NO_COLOR=1
+unset PERFGATE_STORE
+pass=0
+fail=0
+
+ok()   { pass=$((pass + 1)); }
+bad()  { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# check DESCRIPTION COMMAND...: the command must succeed.
+check() { local d=$1; shift; if "$@"; then ok; else bad "$d"; fi; }
+
+# expect_exit CODE DESCRIPTION COMMAND...: runs the command with stdout in
+# $T/out and stderr in $T/err, and checks its exit status.
+expect_exit() {
+  local want=$1 d=$2; shift 2
+  "$@" >"$T/out" 2>"$T/err"
+  local got=$?
+  if [ "$got" = "$want" ]; then ok; else
+    bad "$d: exit $got, expected $want"; sed 's/^/  stdout| /' "$T/out" | head -20 >&2; sed 's/^/  stderr| /' "$T/err" | head -20 >&2
+  fi
+}
+
+# contains FILE TEXT [DESCRIPTION]
+contains() { if grep -qF -- "$2" "$1"; then ok; else bad "${3:-$1 should contain '$2'}"; sed 's/^/  | /' "$1" | head -20 >&2; fi; }
+lacks()    { if grep -qF -- "$2" "$1"; then bad "${3:-$1 should not contain '$2'}"; else ok; fi; }
+
+# jq-free JSON access: python3 is on every Debian CI image perfgate targets.
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+
+# A git repository with one commit, for tests that store results.
+make_repo() {
+  local dir=$1
+  mkdir -p "$dir"
+  git -C "$dir" init -q -b main
+  git -C "$dir" config user.email t@example.invalid
+  git -C "$dir" config user.name test
+  git -C "$dir" config commit.gpgsign false
+  echo "# test" > "$dir/README"
+  git -C "$dir" add README
+  git -C "$dir" commit -q -m init
+}
+
+finish() {
+  echo "$pass passed, $fail failed"
+  [ "$fail" -eq 0 ]
+  exit $?
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The command line as a user meets it: help, version, bad options and bad
+# manifests give one clear line and exit 2.
+. "$(dirname "$0")/lib/common.sh"
+
+expect_exit 0 "--version" "$PG" --version
+contains "$T/out" "perfgate "
+expect_exit 0 "--help" "$PG" --help
+contains "$T/out" "compare"
+expect_exit 2 "no command" "$PG"
+expect_exit 2 "unknown command" "$PG" frobnicate
+contains "$T/err" "'frobnicate' is not a perfgate command"
+for c in run compare show record flamegraph doctor; do
+  expect_exit 0 "$c --help" "$PG" $c --help
+  contains "$T/out" "usage: perfgate $c"
+done
+cd "$T"
+expect_exit 2 "unknown option" "$PG" run --frobnicate
+contains "$T/err" "unknown option '--frobnicate'"
+expect_exit 2 "bad --repeat" "$PG" run --repeat zero -- /bin/true
+contains "$T/err" "--repeat: expected a whole number >= 1, got 'zero'"
+expect_exit 2 "bad --backend" "$PG" run --backend gpu -- /bin/true
+contains "$T/err" "unknown backend 'gpu'"
+expect_exit 2 "missing path" "$PG" run --no-store "$T/nothing-here"
+contains "$T/err" "nothing-here"
+expect_exit 2 "empty command after --" "$PG" run --
+mkdir -p m
+bad_manifest() { # DESCRIPTION JSON EXPECTED-TEXT
+  printf '%s\n' "$2" > m/perfgate.json
+  expect_exit 2 "$1" "$PG" run --no-store m
+  contains "$T/err" "$3" "$1: error should say '$3'"
+  [ "$(wc -l < "$T/err")" -le 2 ] && ok || bad "$1: error should be one line"
+}
+bad_manifest "invalid JSON" '{ "benchmarks": [ }' "m/perfgate.json:1:"
+bad_manifest "unknown key" '{ "benchmarks": [ { "name": "a", "comand": ["/bin/true"] } ] }' 'm/perfgate.json: benchmarks[0]: unknown key "comand" (did you mean "command"?)'
+bad_manifest "wrong type" '{ "benchmarks": [ { "name": "a", "command": ["/bin/true"], "repeat": "3" } ] }' 'm/perfgate.json: benchmarks[0].repeat: expected a whole number >= 1'
+bad_manifest "missing command" '{ "benchmarks": [ { "name": "a" } ] }' 'benchmarks[0].command: required'
+bad_manifest "duplicate name" '{ "benchmarks": [ { "name": "a", "command": ["/bin/true"] }, { "name": "a", "command": ["/bin/true"] } ] }' '"a" is used twice'
+bad_manifest "bad threshold" '{ "defaults": { "thresholds": { "instructions": "lots" } }, "benchmarks": [ { "name": "a", "command": ["/bin/true"] } ] }' 'defaults.thresholds.instructions: expected a percentage'
+bad_manifest "empty benchmarks" '{ "benchmarks": [] }' 'benchmarks: required, a non-empty array'
+
+# --filter selects by name; a filter matching nothing is an error.
+printf '%s\n' '{ "benchmarks": [ { "name": "alpha", "command": ["/bin/true"] }, { "name": "beta", "command": ["/bin/true"] } ] }' > m/perfgate.json
+expect_exit 0 "--filter" "$PG" run --backend perf --no-store --repeat 1 --filter '^be' m
+contains "$T/out" "beta"
+lacks "$T/out" "alpha"
+expect_exit 2 "--filter matching nothing" "$PG" run --no-store --filter zzz m
+contains "$T/err" "--filter 'zzz' matches no benchmark"
+
+# A directory without a manifest runs each executable in it, by name.
+mkdir -p d && cp /bin/true d/t1 && cp /bin/true d/t2 && echo text > d/notes.txt
+expect_exit 0 "directory of executables" "$PG" run --backend perf --no-store --repeat 1 d
+contains "$T/out" "t1  (1 run)"
+contains "$T/out" "t2  (1 run)"
+lacks "$T/out" "notes.txt"
+
+# Unknown perf events get a suggestion.
+expect_exit 2 "misspelt event" "$PG" run --backend perf --no-store -e instrucions -- /bin/true
+contains "$T/err" "instructions"
+finish

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A crashing, a hanging and a non-zero-exit benchmark are each recorded as
+# failed with the reason and the tail of stderr, while the others succeed.
+. "$(dirname "$0")/lib/common.sh"
+
+R=$T/repo
+make_repo "$R"
+mkdir -p "$R/b"
+cat > "$R/b/perfgate.json" <<JSON
+{ "defaults": { "repeat": 2, "warmup": 0 },
+  "benchmarks": [
+    { "name": "good-before", "command": ["$PROGS/work", "1000"] },
+    { "name": "crash",  "command": ["$PROGS/crash"] },
+    { "name": "hang",   "command": ["$PROGS/hang"], "timeout": 1 },
+    { "name": "fail3",  "command": ["$PROGS/fail3"] },
+    { "name": "good-after", "command": ["$PROGS/work", "1000"] } ] }
+JSON
+cd "$R"
+for backend in perf valgrind; do
+  if [ $backend = valgrind ] && ! command -v valgrind >/dev/null; then continue; fi
+  rm -rf .perfgate
+  expect_exit 1 "$backend: run with failing benchmarks exits 1" "$PG" run --backend $backend b/
+  contains "$T/out" "crash  FAILED: killed by signal 11 (SIGSEGV)"
+  contains "$T/out" "about to crash"
+  contains "$T/out" "hang  FAILED: timeout"
+  contains "$T/out" "fail3  FAILED: exit status 3"
+  contains "$T/out" "input file missing"
+  contains "$T/out" "good-after  (2 runs)"
+  contains "$T/err" "3 of 5 benchmarks failed"
+  f=$(ls .perfgate/results/*/*.json | head -1)
+  check "$backend: statuses stored" [ "$(json "$f" "','.join(b['status'] for b in d['runs'][0]['benchmarks'])")" = "ok,failed,failed,failed,ok" ]
+  check "$backend: signal stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][1]['failure']['signal']")" = 11 ]
+  check "$backend: exit code stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][3]['failure']['exit_code']")" = 3 ]
+  check "$backend: stderr tail stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][3]['failure']['stderr_tail'].strip()")" = "fail3: input file missing" ]
+  check "$backend: the hung process group is gone" sh -c "! pgrep -f '$PROGS/hang' >/dev/null"
+  check "$backend: stderr log file written" test -s .perfgate/logs/fail3.stderr
+done
+finish

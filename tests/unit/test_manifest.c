@@ -1,0 +1,103 @@
+/* Manifest parsing: a good manifest's every field, and bad ones' messages. */
+#include "harness/bench.h"
+#include "tests/check.h"
+#include "util/error.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/pg-manifest-XXXXXX";
+
+static int load_text(pg_benchset *s, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/perfgate.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    pg_benchset_init(s);
+    return pg_manifest_load(s, path);
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+    pg_benchset s;
+    int rc = load_text(&s, text);
+    CHECK_EQ_INT(rc, PG_EINVAL);
+    CHECK_CONTAINS(pg_error_last(), msg);
+    CHECK_CONTAINS(pg_error_last(), "perfgate.json");
+    pg_benchset_free(&s);
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir))
+        return 2;
+    pg_benchset s;
+    int rc = load_text(&s,
+        "{ \"build\": \"make -C bench\",\n"
+        "  \"defaults\": { \"repeat\": 5, \"warmup\": 1, \"timeout\": 60, \"thresholds\": { \"instructions\": \"1%\" } },\n"
+        "  \"benchmarks\": [\n"
+        "    { \"name\": \"sort-1m\", \"command\": [\"../build/bench/sort\", \"1000000\"], \"cwd\": \"data\",\n"
+        "      \"env\": { \"SEED\": \"1\" }, \"repeat\": 3, \"thresholds\": { \"cycles\": \"5%\" } },\n"
+        "    { \"name\": \"true\", \"command\": [\"true\"] } ] }\n");
+    CHECK_EQ_INT(rc, 0);
+    CHECK_EQ_INT(s.n, 2);
+    CHECK_STR(s.build, "make -C bench");
+    CHECK_EQ_INT(s.def_repeat, 5);
+    CHECK_EQ_INT(s.def_warmup, 1);
+    CHECK_NEAR(s.def_timeout, 60, 0);
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(s.def_thresholds, "instructions")), "1%");
+    char want[512];
+    char real[256];
+    CHECK(realpath(dir, real) != NULL);
+    snprintf(want, sizeof want, "%s/../build/bench/sort", real);
+    CHECK_STR(s.v[0].name, "sort-1m");
+    CHECK_STR(s.v[0].argv[0], want);                    /* relative to the manifest's directory */
+    CHECK_STR(s.v[0].argv[1], "1000000");
+    CHECK(s.v[0].argv[2] == NULL);
+    snprintf(want, sizeof want, "%s/data", real);
+    CHECK_STR(s.v[0].cwd, want);
+    CHECK_STR(s.v[0].env[0], "SEED=1");
+    CHECK_EQ_INT(s.v[0].repeat, 3);
+    CHECK_EQ_INT(s.v[0].warmup, -1);                    /* not set: the defaults apply */
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(s.v[0].thresholds, "cycles")), "5%");
+    CHECK_STR(s.v[1].argv[0], "true");                  /* no '/': looked up in PATH */
+    CHECK_STR(s.v[1].cwd, real);                        /* default cwd: the manifest's directory */
+
+    CHECK_EQ_INT(pg_benchset_filter(&s, "^tr"), 0);
+    CHECK_EQ_INT(s.n, 1);
+    CHECK_STR(s.v[0].name, "true");
+    CHECK_EQ_INT(pg_benchset_filter(&s, "("), PG_EINVAL);
+    CHECK_CONTAINS(pg_error_last(), "--filter '('");
+    pg_benchset_free(&s);
+
+    expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"comand\": [\"x\"] } ] }",
+                 "benchmarks[0]: unknown key \"comand\" (did you mean \"command\"?)");
+    expect_error("{ \"benchmark\": [] }", "top level: unknown key \"benchmark\" (did you mean \"benchmarks\"?)");
+    expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"command\": \"x\" } ] }",
+                 "benchmarks[0].command: required, a non-empty array of strings");
+    expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"command\": [1] } ] }", "every element must be a string");
+    expect_error("{ \"benchmarks\": [ { \"command\": [\"x\"] } ] }", "benchmarks[0].name: required");
+    expect_error("{ \"benchmarks\": [ { \"name\": \"a/b\", \"command\": [\"x\"] } ] }", "may not contain '/'");
+    expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"command\": [\"x\"], \"repeat\": 0 } ] }",
+                 "benchmarks[0].repeat: expected a whole number >= 1");
+    expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"command\": [\"x\"], \"warmup\": 1.5 } ] }",
+                 "benchmarks[0].warmup: expected a whole number >= 0");
+    expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"command\": [\"x\"], \"timeout\": -1 } ] }",
+                 "benchmarks[0].timeout: expected a number of seconds > 0");
+    expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"command\": [\"x\"], \"env\": { \"A\": 1 } } ] }",
+                 "benchmarks[0].env.A: expected a string");
+    expect_error("{ \"defaults\": { \"thresholds\": { \"cycles\": \"5 %\" } }, \"benchmarks\": [ { \"name\": \"a\", \"command\": [\"x\"] } ] }",
+                 "defaults.thresholds.cycles: expected a percentage");
+    expect_error("{ \"build\": 3, \"benchmarks\": [ { \"name\": \"a\", \"command\": [\"x\"] } ] }",
+                 "build: expected a shell command string");
+    expect_error("[1, 2]", "expected a JSON object");
+    expect_error("{\n  \"benchmarks\": [\n    { \"name\": \"a\", }\n  ]\n}", "perfgate.json:3:");
+
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        return 2;
+    return pg_check_done();
+}
