@@ -166,6 +166,14 @@ int pg_cmd_run(int argc, char **argv)
                 repo ? "the repository has no commit yet" : "not in a git repository",
                 have_store || no_store ? "" : " and not stored (give --store DIR to keep them)");
 
+    /* How to measure: first, so a bad event name fails before a long build. */
+    pg_session sess;
+    if (pg_session_open(&sess, backend, events, user_only) < 0) {
+        pg_session_close(&sess);
+        pg_benchset_free(&set);
+        pg_repo_free(repo);
+        return pg_die_last();
+    }
     if (set.build && !no_build) {
         char mdir[PATH_MAX];
         snprintf(mdir, sizeof mdir, "%s", set.build_manifest);
@@ -175,20 +183,13 @@ int pg_cmd_run(int argc, char **argv)
         else
             snprintf(mdir, sizeof mdir, ".");
         if (pg_session_build(set.build, workdir ? workdir : mdir) < 0) {
+            pg_session_close(&sess);
             pg_benchset_free(&set);
             pg_repo_free(repo);
             return pg_die_last();
         }
     }
 
-    /* How to measure. */
-    pg_session sess;
-    if (pg_session_open(&sess, backend, events, user_only) < 0) {
-        pg_session_close(&sess);
-        pg_benchset_free(&set);
-        pg_repo_free(repo);
-        return pg_die_last();
-    }
     if (ro.cpu == -1) {
         ro.cpu = pg_runner_pick_cpu();
     } else if (ro.cpu >= 0) {

@@ -32,7 +32,7 @@ for backend in perf valgrind; do
   check "$backend: signal stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][1]['failure']['signal']")" = 11 ]
   check "$backend: exit code stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][3]['failure']['exit_code']")" = 3 ]
   check "$backend: stderr tail stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][3]['failure']['stderr_tail'].strip()")" = "fail3: input file missing" ]
-  check "$backend: the hung process group is gone" sh -c "! pgrep -f '$PROGS/hang' >/dev/null"
+  check "$backend: the hung process group is gone" sh -c "! pgrep -f '$PROGS/[h]ang' >/dev/null"
   check "$backend: stderr log file written" test -s .perfgate/logs/fail3.stderr
 done
 finish
