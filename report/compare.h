@@ -4,7 +4,8 @@
  * value measured by valgrind is never set against one measured by perf: such
  * a pair is listed as not compared, with the reason). For each pair:
  *   - medians of both sides, delta absolute and in % of the baseline median;
- *   - deterministic metrics (counted by valgrind, or every repeat identical on
+ *   - deterministic metrics (counts simulated by valgrind, unit "count" — not its
+ *     wall-time or max-rss — or every repeat identical on
  *     both sides with at least 2 each) are decided by the threshold alone:
  *     delta > +threshold regressed, < -threshold improved, else unchanged;
  *   - noisy metrics need fewer than `min_samples` on neither side (else

@@ -113,7 +113,7 @@ int pg_stats_mannwhitney(pg_mwu *out, const double *a, size_t na, const double *
 
     if (ties == 0 && n <= PG_MWU_EXACT_MAX) {
         /* Two-sided: twice the tail beyond the larger U, by symmetry P(U >= u) = P(U <= mn - u). */
-        double cdf;
+        double cdf = 1;
         int rc = exact_cdf(&cdf, na, nb, (size_t)llround(mn - u));
         if (rc < 0)
             return rc;

@@ -1,0 +1,48 @@
+/* report/render.c — helpers every renderer shares (render.h). */
+#include "report/render.h"
+
+#include <string.h>
+
+void pg_render_counts(char *buf, size_t len, const pg_comparison *c)
+{
+    static const pg_verdict order[] = {PG_VERDICT_REGRESSED, PG_VERDICT_IMPROVED, PG_VERDICT_INCONCLUSIVE,
+                                       PG_VERDICT_UNCHANGED};
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < 4; i++) {
+        size_t n = c->count[order[i]];
+        if (!n || o >= len)
+            continue;
+        o += (size_t)snprintf(buf + o, len - o, "%s%zu %s", o ? ", " : "", n, pg_verdict_name(order[i]));
+    }
+    if (o < len)
+        o += (size_t)snprintf(buf + o, len - o, "%s%zu benchmark%s compared", o ? " of " : "", c->nbench,
+                              c->nbench == 1 ? "" : "s");
+    if (c->nadded && o < len)
+        o += (size_t)snprintf(buf + o, len - o, "; %zu new", c->nadded);
+    if (c->nvanished && o < len)
+        snprintf(buf + o, len - o, "; %zu vanished", c->nvanished);
+}
+
+void pg_render_side(char *buf, size_t len, const pg_side *s)
+{
+    if (!s->commit[0])
+        snprintf(buf, len, "%s", s->label);
+    else if (!strncmp(s->label, s->commit, strlen(s->label)) && strlen(s->label) >= 7)
+        snprintf(buf, len, "%.12s", s->commit);     /* the user typed an id: do not repeat it */
+    else
+        snprintf(buf, len, "%s (%.12s)", s->label, s->commit);
+}
+
+int pg_render_notable(const pg_metric_cmp *m)
+{
+    return m->gating || m->verdict == PG_VERDICT_REGRESSED || m->verdict == PG_VERDICT_IMPROVED;
+}
+
+void pg_render_gates(char *buf, size_t len, const pg_gates *g)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; g && i < g->n && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", g->v[i]);
+}
