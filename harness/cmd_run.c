@@ -161,7 +161,7 @@ int pg_cmd_run(int argc, char **argv)
     const char *workdir = repo ? pg_repo_workdir(repo) : NULL;
     char root[PATH_MAX] = "";
     int have_store = !no_store && pg_store_root(root, sizeof root, store_opt, workdir) == 0;
-    if (!have_commit)
+    if (!have_commit && !no_store)
         fprintf(stderr, "perfgate: note: %s: results are keyed to no commit%s\n",
                 repo ? "the repository has no commit yet" : "not in a git repository",
                 have_store || no_store ? "" : " and not stored (give --store DIR to keep them)");
