@@ -93,7 +93,9 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
 void pg_comparison_free(pg_comparison *c);
 
 /* Fills the per-function table (top `top` functions by absolute change of self
- * cost) of every regressed or improved benchmark with stacks on both sides.
+ * cost, those that did not change left out) of every regressed or improved
+ * benchmark with stacks on both sides. valgrind stacks are compared raw (exact
+ * instructions); sampled stacks with the baseline scaled to the candidate's total.
  * A stacks file that cannot be read is a notice on stderr, not an error: the
  * verdict stands without it. */
 int pg_compare_funcs(pg_comparison *c, size_t top);

@@ -71,6 +71,8 @@ int pg_compare_funcs(pg_comparison *c, size_t top)
             if (!b->funcs || !b->funcs_unit)
                 rc = pg_error_set(PG_ENOMEM, "out of memory");
             for (size_t k = 0; rc == 0 && k < t.n; k++) {
+                if (t.rows[k].delta == 0)
+                    continue;   /* the table is about what changed */
                 pg_func_row *r = &b->funcs[b->nfuncs];
                 r->name = strdup(t.rows[k].name);
                 if (!r->name) {

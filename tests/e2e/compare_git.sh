@@ -63,7 +63,7 @@ write_prog 1030000 250000 "only a comment changed"; c3=$(commit "comment only")
 cd "$R"
 for c in $c0 $c1 $c2 $c3; do
   git checkout -q "$c"
-  expect_exit 0 "run ${c:0:7}" "$PG" run --backend valgrind bench/
+  expect_exit 0 "run ${c:0:7}" "$PG" run --backend valgrind --sample bench/
 done
 git checkout -q main
 
@@ -94,11 +94,28 @@ contains "$T/out" "$pct"
 contains "$T/out" "$(python3 -c "print('+{:,}'.format($i1 - $i0))")"
 contains "$T/out" "HEAD~3 (${c0:0:12}) -> HEAD~2 (${c1:0:12})"
 
+# The function table and the differential flamegraphs name the function that grew,
+# with its exact instruction delta (callgrind stacks from run --sample).
+check "(a) json: top function is mix, +$((i1 - i0)) exactly" [ "$(json a.json "(d['benchmarks'][0]['functions']['top'][0]['name'], int(d['benchmarks'][0]['functions']['top'][0]['delta']), d['benchmarks'][0]['functions']['unit'])")" = "('mix', $((i1 - i0)), 'instructions')" ]
+expect_exit 1 "(a) --flamegraph" "$PG" compare "$c0" "$c1" --flamegraph "$T/fg"
+contains "$T/out" "mixer: self cost by function (instructions), largest changes"
+check "(a) text function row: mix $(python3 -c "print('+{:,}'.format($i1 - $i0))")" grep -qE "^    mix +[0-9,]+ +[0-9,]+ +$(python3 -c "print('\\+{:,}'.format($i1 - $i0))") " "$T/out"
+lacks "$T/out" "steady: self cost" "no function table for an unchanged benchmark"
+contains "$T/err" "2 differential flamegraphs in $T/fg"
+check "(a) diff flamegraph written" [ -s "$T/fg/mixer.diff.svg" ]
+check "(a) reverse diff flamegraph written" [ -s "$T/fg/mixer.diff-reverse.svg" ]
+contains "$T/fg/mixer.diff.svg" ">mix<" "the diff flamegraph names mix"
+check "(a) no flamegraph for the unchanged benchmark" [ ! -e "$T/fg/steady.diff.svg" ]
+expect_exit 1 "(a) markdown" "$PG" compare "$c0" "$c1" --format markdown
+contains "$T/out" "| mix | "
+contains "$T/out" "| $(python3 -c "print('+{:,}'.format($i1 - $i0))") ("
+
 # (b) improved, exit 0.
 expect_exit 0 "(b) less work: improved" "$PG" compare "$c1" "$c2" --format json
 cp "$T/out" b.json
 check "(b) verdict improved" [ "$(json b.json "d['verdict']")" = improved ]
 check "(b) exact delta $((i2 - i1))" [ "$(json b.json "int(d['benchmarks'][0]['metrics'][0]['delta'])")" = $((i2 - i1)) ]
+check "(b) json: top function is other, $((i2 - i1)) exactly" [ "$(json b.json "(d['benchmarks'][0]['functions']['top'][0]['name'], int(d['benchmarks'][0]['functions']['top'][0]['delta']))")" = "('other', $((i2 - i1)))" ]
 expect_exit 0 "(b) text" "$PG" compare "${c1:0:10}" "${c2:0:10}"
 contains "$T/out" "verdict: improved -- 1 improved, 1 unchanged of 2 benchmarks compared"
 
