@@ -142,11 +142,13 @@ git clone -q "$R" "$T/clone"
 mkdir -p "$T/tmp"
 cd "$T/clone"
 check "the clone has no results" [ ! -e .perfgate ]
-TMPDIR=$T/tmp expect_exit 1 "--run-missing measures both and regresses" "$PG" compare "$c0" "$c1" --run-missing --backend valgrind --format json
+TMPDIR=$T/tmp expect_exit 1 "--run-missing measures both and regresses" "$PG" compare "$c0" "$c1" --run-missing --sample --backend valgrind --format json
 cp "$T/out" rm.json
 check "--run-missing: regressed" [ "$(json rm.json "d['verdict']")" = regressed ]
 check "--run-missing: the same exact delta $((i1 - i0))" [ "$(json rm.json "int(d['benchmarks'][0]['metrics'][0]['delta'])")" = $((i1 - i0)) ]
 contains "$T/err" "perfgate: building: cc"
+check "--run-missing --sample: the function table names mix" [ "$(json rm.json "(d['benchmarks'][0]['functions']['top'][0]['name'], int(d['benchmarks'][0]['functions']['top'][0]['delta']))")" = "('mix', $((i1 - i0)))" ]
+check "--run-missing: stacks stored beside the results" [ -n "$(find .perfgate/stacks/$c0 -name 'mixer.folded' 2>/dev/null)" ]
 check "--run-missing: both stored in the clone" [ -d ".perfgate/results/$c0" -a -d ".perfgate/results/$c1" ]
 check "--run-missing: temporary trees removed" [ -z "$(ls -A "$T/tmp" | grep perfgate-rev)" ]
 check "--run-missing: build products stay out of the clone" [ ! -e bench/prog ]
