@@ -347,6 +347,23 @@ static int render(char **text, size_t *len, const pg_comparison *c, out_format f
     return rc;
 }
 
+/* -o FILE: a regular file is replaced atomically (never half-written); a
+ * device or pipe that exists (/dev/stdout, a FIFO) is written as it is —
+ * renaming over /dev/null would replace the device. */
+static int write_output(const char *path, const char *text, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+        return pg_file_write_atomic(path, text, len);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return pg_error_errno(PG_EIO, "cannot write %s", path);
+    int bad = fwrite(text, 1, len, f) != len;
+    if (fclose(f) != 0 || bad)
+        return pg_error_errno(PG_EIO, "cannot write %s", path);
+    return 0;
+}
+
 static int append_step_summary(const pg_comparison *c, const opts *o)
 {
     const char *path = getenv("GITHUB_STEP_SUMMARY");
@@ -413,7 +430,7 @@ static int compare(input *in[2], const char *ida, const char *idb, const opts *o
     if (render(&text, &len, &c, o->format, o, color) < 0) {
         status = pg_die_last();
     } else if (o->output) {
-        if (pg_file_write_atomic(o->output, text, len) < 0)
+        if (write_output(o->output, text, len) < 0)
             status = pg_die_last();
     } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
         status = pg_die("cannot write the report to stdout: %s", strerror(errno));

@@ -31,8 +31,6 @@ int pg_render_markdown(FILE *out, const pg_comparison *c);
  * [{"name", "verdict", "metrics": [...]}]}) plus counts, gates, new and
  * vanished benchmarks, p-values, notes and function tables. */
 int pg_render_json(FILE *out, const pg_comparison *c);
-/* The same document as a cJSON tree (caller deletes), for embedding and tests. */
-cJSON *pg_render_json_tree(const pg_comparison *c);
 
 /* JUnit XML: one <testsuite> of one <testcase> per benchmark; regressions are
  * <failure>s, inconclusive, new and vanished benchmarks <skipped>. */
