@@ -119,6 +119,27 @@ static int add_metric(pg_bench_cmp *bc, size_t *cap, pg_metric_cmp **out)
     return 0;
 }
 
+/* A metric that cannot be compared: measured on one side only (`s`, of the
+ * baseline when `in_base`), or by another backend on the other side. */
+static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const pg_bench_result *cand,
+                      const pg_compare_opts *o)
+{
+    mc->metric = s->metric;
+    mc->unit = s->unit;
+    mc->backend = s->backend;
+    mc->base = mc->cand = mc->delta_abs = mc->delta_pct = NAN;
+    if (in_base) {
+        mc->na = s->n;
+        mc->base = pg_stats_median(s->v, s->n);
+    } else {
+        mc->nb = s->n;
+        mc->cand = pg_stats_median(s->v, s->n);
+    }
+    mc->threshold_pct = pg_threshold_for(o->thresholds, cand->thresholds, s->metric, &mc->threshold_source);
+    mc->not_compared = 1;
+    mc->verdict = PG_VERDICT_INCONCLUSIVE;
+}
+
 /* Every metric pair of one benchmark present on both sides. */
 static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b,
                          const pg_compare_opts *o, size_t min_samples)
@@ -129,45 +150,27 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
     for (size_t i = 0; i < a->nm; i++) {
         const pg_series *sa = &a->m[i];
         const pg_series *sb = find_series(b, sa->metric, sa->backend);
-        if (!sb) {
-            const pg_series *other = find_series(b, sa->metric, NULL);
-            if ((rc = add_metric(bc, &cap, &mc)) < 0)
-                return rc;
-            mc->metric = sa->metric;
-            mc->unit = sa->unit;
-            mc->backend = sa->backend;
-            mc->na = sa->n;
-            mc->base = pg_stats_median(sa->v, sa->n);
-            mc->cand = mc->delta_abs = mc->delta_pct = NAN;
-            mc->threshold_pct = pg_threshold_for(o->thresholds, b->thresholds, sa->metric, &mc->threshold_source);
-            mc->not_compared = 1;
-            mc->verdict = PG_VERDICT_INCONCLUSIVE;
-            if (other)
-                snprintf(mc->note, sizeof mc->note, "not compared: measured by %s in the baseline, by %s in the candidate",
-                         sa->backend, other->backend);
-            else
-                snprintf(mc->note, sizeof mc->note, "not compared: not measured in the candidate");
-            continue;
-        }
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
-        measure(mc, sa, sb, b, o, min_samples);
+        if (sb) {
+            measure(mc, sa, sb, b, o, min_samples);
+            continue;
+        }
+        const pg_series *other = find_series(b, sa->metric, NULL);
+        one_sided(mc, sa, 1, b, o);
+        if (other)
+            snprintf(mc->note, sizeof mc->note, "not compared: measured by %s in the baseline, by %s in the candidate",
+                     sa->backend, other->backend);
+        else
+            snprintf(mc->note, sizeof mc->note, "not compared: not measured in the candidate");
     }
     for (size_t i = 0; i < b->nm; i++) {
         const pg_series *sb = &b->m[i];
-        if (find_series(a, sb->metric, sb->backend) || find_series(a, sb->metric, NULL))
+        if (find_series(a, sb->metric, NULL))
             continue;   /* compared above, or already named as measured by another backend */
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
-        mc->metric = sb->metric;
-        mc->unit = sb->unit;
-        mc->backend = sb->backend;
-        mc->nb = sb->n;
-        mc->cand = pg_stats_median(sb->v, sb->n);
-        mc->base = mc->delta_abs = mc->delta_pct = NAN;
-        mc->threshold_pct = pg_threshold_for(o->thresholds, b->thresholds, sb->metric, &mc->threshold_source);
-        mc->not_compared = 1;
-        mc->verdict = PG_VERDICT_INCONCLUSIVE;
+        one_sided(mc, sb, 0, b, o);
         snprintf(mc->note, sizeof mc->note, "not compared: not measured in the baseline");
     }
     return 0;

@@ -1,5 +1,8 @@
 /* report/render.c — helpers every renderer shares (render.h). */
 #include "report/render.h"
+#include "report/format.h"
+
+#include <math.h>
 
 #include <string.h>
 
@@ -45,4 +48,21 @@ void pg_render_gates(char *buf, size_t len, const pg_gates *g)
     buf[0] = '\0';
     for (size_t i = 0; g && i < g->n && o < len; i++)
         o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "," : "", g->v[i]);
+}
+
+void pg_render_metric_cells(pg_metric_cells *out, const pg_metric_cmp *m)
+{
+    pg_format_with_unit(out->base, sizeof out->base, m->base, m->unit, 0);
+    pg_format_with_unit(out->cand, sizeof out->cand, m->cand, m->unit, 0);
+    pg_format_with_unit(out->delta, sizeof out->delta, m->delta_abs, m->unit, 1);
+    pg_format_pct(out->pct, sizeof out->pct, m->delta_pct);
+    pg_format_threshold(out->th, sizeof out->th, m->threshold_pct);
+}
+
+void pg_render_func_cells(pg_func_cells *out, const pg_func_row *f)
+{
+    pg_format_with_unit(out->base, sizeof out->base, f->base, "count", 0);
+    pg_format_with_unit(out->cand, sizeof out->cand, f->cand, "count", 0);
+    pg_format_with_unit(out->delta, sizeof out->delta, f->delta, "count", 1);
+    pg_format_pct(out->pct, sizeof out->pct, f->base != 0 ? 100 * f->delta / f->base : NAN);
 }

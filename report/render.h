@@ -47,4 +47,17 @@ int pg_render_notable(const pg_metric_cmp *m);
 /* "instructions,cycles" */
 void pg_render_gates(char *buf, size_t len, const pg_gates *g);
 
+/* A metric's numbers as every renderer shows them: "1,030,001", "12.500 ms",
+ * "+30,001", "+3.00%", "1%". */
+typedef struct pg_metric_cells {
+    char base[48], cand[48], delta[48], pct[24], th[24];
+} pg_metric_cells;
+void pg_render_metric_cells(pg_metric_cells *out, const pg_metric_cmp *m);
+
+/* A function row's numbers: base, candidate, signed delta, delta in %. */
+typedef struct pg_func_cells {
+    char base[32], cand[32], delta[32], pct[24];
+} pg_func_cells;
+void pg_render_func_cells(pg_func_cells *out, const pg_func_row *f);
+
 #endif

@@ -106,6 +106,19 @@ static void knum(jw *w, const char *k, double v)
     num(w, v);
 }
 
+/* The same after a comma: the second and later fields of an object. */
+static void fstr(jw *w, const char *k, const char *v)
+{
+    raw(w, ", ", 2);
+    kstr(w, k, v);
+}
+
+static void fnum(jw *w, const char *k, double v)
+{
+    raw(w, ", ", 2);
+    knum(w, k, v);
+}
+
 static void side(jw *w, const char *key, const pg_side *s)
 {
     put(w, "  \"");
@@ -117,14 +130,10 @@ static void side(jw *w, const char *key, const pg_side *s)
         str(w, s->commit);
     else
         put(w, "null");
-    put(w, ", ");
-    kstr(w, "machine", s->machine_id);
-    put(w, ", ");
-    kstr(w, "machine_description", s->machine_desc);
-    put(w, ", ");
-    kstr(w, "backend", s->backend);
-    put(w, ", ");
-    knum(w, "runs", (double)s->nruns);
+    fstr(w, "machine", s->machine_id);
+    fstr(w, "machine_description", s->machine_desc);
+    fstr(w, "backend", s->backend);
+    fnum(w, "runs", (double)s->nruns);
     put(w, "},\n");
 }
 
@@ -134,38 +143,24 @@ static void metric(jw *w, const pg_metric_cmp *m)
 {
     put(w, "{");
     kstr(w, "name", m->metric);
-    put(w, ", ");
-    kstr(w, "unit", m->unit);
-    put(w, ", ");
-    kstr(w, "backend", m->backend);
-    put(w, ", ");
-    knum(w, "baseline", m->base);
-    put(w, ", ");
-    knum(w, "candidate", m->cand);
-    put(w, ", ");
-    knum(w, "delta", m->delta_abs);
-    put(w, ", ");
-    knum(w, "delta_pct", m->delta_pct);
-    put(w, ", ");
-    knum(w, "threshold_pct", m->threshold_pct);
-    put(w, ", ");
-    kstr(w, "threshold_source", sources[m->threshold_source]);
-    put(w, ", ");
-    kstr(w, "verdict", pg_verdict_name(m->verdict));
+    fstr(w, "unit", m->unit);
+    fstr(w, "backend", m->backend);
+    fnum(w, "baseline", m->base);
+    fnum(w, "candidate", m->cand);
+    fnum(w, "delta", m->delta_abs);
+    fnum(w, "delta_pct", m->delta_pct);
+    fnum(w, "threshold_pct", m->threshold_pct);
+    fstr(w, "threshold_source", sources[m->threshold_source]);
+    fstr(w, "verdict", pg_verdict_name(m->verdict));
     put(w, m->gating ? ", \"gating\": true" : ", \"gating\": false");
     put(w, m->deterministic ? ", \"deterministic\": true" : ", \"deterministic\": false");
-    put(w, m->not_compared ? ", \"compared\": false, " : ", \"compared\": true, ");
-    knum(w, "baseline_samples", (double)m->na);
-    put(w, ", ");
-    knum(w, "candidate_samples", (double)m->nb);
-    put(w, ", ");
-    knum(w, "p", m->p);
-    put(w, ", ");
-    knum(w, "p_adjusted", m->q);
-    if (m->note[0]) {
-        put(w, ", ");
-        kstr(w, "note", m->note);
-    }
+    put(w, m->not_compared ? ", \"compared\": false" : ", \"compared\": true");
+    fnum(w, "baseline_samples", (double)m->na);
+    fnum(w, "candidate_samples", (double)m->nb);
+    fnum(w, "p", m->p);
+    fnum(w, "p_adjusted", m->q);
+    if (m->note[0])
+        fstr(w, "note", m->note);
     put(w, "}");
 }
 
@@ -173,12 +168,9 @@ static void bench(jw *w, const pg_bench_cmp *b)
 {
     put(w, "    {");
     kstr(w, "name", b->name);
-    put(w, ", ");
-    kstr(w, "verdict", pg_verdict_name(b->verdict));
-    if (b->note[0]) {
-        put(w, ", ");
-        kstr(w, "note", b->note);
-    }
+    fstr(w, "verdict", pg_verdict_name(b->verdict));
+    if (b->note[0])
+        fstr(w, "note", b->note);
     put(w, ",\n     \"metrics\": [");
     for (size_t k = 0; k < b->nm; k++) {
         put(w, k ? ",\n       " : "\n       ");
@@ -192,12 +184,9 @@ static void bench(jw *w, const pg_bench_cmp *b)
         for (size_t i = 0; i < b->nfuncs; i++) {
             put(w, i ? ",\n       {" : "\n       {");
             kstr(w, "name", b->funcs[i].name);
-            put(w, ", ");
-            knum(w, "baseline", b->funcs[i].base);
-            put(w, ", ");
-            knum(w, "candidate", b->funcs[i].cand);
-            put(w, ", ");
-            knum(w, "delta", b->funcs[i].delta);
+            fnum(w, "baseline", b->funcs[i].base);
+            fnum(w, "candidate", b->funcs[i].cand);
+            fnum(w, "delta", b->funcs[i].delta);
             put(w, "}");
         }
         put(w, "]}");

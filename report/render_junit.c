@@ -35,11 +35,9 @@ static void xml(FILE *out, const char *s)
 /* "instructions +3.02% (+30,000), threshold 1%" */
 static void describe(char *buf, size_t len, const pg_metric_cmp *m)
 {
-    char delta[48], pct[24], th[24];
-    pg_format_with_unit(delta, sizeof delta, m->delta_abs, m->unit, 1);
-    pg_format_pct(pct, sizeof pct, m->delta_pct);
-    pg_format_threshold(th, sizeof th, m->threshold_pct);
-    snprintf(buf, len, "%s %s (%s), threshold %s", m->metric, pct, delta, th);
+    pg_metric_cells ce;
+    pg_render_metric_cells(&ce, m);
+    snprintf(buf, len, "%s %s (%s), threshold %s", m->metric, ce.pct, ce.delta, ce.th);
 }
 
 /* The metric lines of a benchmark, as the body of its <failure> or <system-out>. */
@@ -47,16 +45,16 @@ static void body(FILE *out, const pg_bench_cmp *b)
 {
     for (size_t k = 0; k < b->nm; k++) {
         const pg_metric_cmp *m = &b->m[k];
-        char base[48], cand[48], d[160];
-        pg_format_with_unit(base, sizeof base, m->base, m->unit, 0);
-        pg_format_with_unit(cand, sizeof cand, m->cand, m->unit, 0);
+        pg_metric_cells ce;
+        char d[160];
+        pg_render_metric_cells(&ce, m);
         describe(d, sizeof d, m);
         fprintf(out, "%s: ", pg_verdict_name(m->verdict));
         xml(out, d);
         fputs(": ", out);
-        xml(out, base);
+        xml(out, ce.base);
         fputs(" -> ", out);
-        xml(out, cand);
+        xml(out, ce.cand);
         if (m->note[0]) {
             fputs(" (", out);
             xml(out, m->note);
@@ -67,13 +65,11 @@ static void body(FILE *out, const pg_bench_cmp *b)
     if (b->nfuncs) {
         fprintf(out, "self cost by function (%s), largest changes:\n", b->funcs_unit ? b->funcs_unit : "samples");
         for (size_t i = 0; i < b->nfuncs; i++) {
-            char ba[32], ca[32], de[32];
-            pg_format_with_unit(ba, sizeof ba, b->funcs[i].base, "count", 0);
-            pg_format_with_unit(ca, sizeof ca, b->funcs[i].cand, "count", 0);
-            pg_format_with_unit(de, sizeof de, b->funcs[i].delta, "count", 1);
+            pg_func_cells fc;
+            pg_render_func_cells(&fc, &b->funcs[i]);
             fputs("  ", out);
             xml(out, b->funcs[i].name);
-            fprintf(out, ": %s -> %s (%s)\n", ba, ca, de);
+            fprintf(out, ": %s -> %s (%s)\n", fc.base, fc.cand, fc.delta);
         }
     }
 }

@@ -44,12 +44,8 @@ static void header(FILE *out)
 
 static void row(FILE *out, const pg_bench_cmp *b, const pg_metric_cmp *m, int first)
 {
-    char base[48], cand[48], delta[48], pct[24], th[24];
-    pg_format_with_unit(base, sizeof base, m->base, m->unit, 0);
-    pg_format_with_unit(cand, sizeof cand, m->cand, m->unit, 0);
-    pg_format_with_unit(delta, sizeof delta, m->delta_abs, m->unit, 1);
-    pg_format_pct(pct, sizeof pct, m->delta_pct);
-    pg_format_threshold(th, sizeof th, m->threshold_pct);
+    pg_metric_cells ce;
+    pg_render_metric_cells(&ce, m);
     fputs("| ", out);
     if (first)
         md(out, b->name);
@@ -57,7 +53,7 @@ static void row(FILE *out, const pg_bench_cmp *b, const pg_metric_cmp *m, int fi
     md(out, m->metric);
     if (m->gating)
         fputs(" (gate)", out);
-    fprintf(out, " | %s | %s | %s (%s) | %s | ", base, cand, pct, delta, th);
+    fprintf(out, " | %s | %s | %s (%s) | %s | ", ce.base, ce.cand, ce.pct, ce.delta, ce.th);
     if (m->verdict == PG_VERDICT_REGRESSED || m->verdict == PG_VERDICT_IMPROVED)
         fprintf(out, "**%s**", pg_verdict_name(m->verdict));
     else
@@ -94,15 +90,11 @@ static void funcs(FILE *out, const pg_bench_cmp *b)
     fprintf(out, ": self cost by function (%s), largest changes</summary>\n\n", b->funcs_unit ? b->funcs_unit : "samples");
     fputs("| function | baseline | candidate | delta |\n|---|--:|--:|--:|\n", out);
     for (size_t i = 0; i < b->nfuncs; i++) {
-        const pg_func_row *f = &b->funcs[i];
-        char ba[32], ca[32], de[32], pc[24];
-        pg_format_with_unit(ba, sizeof ba, f->base, "count", 0);
-        pg_format_with_unit(ca, sizeof ca, f->cand, "count", 0);
-        pg_format_with_unit(de, sizeof de, f->delta, "count", 1);
-        pg_format_pct(pc, sizeof pc, f->base != 0 ? 100 * f->delta / f->base : NAN);
+        pg_func_cells fc;
+        pg_render_func_cells(&fc, &b->funcs[i]);
         fputs("| ", out);
-        md(out, f->name);
-        fprintf(out, " | %s | %s | %s (%s) |\n", ba, ca, de, pc);
+        md(out, b->funcs[i].name);
+        fprintf(out, " | %s | %s | %s (%s) |\n", fc.base, fc.cand, fc.delta, fc.pct);
     }
     fputs("\n</details>\n", out);
 }

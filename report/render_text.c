@@ -22,19 +22,6 @@ static const char *colour_of(pg_verdict v)
     }
 }
 
-typedef struct cells {
-    char base[48], cand[48], delta[48], pct[24], th[24];
-} cells;
-
-static void fill(cells *c, const pg_metric_cmp *m)
-{
-    pg_format_with_unit(c->base, sizeof c->base, m->base, m->unit, 0);
-    pg_format_with_unit(c->cand, sizeof c->cand, m->cand, m->unit, 0);
-    pg_format_with_unit(c->delta, sizeof c->delta, m->delta_abs, m->unit, 1);
-    pg_format_pct(c->pct, sizeof c->pct, m->delta_pct);
-    pg_format_threshold(c->th, sizeof c->th, m->threshold_pct);
-}
-
 static int shown(const pg_metric_cmp *m, const pg_render_opts *o)
 {
     return o->verbose || pg_render_notable(m);
@@ -61,13 +48,9 @@ static void print_funcs(FILE *out, const pg_bench_cmp *b)
     fprintf(out, "\n  %s: self cost by function (%s), largest changes\n", b->name, b->funcs_unit ? b->funcs_unit : "samples");
     fprintf(out, "    %-*s %15s %15s %15s %9s\n", wn, "function", "baseline", "candidate", "delta", "delta %");
     for (size_t i = 0; i < b->nfuncs; i++) {
-        const pg_func_row *f = &b->funcs[i];
-        char ba[32], ca[32], de[32], pc[24];
-        pg_format_with_unit(ba, sizeof ba, f->base, "count", 0);
-        pg_format_with_unit(ca, sizeof ca, f->cand, "count", 0);
-        pg_format_with_unit(de, sizeof de, f->delta, "count", 1);
-        pg_format_pct(pc, sizeof pc, f->base != 0 ? 100 * f->delta / f->base : NAN);
-        fprintf(out, "    %-*.*s %15s %15s %15s %9s\n", wn, wn, f->name, ba, ca, de, pc);
+        pg_func_cells fc;
+        pg_render_func_cells(&fc, &b->funcs[i]);
+        fprintf(out, "    %-*.*s %15s %15s %15s %9s\n", wn, wn, b->funcs[i].name, fc.base, fc.cand, fc.delta, fc.pct);
     }
 }
 
@@ -104,8 +87,8 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
         for (size_t k = 0; k < bc->nm; k++) {
             if (!shown(&bc->m[k], o))
                 continue;
-            cells ce;
-            fill(&ce, &bc->m[k]);
+            pg_metric_cells ce;
+            pg_render_metric_cells(&ce, &bc->m[k]);
             widen(&w.metric, bc->m[k].metric);
             widen(&w.base, ce.base);
             widen(&w.cand, ce.cand);
@@ -128,8 +111,8 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
             const pg_metric_cmp *m = &bc->m[k];
             if (!shown(m, o))
                 continue;
-            cells ce;
-            fill(&ce, m);
+            pg_metric_cells ce;
+            pg_render_metric_cells(&ce, m);
             const char *col = o->color ? colour_of(m->verdict) : "";
             fprintf(out, "%-*.*s  %-*s  %*s  %*s  %*s  %*s  %*s  %s%s%s", w.name, w.name, first ? bc->name : "",
                     w.metric, m->metric, w.base, ce.base, w.cand, ce.cand, w.delta, ce.delta, w.pct, ce.pct, w.th,
