@@ -109,6 +109,7 @@ static int collect_run(collector *c, const cJSON *run, const char *stacks_base)
     snprintf(side->machine_desc, sizeof side->machine_desc, "%s, %d cores, %s", str(mach, "cpu_model"),
              (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(mach, "cores")), str(mach, "kernel"));
     snprintf(side->backend, sizeof side->backend, "%s", run_backend);
+    side->dirty |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "dirty"));
     if (!side->commit[0] && *str(run, "commit"))
         snprintf(side->commit, sizeof side->commit, "%s", str(run, "commit"));
     const cJSON *jb;

@@ -29,12 +29,19 @@ void pg_render_counts(char *buf, size_t len, const pg_comparison *c)
 
 void pg_render_side(char *buf, size_t len, const pg_side *s)
 {
-    if (!s->commit[0])
-        snprintf(buf, len, "%s", s->label);
-    else if (!strncmp(s->label, s->commit, strlen(s->label)) && strlen(s->label) >= 7)
-        snprintf(buf, len, "%.12s", s->commit);     /* the user typed an id: do not repeat it */
+    char commit[16] = "";
+    if (s->commit[0])
+        snprintf(commit, sizeof commit, "%.12s", s->commit);
+    /* The user typed an id: do not repeat it. */
+    int label_is_id = s->commit[0] && strlen(s->label) >= 7 && !strncmp(s->label, s->commit, strlen(s->label));
+    const char *label = label_is_id ? commit : s->label;
+    const char *in = label_is_id ? "" : commit;
+    /* Results of a dirty work tree are keyed to a commit they do not quite measure: say so. */
+    const char *dirty = s->dirty ? "dirty work tree" : "";
+    if (!*in && !*dirty)
+        snprintf(buf, len, "%s", label);
     else
-        snprintf(buf, len, "%s (%.12s)", s->label, s->commit);
+        snprintf(buf, len, "%s (%s%s%s)", label, in, *in && *dirty ? ", " : "", dirty);
 }
 
 int pg_render_notable(const pg_metric_cmp *m)

@@ -40,7 +40,8 @@ int pg_render_junit(FILE *out, const pg_comparison *c);
 
 /* "1 regressed, 2 unchanged of 3 benchmarks compared" (zero counts left out). */
 void pg_render_counts(char *buf, size_t len, const pg_comparison *c);
-/* "HEAD~1 (3f2a9c1d8e07)", "a.json", "a.json (3f2a9c1d8e07)". */
+/* "HEAD~1 (3f2a9c1d8e07)", "a.json", "a.json (3f2a9c1d8e07)",
+ * "HEAD (3f2a9c1d8e07, dirty work tree)". */
 void pg_render_side(char *buf, size_t len, const pg_side *s);
 /* Whether a metric row belongs in a short table: gating, or regressed/improved. */
 int pg_render_notable(const pg_metric_cmp *m);

@@ -26,6 +26,11 @@ static void md(FILE *out, const char *s)
     }
 }
 
+/* How much a report shows at most (see pg_render_markdown). */
+#define PG_MD_MAX_CHANGED 100   /* benchmarks in the table of changes */
+#define PG_MD_MAX_FUNCS 10      /* function tables */
+#define PG_MD_MAX_ROWS 300      /* rows in the complete table (whole benchmarks) */
+
 static const char *mark(pg_verdict v)
 {
     switch (v) {
@@ -143,28 +148,37 @@ int pg_render_markdown(FILE *out, const pg_comparison *c)
         fputs("); the comparison was forced with --allow-cross-machine.\n", out);
     }
 
-    size_t changed = 0;
-    for (size_t i = 0; i < c->nbench; i++)
-        changed += c->bench[i].verdict != PG_VERDICT_UNCHANGED;
+    /* A pull-request comment holds 65,536 characters and a job summary 1 MiB:
+     * a large suite shows its worst changes first and says what it left out. */
+    static const pg_verdict shown_order[] = {PG_VERDICT_REGRESSED, PG_VERDICT_INCONCLUSIVE, PG_VERDICT_IMPROVED};
+    size_t changed = c->nbench - c->count[PG_VERDICT_UNCHANGED], shown = 0;
     if (changed) {
         fputs("\n", out);
         header(out);
-        for (size_t i = 0; i < c->nbench; i++)
-            if (c->bench[i].verdict != PG_VERDICT_UNCHANGED)
-                bench_rows(out, &c->bench[i], 0);
-        for (size_t i = 0; i < c->nbench; i++) {
+        for (size_t v = 0; v < 3; v++)
+            for (size_t i = 0; i < c->nbench && shown < PG_MD_MAX_CHANGED; i++)
+                if (c->bench[i].verdict == shown_order[v] && ++shown)
+                    bench_rows(out, &c->bench[i], 0);
+        if (changed > shown)
+            fprintf(out, "\n%zu more changed benchmarks are not shown here; `--format json` lists every one.\n",
+                    changed - shown);
+        shown = 0;
+        for (size_t i = 0; i < c->nbench && shown < PG_MD_MAX_CHANGED; i++) {
             if (c->bench[i].note[0]) {
-                fputs("\n- ", out);
+                fputs(shown++ ? "\n- " : "\n\n- ", out);
                 md(out, c->bench[i].name);
                 fputs(": ", out);
                 md(out, c->bench[i].note);
             }
         }
+        if (shown)
+            fputc('\n', out);
     } else if (c->nbench) {
         fputs("\nNo benchmark changed beyond its threshold.\n", out);
     }
-    for (size_t i = 0; i < c->nbench; i++)
-        if (c->bench[i].nfuncs)
+    shown = 0;
+    for (size_t i = 0; i < c->nbench && shown < PG_MD_MAX_FUNCS; i++)
+        if (c->bench[i].nfuncs && ++shown)
             funcs(out, &c->bench[i]);
     names(out, "New benchmarks, not in the baseline", c->added, c->nadded);
     names(out, "Vanished benchmarks, not in the candidate", c->vanished, c->nvanished);
@@ -172,8 +186,13 @@ int pg_render_markdown(FILE *out, const pg_comparison *c)
     if (c->nbench) {
         fprintf(out, "\n<details><summary>All benchmarks and metrics (%zu benchmarks)</summary>\n\n", c->nbench);
         header(out);
-        for (size_t i = 0; i < c->nbench; i++)
-            bench_rows(out, &c->bench[i], 1);
+        size_t n = 0, rows = 0;
+        for (; n < c->nbench && (n == 0 || rows + c->bench[n].nm <= PG_MD_MAX_ROWS); n++) {
+            bench_rows(out, &c->bench[n], 1);
+            rows += c->bench[n].nm;
+        }
+        if (n < c->nbench)
+            fprintf(out, "\nThe first %zu of %zu benchmarks; `--format json` has them all.\n", n, c->nbench);
         fputs("\n</details>\n", out);
     }
     if (fflush(out) != 0 || ferror(out))

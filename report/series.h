@@ -38,6 +38,7 @@ typedef struct pg_side {
     char machine_desc[256];/* "cpu model, N cores, kernel" */
     char backend[16];      /* of the latest run merged */
     size_t nruns;          /* runs merged */
+    int dirty;             /* a run measured a work tree with uncommitted changes */
     pg_bench_result *b;
     size_t nb, cap;
 } pg_side;

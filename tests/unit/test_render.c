@@ -407,8 +407,68 @@ static void test_junit(const pg_comparison *c)
     CHECK(xml_parse("<a>&bogus;</a>", els, 64, &n) != 0);
 }
 
+/* A large suite: the markdown shows the worst first and says what it left out. */
+static void test_markdown_limits(void)
+{
+    pg_side a, b;
+    fx_side(&a, "a", "", "m1", "valgrind");
+    fx_side(&b, "b", "", "m1", "valgrind");
+    b.dirty = 1;
+    double base = 1000, up = 1100, down = 900;
+    char name[32];
+    for (int i = 0; i < 400; i++) {
+        snprintf(name, sizeof name, "b%03d", i);
+        fx_metric(fx_bench(&a, name), "instructions", "count", "valgrind", &base, 1);
+        fx_metric(fx_bench(&b, name), "instructions", "count", "valgrind", i < 50 ? &down : i < 200 ? &up : &base, 1);
+    }
+    pg_gates g = {0};
+    pg_gates_parse(&g, "instructions");
+    pg_compare_opts o = {.gates = &g};
+    pg_comparison c;
+    CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
+    char *md = render(pg_render_markdown, &c);
+    CHECK(strlen(md) < 65536);      /* fits a pull-request comment */
+    CHECK(strstr(md, "100 more changed benchmarks are not shown here") != NULL);
+    CHECK(strstr(md, "The first 300 of 400 benchmarks") != NULL);
+    /* Regressions come first: b050 (the first regressed) is shown, b000 (improved) is not. */
+    const char *details = strstr(md, "<details>");
+    const char *r = strstr(md, "| b050 |"), *imp = strstr(md, "| b000 |");
+    CHECK(r && r < details);
+    CHECK(imp && imp > details);
+    CHECK(strstr(md, "candidate b (dirty work tree)") != NULL);
+    free(md);
+    pg_comparison_free(&c);
+    pg_gates_free(&g);
+    pg_side_free(&a);
+    pg_side_free(&b);
+}
+
+static void test_side_names(void)
+{
+    pg_side s;
+    char buf[200];
+    fx_side(&s, "HEAD~1", "3f2a9c1d8e07aaaaaaaaaaaaaaaaaaaaaaaaaaaa", "m", "perf");
+    pg_render_side(buf, sizeof buf, &s);
+    CHECK_STR(buf, "HEAD~1 (3f2a9c1d8e07)");
+    s.dirty = 1;
+    pg_render_side(buf, sizeof buf, &s);
+    CHECK_STR(buf, "HEAD~1 (3f2a9c1d8e07, dirty work tree)");
+    snprintf(s.label, sizeof s.label, "3f2a9c1");
+    pg_render_side(buf, sizeof buf, &s);
+    CHECK_STR(buf, "3f2a9c1d8e07 (dirty work tree)");
+    s.dirty = 0;
+    pg_render_side(buf, sizeof buf, &s);
+    CHECK_STR(buf, "3f2a9c1d8e07");
+    s.commit[0] = '\0';
+    snprintf(s.label, sizeof s.label, "a.json");
+    pg_render_side(buf, sizeof buf, &s);
+    CHECK_STR(buf, "a.json");
+}
+
 int main(void)
 {
+    test_side_names();
+    test_markdown_limits();
     pg_side a, b;
     build(&a, &b);
     pg_gates g = {0};
