@@ -10,7 +10,8 @@
 # the best wall time and the rate in folded lines per second. If
 # FLAMEGRAPH_PL names a flamegraph.pl (or `flamegraph.pl` is on PATH), it is
 # timed once on the same file as the baseline and the ratio is printed.
-# Env: PERFGATE (default build/perfgate), KEEP=1 keeps the files in $TMPDIR.
+# build/bench/flamegraph_render, when built, splits the time into parse+merge,
+# sort and render. Env: PERFGATE (default build/perfgate), KEEP=1 keeps the files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-200000}
@@ -67,6 +68,12 @@ t1=$(best "$pg" flamegraph "$dir/big.folded"); report "perfgate flamegraph (--mi
 t2=$(best "$pg" flamegraph --minwidth 0.1px "$dir/big.folded"); report "perfgate flamegraph --minwidth 0.1px" "$t2"
 t3=$(best "$pg" flamegraph --minwidth 0 "$dir/big.folded"); report "perfgate flamegraph --minwidth 0" "$t3"
 t4=$(best "$pg" flamegraph --diff "$dir/big.folded" "$dir/big.folded"); report "perfgate flamegraph --diff (same file twice)" "$t4"
+
+stages=$(dirname "$pg")/bench/flamegraph_render
+if [ -x "$stages" ]; then
+  echo "stages (best of 3, $stages):"
+  "$stages" "$dir/big.folded" 3
+fi
 
 fgpl=${FLAMEGRAPH_PL:-$(command -v flamegraph.pl || true)}
 if [ -n "$fgpl" ]; then
