@@ -38,9 +38,14 @@ static int try_open(const char *name, int sample, char *why, size_t len)
     return 0;
 }
 
-int pg_probe_run(pg_probe *p)
+int pg_probe_run(pg_probe *p, unsigned what)
 {
     memset(p, 0, sizeof *p);
+    snprintf(p->valgrind_why, sizeof p->valgrind_why, "not probed");
+    if (!(what & PG_PROBE_PERF)) {
+        snprintf(p->hw_why, sizeof p->hw_why, "not probed");
+        snprintf(p->sw_why, sizeof p->sw_why, "not probed");
+    }
     p->paranoid = -99;
     FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
     if (f) {
@@ -63,17 +68,22 @@ int pg_probe_run(pg_probe *p)
     /* PERFGATE_NO_PMU lets tests (and a user who distrusts the PMU) take the
      * no-counter path on any machine. */
     const char *nopmu = getenv("PERFGATE_NO_PMU");
-    if (nopmu && *nopmu && strcmp(nopmu, "0")) {
+    if (!(what & PG_PROBE_PERF)) {
+        /* not asked */
+    } else if (nopmu && *nopmu && strcmp(nopmu, "0")) {
         snprintf(p->hw_why, sizeof p->hw_why, "PERFGATE_NO_PMU is set");
     } else {
         p->hw_instructions = try_open("instructions", 0, p->hw_why, sizeof p->hw_why) == 0;
         p->sampling_hw = p->hw_instructions && try_open("cycles", 1, (char[512]){0}, 512) == 0;
     }
-    p->software = try_open("task-clock", 0, p->sw_why, sizeof p->sw_why) == 0;
-    p->sampling_sw = try_open("cpu-clock", 1, (char[512]){0}, 512) == 0;
-
+    if (what & PG_PROBE_PERF) {
+        p->software = try_open("task-clock", 0, p->sw_why, sizeof p->sw_why) == 0;
+        p->sampling_sw = try_open("cpu-clock", 1, (char[512]){0}, 512) == 0;
+    }
     pg_valgrind *vg = NULL;
-    if (pg_valgrind_new(&vg) == 0) {
+    if (!(what & PG_PROBE_VALGRIND)) {
+        /* not asked */
+    } else if (pg_valgrind_new(&vg) == 0) {
         p->valgrind = 1;
         snprintf(p->valgrind_version, sizeof p->valgrind_version, "%s", pg_valgrind_version(vg));
         pg_valgrind_free(vg);

@@ -105,30 +105,18 @@ void pg_valgrind_free(pg_valgrind *vg) { free(vg); }
 const char *pg_valgrind_version(const pg_valgrind *vg) { return vg->version; }
 const char *pg_valgrind_geometry(const pg_valgrind *vg) { return PG_VALGRIND_GEOMETRY; }
 
-int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir)
+int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *const *opts)
 {
-    size_t n = 0;
+    size_t n = 0, nopt = 0;
     while (argv[n])
         n++;
-    char outfile[PATH_MAX], logfile[PATH_MAX];
-    snprintf(outfile, sizeof outfile, "--cachegrind-out-file=%s/cachegrind.out.%%p", outdir);
-    snprintf(logfile, sizeof logfile, "--log-file=%s/valgrind.log.%%p", outdir);
-    const char *pre[] = {
-        vg->path, "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
-        "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64",
-        /* Count what the benchmark starts, too (a shell script, a driver). */
-        "--trace-children=yes",
-        /* Only the benchmark's own output in its logs: valgrind's warnings
-         * (about the host's caches, which the fixed geometry overrides) go to a
-         * file that collect reads only when the program could not start. */
-        "-q", outfile, logfile,
-    };
-    size_t npre = sizeof pre / sizeof *pre;
-    char **v = calloc(npre + n + 1, sizeof *v);
+    while (opts[nopt])
+        nopt++;
+    char **v = calloc(1 + nopt + n + 1, sizeof *v);
     if (!v)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    for (size_t i = 0; i < npre + n; i++) {
-        v[i] = strdup(i < npre ? pre[i] : argv[i - npre]);
+    for (size_t i = 0; i < 1 + nopt + n; i++) {
+        v[i] = strdup(i == 0 ? vg->path : i <= nopt ? opts[i - 1] : argv[i - 1 - nopt]);
         if (!v[i]) {
             pg_valgrind_argv_free(v);
             return pg_error_set(PG_ENOMEM, "out of memory");
@@ -136,6 +124,24 @@ int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv,
     }
     *out_argv = v;
     return 0;
+}
+
+int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir)
+{
+    char outfile[PATH_MAX], logfile[PATH_MAX];
+    snprintf(outfile, sizeof outfile, "--cachegrind-out-file=%s/cachegrind.out.%%p", outdir);
+    snprintf(logfile, sizeof logfile, "--log-file=%s/valgrind.log.%%p", outdir);
+    const char *const opts[] = {
+        "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+        "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64",
+        /* Count what the benchmark starts, too (a shell script, a driver). */
+        "--trace-children=yes",
+        /* Only the benchmark's own output in its logs: valgrind's warnings
+         * (about the host's caches, which the fixed geometry overrides) go to a
+         * file that collect reads only when the program could not start. */
+        "-q", outfile, logfile, NULL,
+    };
+    return pg_valgrind_wrap_tool(vg, out_argv, argv, opts);
 }
 
 void pg_valgrind_argv_free(char **argv)

@@ -63,7 +63,7 @@ int pg_cmd_doctor(int argc, char **argv)
         return pg_die("doctor takes no arguments, got '%s'; see 'perfgate doctor --help'", argv[1]);
 
     pg_probe p;
-    pg_probe_run(&p);
+    pg_probe_run(&p, PG_PROBE_ALL);
     printf("perf_event (kernel counters)\n");
     char buf[160];
     snprintf(buf, sizeof buf, "%d%s", p.paranoid,

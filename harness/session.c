@@ -15,7 +15,8 @@ int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events
 {
     memset(s, 0, sizeof *s);
     pg_probe probe;
-    pg_probe_run(&probe);
+    pg_probe_run(&probe, requested == PG_BACKEND_PERF ? PG_PROBE_PERF
+                         : requested == PG_BACKEND_VALGRIND ? PG_PROBE_VALGRIND : PG_PROBE_ALL);
     int rc = pg_backend_choose(&s->backend, s->notice, sizeof s->notice, requested, &probe);
     if (rc < 0)
         return rc;

@@ -171,7 +171,7 @@ static void test_fallback(void)
 static void test_count_child(void)
 {
     pg_probe probe;
-    pg_probe_run(&probe);
+    pg_probe_run(&probe, PG_PROBE_ALL);
     pg_evlist *l = NULL;
     CHECK_EQ_INT(pg_evlist_new(&l, NULL, 1), 0);
     if (!l)
