@@ -158,12 +158,14 @@ static void hot_colour(pg_svgbuf *b, const frame *fr)
     pg_svg_printf(b, "rgb(%u,%u,%u)", r, g, bl);
 }
 
-/* Red for growth, blue for shrinkage, white for none; flamegraph.pl's scale. */
-static void diff_colour(pg_svgbuf *b, double delta, double maxabs)
+/* Red for growth, blue for shrinkage, white for none; flamegraph.pl's scale.
+ * Returns whether the colour is dark enough to need white text. */
+static int diff_colour(pg_svgbuf *b, double delta, double maxabs)
 {
     unsigned r = 255, g = 255, bl = 255;
+    double m = 0;
     if (maxabs > 0 && delta != 0) {
-        double m = fabs(delta) / maxabs;
+        m = fabs(delta) / maxabs;
         if (m > 1)
             m = 1;
         unsigned v = (unsigned)lround(210.0 * (1.0 - m));
@@ -173,6 +175,7 @@ static void diff_colour(pg_svgbuf *b, double delta, double maxabs)
             r = g = v;
     }
     pg_svg_printf(b, "rgb(%u,%u,%u)", r, g, bl);
+    return delta < 0 ? m > 0.5 : m > 0.8;   /* black on pure blue is unreadable sooner */
 }
 
 /* The label drawn in a frame `px` pixels wide: the name, or as much of it as
@@ -210,6 +213,7 @@ static const char css[] =
     "#frames > g:hover > rect { stroke:black; stroke-width:0.5; }\n"
     "#frames > g { cursor:pointer; }\n"
     "#frames text { pointer-events:none; }\n"
+    "text.w { fill:rgb(255,255,255); }\n"
     ".hide { display:none; }\n"
     ".parent { opacity:0.5; }\n";
 
@@ -447,11 +451,12 @@ static int render(char **out, size_t *outlen, layout *L, const pg_flamegraph_opt
         pg_svg_puts(b, "\" width=\"");
         pg_svg_fixed(b, wp, 4);
         pg_svg_printf(b, "%%\" height=\"%d\" fill=\"", FRAME_H - 1);
+        int dark = 0;
         if (d)
-            diff_colour(b, (double)fr->self_after - (double)fr->self_before * d->scale, d->maxabs);
+            dark = diff_colour(b, (double)fr->self_after - (double)fr->self_before * d->scale, d->maxabs);
         else
             hot_colour(b, fr);
-        pg_svg_puts(b, "\"/><text x=\"");
+        pg_svg_puts(b, dark ? "\"/><text class=\"w\" x=\"" : "\"/><text x=\"");
         pg_svg_fixed(b, xp + 300.0 / fw, 4);
         pg_svg_puts(b, "%\" y=\"");
         pg_svg_fixed(b, fy + 10.5, 1);

@@ -219,6 +219,8 @@ static void diff(void)
     CHECK_STR(attr(svg, "grow", "rect", "fill"), "rgb(255,0,0)");     /* the largest change: full red */
     CHECK_STR(attr(svg, "shrink", "rect", "fill"), "rgb(0,0,255)");   /* and full blue */
     CHECK_STR(attr(svg, "same", "rect", "fill"), "rgb(255,255,255)");
+    CHECK_STR(attr(svg, "shrink", "text", "class"), "w");   /* white text on dark blue */
+    CHECK_STR(attr(svg, "same", "text", "class"), "");
     /* fresh grew by 6 of a largest 20: 210 * (1 - 6/20) = 147. */
     CHECK_STR(attr(svg, "fresh", "rect", "fill"), "rgb(255,147,147)");
     /* Widths from AFTER. */
