@@ -61,7 +61,7 @@ static const char usage_text[] =
     "\n"
     "When GITHUB_STEP_SUMMARY is set, the markdown report is appended to that file too.\n"
     "Exit status: 0 no regression, 1 at least one gating metric regressed, 2 error (no\n"
-    "results for a revision, bad arguments, different machines).\n";
+    "results for a revision, bad arguments, different machines), 130 interrupted.\n";
 
 typedef enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON, FMT_JUNIT } out_format;
 
@@ -468,7 +468,8 @@ int pg_cmd_compare(int argc, char **argv)
     char ida[16], idb[16];
     if (rc == 0)
         rc = choose_machines(ida, idb, &a, &b, &o);
-    int status = rc < 0 ? pg_die_last() : compare(in, ida, idb, &o);
+    int status = rc == PG_EINTR ? (fprintf(stderr, "perfgate: %s\n", pg_error_last()), 130)
+                 : rc < 0 ? pg_die_last() : compare(in, ida, idb, &o);
     cJSON_Delete(a.runs);
     cJSON_Delete(b.runs);
     pg_repo_free(repo);

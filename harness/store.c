@@ -27,12 +27,23 @@ int pg_store_root(char *out, size_t len, const char *option, const char *workdir
 }
 
 /* A store document's runs, checked: `doc` must be an object with a "runs" array,
- * or a single run document (which becomes a one-element array). Consumes `doc`:
+ * a single run document (which becomes a one-element array), or an array of
+ * run documents. Consumes `doc`:
  * the runs are moved out of it, not copied (a large suite's document is tens of
  * megabytes). */
 static int runs_of(cJSON **runs, cJSON *doc, const char *path)
 {
     int rc = 0;
+    if (cJSON_IsArray(doc)) {      /* `perfgate show --format json`: the runs themselves */
+        const cJSON *r;
+        cJSON_ArrayForEach(r, doc)
+            if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "benchmarks"))) {
+                cJSON_Delete(doc);
+                return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (an array, but not of run documents)", path);
+            }
+        *runs = doc;
+        return 0;
+    }
     cJSON *arr = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "runs") : NULL;
     if (!cJSON_IsObject(doc)) {
         rc = pg_error_set(PG_EINVAL, "%s: not a perfgate result document (expected a JSON object)", path);

@@ -127,6 +127,12 @@ check "(c) delta exactly 0 ($i2 vs $i3)" [ "$(json c.json "d['benchmarks'][0]['m
 expect_exit 0 "(c) main~1 main" "$PG" compare main~1 main
 contains "$T/out" "verdict: unchanged -- 2 unchanged of 2 benchmarks compared"
 
+# A result file (what `show --format json` prints) against a revision.
+"$PG" show "$c0" --format json > "$T/c0.json"
+expect_exit 1 "a result file against a revision" "$PG" compare "$T/c0.json" "$c1"
+contains "$T/out" "verdict: regressed -- 1 regressed, 1 unchanged of 2 benchmarks compared"
+contains "$T/out" "$T/c0.json (${c0:0:12}) -> ${c1:0:12}"
+
 # No results for a revision: exit 2 and say how to get them.
 git -C "$R" commit -q --allow-empty -m "not measured"
 expect_exit 2 "no results stored" "$PG" compare HEAD~1 HEAD
