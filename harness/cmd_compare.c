@@ -300,8 +300,8 @@ static int choose_machines(char ida[16], char idb[16], input *a, input *b, const
     }
     const cJSON *la = latest(a->runs, o->backend_name), *lb = latest(b->runs, o->backend_name);
     if (!la || !lb)
-        return pg_error_set(PG_ENOTFOUND, "no results measured by the %s backend for %s", o->backend_name,
-                            !la ? a->arg : b->arg);
+        return pg_error_set(PG_ENOTFOUND, "no results%s%s%s for %s", o->backend_name ? " measured by the " : "",
+                            o->backend_name ? o->backend_name : "", o->backend_name ? " backend" : "", !la ? a->arg : b->arg);
     if (!o->cross_machine) {
         char da[256], db[256];
         describe_machine(da, sizeof da, la);

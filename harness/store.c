@@ -36,6 +36,10 @@ static int runs_of(cJSON **runs, cJSON *doc, const char *path)
     int rc = 0;
     if (cJSON_IsArray(doc)) {      /* `perfgate show --format json`: the runs themselves */
         const cJSON *r;
+        if (!doc->child) {
+            cJSON_Delete(doc);
+            return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (an empty array: no runs)", path);
+        }
         cJSON_ArrayForEach(r, doc)
             if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "benchmarks"))) {
                 cJSON_Delete(doc);

@@ -83,6 +83,10 @@ expect_exit 0 "perf vs valgrind instructions not compared" "$PG" compare --allow
 cp "$T/out" y.json
 check "perf vs valgrind: note" python3 -c "import json,sys; d=json.load(open('y.json')); m=[m for m in d['benchmarks'][0]['metrics'] if m['name']=='instructions'][0]; sys.exit(not ('by perf in the baseline, by valgrind in the candidate' in m['note'] and m['verdict']=='inconclusive' and d['verdict']=='inconclusive'))"
 
+expect_exit 2 "--backend keeps only that backend's results" "$PG" compare --backend perf base.json slower.json
+contains "$T/err" "no results measured by the perf backend for base.json"
+expect_exit 0 "--backend perf on perf results" "$PG" compare --backend perf p0.json p1.json
+
 # Failures are said, not hidden.
 doc f.json m1 valgrind -- 'sort:!killed by signal 11 (SIGSEGV)' hash:instructions=500000 parse:instructions=200000
 expect_exit 0 "failed benchmark: inconclusive" "$PG" compare base.json f.json
