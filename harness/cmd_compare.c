@@ -165,6 +165,25 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* A store file (<store>/results/<commit>/<machine>.json) names its stacks
+ * relative to the store root: `dir` (the file's directory) becomes <store>. */
+static void stacks_root_of_store_file(char *dir)
+{
+    char *last = strrchr(dir, '/');
+    if (!last)
+        return;
+    *last = '\0';
+    char *prev = strrchr(dir, '/');
+    const char *name = prev ? prev + 1 : dir;
+    if (strcmp(name, "results")) {
+        *last = '/';
+    } else if (prev) {
+        *prev = '\0';
+    } else {
+        strcpy(dir, ".");
+    }
+}
+
 /* Loads a file input, or resolves a revision and loads what the store has for it. */
 static int load_input(input *in, pg_repo **repo, char *root, size_t rootlen, const opts *o)
 {
@@ -176,6 +195,7 @@ static int load_input(input *in, pg_repo **repo, char *root, size_t rootlen, con
             *slash = '\0';
         else
             snprintf(in->stacks_base, sizeof in->stacks_base, ".");
+        stacks_root_of_store_file(in->stacks_base);
         return rc;
     }
     int rc;

@@ -133,6 +133,15 @@ expect_exit 1 "a result file against a revision" "$PG" compare "$T/c0.json" "$c1
 contains "$T/out" "verdict: regressed -- 1 regressed, 1 unchanged of 2 benchmarks compared"
 contains "$T/out" "$T/c0.json (${c0:0:12}) -> ${c1:0:12}"
 
+# Store files compared directly still find their stacks (relative to the store).
+f0=$(ls .perfgate/results/$c0/*.json); f1=$(ls .perfgate/results/$c1/*.json)
+expect_exit 1 "two store files" "$PG" compare "$f0" "$f1"
+contains "$T/out" "mixer: self cost by function (instructions)"
+cd .perfgate
+expect_exit 1 "two store files, relative paths" "$PG" compare "results/$c0/${f0##*/}" "results/$c1/${f1##*/}"
+contains "$T/out" "mixer: self cost by function (instructions)"
+cd "$R"
+
 # No results for a revision: exit 2 and say how to get them.
 git -C "$R" commit -q --allow-empty -m "not measured"
 expect_exit 2 "no results stored" "$PG" compare HEAD~1 HEAD
