@@ -23,7 +23,9 @@ echo prog > "$R/bench/.gitignore"
 write_prog() {  # MIX_N OTHER_N [COMMENT]
   cat > "$R/bench/prog.c" <<C
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 /* ${3:-a small benchmark} */
 __attribute__((noinline)) static unsigned long mix(unsigned long x, long n)
 {
@@ -46,6 +48,13 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "mix")) {
         x = mix(x, $1);
         x = other(x, $2);
+        const char *log = getenv("PG_ORDER_LOG");   /* which checkout ran, in order */
+        char cwd[4096];
+        FILE *f = log ? fopen(log, "a") : NULL;
+        if (f && getcwd(cwd, sizeof cwd))
+            fprintf(f, "%s\n", cwd);
+        if (f)
+            fclose(f);
     } else {
         x = third(x, 300000);
     }
@@ -171,6 +180,14 @@ check "--run-missing: build products stay out of the clone" [ ! -e bench/prog ]
 expect_exit 1 "second compare uses the stored results" "$PG" compare "$c0" "$c1" --run-missing --backend valgrind
 lacks "$T/err" "building"
 contains "$T/out" "verdict: regressed"
+# Both revisions measured: their runs interleave round by round (A, B, A, B).
+PG_ORDER_LOG=$T/order TMPDIR=$T/tmp expect_exit 0 "--run-missing --repeat 2: comment-only change unchanged" \
+  "$PG" compare "$c2" "$c3" --run-missing --backend valgrind --repeat 2
+contains "$T/out" "verdict: unchanged -- 2 unchanged of 2 benchmarks compared"
+check "interleaved: A, B, A, B ($(tr '\n' ' ' < "$T/order"))" python3 -c "
+import sys; l = open(sys.argv[1]).read().split()
+sys.exit(not (len(l) == 4 and l[0] != l[1] and l[0] == l[2] and l[1] == l[3] and 'perfgate-rev-' in l[0]))" "$T/order"
+
 # A revision whose build fails: exit 2, nothing left behind.
 git checkout -q -b broken
 sed -i 's/cc -O1/cc -O1 -DNOPE -include no-such-header.h/' bench/perfgate.json
