@@ -3,6 +3,7 @@
  * (parsed by a small XML reader that checks well-formedness and the elements
  * and attributes the JUnit schema requires). */
 #include "report/compare.h"
+#include "report/explain.h"
 #include "report/render.h"
 #include "tests/check.h"
 #include "tests/unit/fixture_side.h"
@@ -465,8 +466,22 @@ static void test_side_names(void)
     CHECK_STR(buf, "a.json");
 }
 
+static void test_file_names(void)
+{
+    char buf[64];
+    pg_explain_file_name(buf, sizeof buf, "sort-1m");
+    CHECK_STR(buf, "sort-1m");
+    pg_explain_file_name(buf, sizeof buf, "../etc/passwd x");
+    CHECK_STR(buf, "_._etc_passwd_x");
+    pg_explain_file_name(buf, sizeof buf, ".hidden");
+    CHECK_STR(buf, "_hidden");
+    pg_explain_file_name(buf, sizeof buf, "");
+    CHECK_STR(buf, "_");
+}
+
 int main(void)
 {
+    test_file_names();
     test_side_names();
     test_markdown_limits();
     pg_side a, b;
