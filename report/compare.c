@@ -27,14 +27,11 @@ static size_t order_of(const pg_gates *g, const char *metric)
     return g->n + NSHARED;
 }
 
-static const pg_gates *sort_gates;  /* qsort has no context argument */
-
 static int cmp_metric(const void *x, const void *y)
 {
     const pg_metric_cmp *a = x, *b = y;
-    size_t oa = order_of(sort_gates, a->metric), ob = order_of(sort_gates, b->metric);
-    if (oa != ob)
-        return oa < ob ? -1 : 1;
+    if (a->order != b->order)
+        return a->order < b->order ? -1 : 1;
     int c = strcmp(a->metric, b->metric);
     return c ? c : strcmp(a->backend, b->backend);
 }
@@ -74,21 +71,26 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
                         (sa->n >= 2 && sb->n >= 2 && pg_stats_all_equal(sa->v, sa->n) && pg_stats_all_equal(sb->v, sb->n));
     /* A change from zero is infinitely many percent: beyond any threshold. */
     double mag = isnan(mc->delta_pct) ? INFINITY : fabs(mc->delta_pct);
-    if (mag <= mc->threshold_pct) {
+    mc->exceeds = mag > mc->threshold_pct;
+    int enough = sa->n >= min_samples && sb->n >= min_samples;
+    if (!mc->exceeds) {
         mc->verdict = PG_VERDICT_UNCHANGED;
     } else if (mc->deterministic) {
         mc->verdict = mc->delta_abs > 0 ? PG_VERDICT_REGRESSED : PG_VERDICT_IMPROVED;
-    } else if (sa->n < min_samples || sb->n < min_samples) {
+    } else if (!enough) {
         mc->verdict = PG_VERDICT_INCONCLUSIVE;
         snprintf(mc->note, sizeof mc->note, "noisy metric: %zu and %zu samples, %zu per side needed to test significance",
                  sa->n, sb->n, min_samples);
     } else {
-        pg_mwu u;
-        if (pg_stats_mannwhitney(&u, sa->v, sa->n, sb->v, sb->n) == 0) {
-            mc->tested = 1;
-            mc->p = u.p;
-        }
         mc->verdict = PG_VERDICT_INCONCLUSIVE;  /* decided once every p-value is known */
+    }
+    /* Every noisy pair that can be tested is, within its threshold or not: the
+     * false-discovery correction must count all the tests, not only the ones
+     * that looked large. */
+    pg_mwu u;
+    if (!mc->deterministic && enough && pg_stats_mannwhitney(&u, sa->v, sa->n, sb->v, sb->n) == 0) {
+        mc->tested = 1;
+        mc->p = u.p;
     }
 }
 
@@ -270,6 +272,8 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
                 if (!mc->tested)
                     continue;
                 mc->q = p[k++];
+                if (!mc->exceeds)
+                    continue;
                 if (mc->q < out->alpha)
                     mc->verdict = mc->delta_abs > 0 ? PG_VERDICT_REGRESSED : PG_VERDICT_IMPROVED;
                 else
@@ -288,7 +292,8 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         pg_strindex_get(&ia, bc->name, &ja);
         pg_strindex_get(&ib, bc->name, &jb);
         bench_verdict(bc, &base->b[ja], &cand->b[jb], o->gates);
-        sort_gates = o->gates;
+        for (size_t k = 0; k < bc->nm; k++)
+            bc->m[k].order = order_of(o->gates, bc->m[k].metric);
         qsort(bc->m, bc->nm, sizeof *bc->m, cmp_metric);
         out->count[bc->verdict]++;
     }

@@ -8,12 +8,12 @@
  *     wall-time or max-rss — or every repeat identical on
  *     both sides with at least 2 each) are decided by the threshold alone:
  *     delta > +threshold regressed, < -threshold improved, else unchanged;
- *   - noisy metrics need fewer than `min_samples` on neither side (else
- *     inconclusive) and are tested with Mann-Whitney U (report/stats.h); the
- *     p-values of every noisy pair of the whole comparison are adjusted
+ *   - noisy metrics with at least `min_samples` on each side are tested with
+ *     Mann-Whitney U (report/stats.h), and the p-values of every tested pair
+ *     of the whole comparison (within their thresholds or not) are adjusted
  *     together with Benjamini-Hochberg. |delta| <= threshold: unchanged;
  *     beyond it with adjusted p < alpha: regressed or improved; beyond it
- *     without significance: inconclusive.
+ *     without significance, or with too few samples: inconclusive.
  * A benchmark's verdict comes from its gating metrics only, in this order:
  * regressed if any regressed, else inconclusive if any is (or is missing, or
  * the benchmark failed on a side), else improved if any improved, else
@@ -40,11 +40,13 @@ typedef struct pg_metric_cmp {
     pg_threshold_source threshold_source;
     int gating;
     int deterministic;
-    int tested;                     /* Mann-Whitney U was computed */
+    int exceeds;                    /* |delta_pct| > threshold_pct (a change from 0 always does) */
+    int tested;                     /* Mann-Whitney U was computed (every noisy pair with enough samples) */
     double p, q;                    /* raw and BH-adjusted p-values (NAN when not tested) */
     int not_compared;               /* on one side only, or across backends: verdict inconclusive */
     pg_verdict verdict;
     char note[160];                 /* why inconclusive / not compared, "" otherwise */
+    size_t order;                   /* its place in the benchmark's list (gates first) */
 } pg_metric_cmp;
 
 /* One row of the per-function table: a function's self cost on both sides. */

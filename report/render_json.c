@@ -40,15 +40,19 @@ static void raw(jw *w, const char *s, size_t n)
 
 static void put(jw *w, const char *s) { raw(w, s, strlen(s)); }
 
-/* Characters a JSON string cannot hold as they are. */
-static const char specials[] = "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"
-                               "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f";
+/* Characters a JSON string cannot hold as they are: '"', '\\' and controls. */
+static int special(unsigned char ch)
+{
+    return ch < 0x20 || ch == '"' || ch == '\\';
+}
 
 static void str(jw *w, const char *s)
 {
     raw(w, "\"", 1);
     for (;;) {
-        size_t n = strcspn(s, specials);
+        size_t n = 0;
+        while (s[n] && !special((unsigned char)s[n]))
+            n++;
         raw(w, s, n);
         s += n;
         if (!*s)

@@ -12,6 +12,18 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Samples are a handful: insertion sort beats qsort's calls through a pointer. */
+static void sort_small(double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 double pg_stats_median(const double *v, size_t n)
 {
     if (n == 0)
@@ -22,7 +34,10 @@ double pg_stats_median(const double *v, size_t n)
     if (!w)
         return NAN;
     memcpy(w, v, n * sizeof *w);
-    qsort(w, n, sizeof *w, cmp_double);
+    if (n <= 64)
+        sort_small(w, n);
+    else
+        qsort(w, n, sizeof *w, cmp_double);
     double m = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
     if (w != small)
         free(w);
@@ -47,32 +62,53 @@ static int cmp_ranked(const void *x, const void *y)
     return cmp_double(&((const ranked *)x)->v, &((const ranked *)y)->v);
 }
 
-/* P(U <= k) under the null hypothesis for sample sizes m and n, without ties.
- * The number of orderings with U = u is the coefficient of q^u in the Gaussian
- * binomial [m+n choose m]_q = prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i), built
- * one factor at a time; every intermediate is an integer below C(m+n, m). */
-static int exact_cdf(double *out, size_t m, size_t n, size_t k)
+/* P(U <= u) for u = 0..m*n under the null hypothesis for sample sizes m and
+ * n, without ties, into cdf[]. The number of orderings with U = u is the
+ * coefficient of q^u in the Gaussian binomial [m+n choose m]_q =
+ * prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i), built one factor at a time; every
+ * intermediate is an integer below C(m+n, m), exact in a double up to
+ * PG_MWU_EXACT_MAX. */
+static void exact_table(double *cdf, size_t m, size_t n)
 {
     size_t top = m * n;
-    double *c = calloc(top + 1, sizeof *c);
-    if (!c)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    c[0] = 1;
+    memset(cdf, 0, (top + 1) * sizeof *cdf);
+    cdf[0] = 1;
     for (size_t i = 1; i <= m; i++) {
         size_t s = n + i;
         for (size_t u = top; u >= s; u--)      /* times (1 - q^s) */
-            c[u] -= c[u - s];
+            cdf[u] -= cdf[u - s];
         for (size_t u = i; u <= top; u++)      /* divided by (1 - q^i) */
-            c[u] += c[u - i];
+            cdf[u] += cdf[u - i];
     }
-    double below = 0, total = 0;
+    double total = 0;
+    for (size_t u = 0; u <= top; u++)
+        total += cdf[u];
+    double run = 0;
     for (size_t u = 0; u <= top; u++) {
-        total += c[u];
-        if (u <= k)
-            below += c[u];
+        run += cdf[u];
+        cdf[u] = run / total;
     }
-    free(c);
-    *out = below / total;
+}
+
+/* A comparison tests thousands of pairs of the same sample sizes: the table
+ * of the last sizes is kept (per thread; reachable, so not a leak). */
+static _Thread_local struct {
+    size_t m, n;
+    double *cdf;
+} cached;
+
+static int exact_cdf(double *out, size_t m, size_t n, size_t k)
+{
+    if (!cached.cdf || cached.m != m || cached.n != n) {
+        double *t = realloc(cached.cdf, (m * n + 1) * sizeof *t);
+        if (!t)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        exact_table(t, m, n);
+        cached.cdf = t;
+        cached.m = m;
+        cached.n = n;
+    }
+    *out = cached.cdf[k];
     return 0;
 }
 
@@ -88,7 +124,17 @@ int pg_stats_mannwhitney(pg_mwu *out, const double *a, size_t na, const double *
         r[i] = (ranked){a[i], 1};
     for (size_t i = 0; i < nb; i++)
         r[na + i] = (ranked){b[i], 0};
-    qsort(r, n, sizeof *r, cmp_ranked);
+    if (n <= 64) {
+        for (size_t i = 1; i < n; i++) {
+            ranked x = r[i];
+            size_t j = i;
+            for (; j > 0 && r[j - 1].v > x.v; j--)
+                r[j] = r[j - 1];
+            r[j] = x;
+        }
+    } else {
+        qsort(r, n, sizeof *r, cmp_ranked);
+    }
 
     /* Midranks for ties; sum of t^3 - t over tie groups for the variance. */
     double rank_a = 0, ties = 0;

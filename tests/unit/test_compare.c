@@ -96,6 +96,9 @@ static void test_noisy(void)
     fx_metric(fx_bench(&b, "few"), "cycles", "count", "perf", s1, 2);
     fx_metric(fx_bench(&a, "same"), "cycles", "count", "perf", i0, 3);
     fx_metric(fx_bench(&b, "same"), "cycles", "count", "perf", i1, 3);
+    double k0[] = {100, 101, 99, 100.5, 99.5}, k1[] = {100.2, 101.1, 99.3, 100.4, 99.6};  /* within 5% */
+    fx_metric(fx_bench(&a, "calm"), "cycles", "count", "perf", k0, 5);
+    fx_metric(fx_bench(&b, "calm"), "cycles", "count", "perf", k1, 5);
     /* A metric measured by another backend on one side is never compared. */
     fx_metric(&a.b[0], "instructions", "count", "perf", c0, 5);
     fx_metric(&b.b[0], "instructions", "count", "valgrind", c1, 5);
@@ -108,8 +111,9 @@ static void test_noisy(void)
     const pg_metric_cmp *m = pg_bench_cmp_metric(&c.bench[0], "cycles");
     CHECK(m->tested && !m->deterministic);
     CHECK_NEAR(m->p, 2.0 / 252.0, 1e-12);
-    /* BH over the 2 tested pairs: clear has the smallest p, q = p * 2 / 1. */
-    CHECK_NEAR(m->q, 4.0 / 252.0, 1e-12);
+    /* BH over the 3 tested pairs (calm too, though within its threshold: the
+     * correction counts every test): clear has the smallest p, q = p * 3 / 1. */
+    CHECK_NEAR(m->q, 6.0 / 252.0, 1e-12);
     CHECK_EQ_INT(m->verdict, PG_VERDICT_REGRESSED);
     CHECK_EQ_INT(c.bench[0].verdict, PG_VERDICT_REGRESSED);
     const pg_metric_cmp *x = pg_bench_cmp_metric(&c.bench[0], "instructions");
@@ -127,6 +131,9 @@ static void test_noisy(void)
     m = pg_bench_cmp_metric(&c.bench[3], "cycles");
     CHECK(m->deterministic && !m->tested);
     CHECK_EQ_INT(m->verdict, PG_VERDICT_REGRESSED);
+    m = pg_bench_cmp_metric(&c.bench[4], "cycles");
+    CHECK(m->tested && !m->exceeds && !isnan(m->q));
+    CHECK_EQ_INT(m->verdict, PG_VERDICT_UNCHANGED);
     CHECK_EQ_INT(c.verdict, PG_VERDICT_REGRESSED);
     pg_comparison_free(&c);
 

@@ -83,6 +83,13 @@ static void test_mwu_normal(void)
     CHECK_NEAR(u.u1, 435, 0);
     CHECK_NEAR(u.p, 0.8302552839111963, 1e-12);
     CHECK_EQ_INT(pg_stats_mannwhitney(&u, e, 0, o, 30), PG_EINVAL);
+    /* 40 vs 40 (the other sorting path): U1 = 780 of 1600, z = 19.5 / sqrt(1600 * 81 / 12). */
+    double e4[40], o4[40];
+    for (int i = 0; i < 40; i++)
+        e4[39 - i] = 2 * i, o4[i] = 2 * i + 1;
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, e4, 40, o4, 40), 0);
+    CHECK_NEAR(u.u1, 780, 0);
+    CHECK_NEAR(u.p, 0.8511597790430958, 1e-12);
 }
 
 static void test_bh(void)
