@@ -1,4 +1,5 @@
 #include "counters/readings.h"
+#include "util/array.h"
 #include "util/error.h"
 
 #include <stdio.h>
@@ -8,14 +9,9 @@
 int pg_readings_add(pg_readings *r, const char *name, const char *unit, const char *backend,
                     double value, double running)
 {
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 16;
-        pg_reading *v = realloc(r->v, cap * sizeof *v);
-        if (!v)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        r->v = v;
-        r->cap = cap;
-    }
+    int rc = pg_array_grow(&r->v, &r->cap, r->n, sizeof *r->v, 16);
+    if (rc < 0)
+        return rc;
     pg_reading *x = &r->v[r->n++];
     memset(x, 0, sizeof *x);
     snprintf(x->name, sizeof x->name, "%s", name);

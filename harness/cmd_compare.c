@@ -189,12 +189,7 @@ static int load_input(input *in, pg_repo **repo, char *root, size_t rootlen, con
 {
     if (in->is_file) {
         int rc = pg_store_load_file(&in->runs, in->arg);
-        snprintf(in->stacks_base, sizeof in->stacks_base, "%s", in->arg);
-        char *slash = strrchr(in->stacks_base, '/');
-        if (slash)
-            *slash = '\0';
-        else
-            snprintf(in->stacks_base, sizeof in->stacks_base, ".");
+        pg_path_dirname(in->stacks_base, sizeof in->stacks_base, in->arg);
         stacks_root_of_store_file(in->stacks_base);
         return rc;
     }

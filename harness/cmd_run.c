@@ -178,12 +178,7 @@ int pg_cmd_run(int argc, char **argv)
     }
     if (set.build && !no_build) {
         char mdir[PATH_MAX];
-        snprintf(mdir, sizeof mdir, "%s", set.build_manifest);
-        char *slash = strrchr(mdir, '/');
-        if (slash)
-            *slash = '\0';
-        else
-            snprintf(mdir, sizeof mdir, ".");
+        pg_path_dirname(mdir, sizeof mdir, set.build_manifest);
         if (pg_session_build(set.build, workdir ? workdir : mdir) < 0) {
             pg_session_close(&sess);
             pg_benchset_free(&set);

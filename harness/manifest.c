@@ -1,6 +1,8 @@
 /* harness/manifest.c — perfgate.json, strictly checked. A typo in a key must
  * not silently turn into "use the default", so unknown keys are errors. */
 #include "harness/bench.h"
+#include "util/array.h"
+#include "util/jsonfile.h"
 #include "util/error.h"
 #include "util/fileio.h"
 
@@ -124,14 +126,9 @@ static char *resolve(const char *dir, const char *p)
 
 int pg_bench_new_entry(pg_benchset *s, pg_bench **out)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        pg_bench *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        s->v = v;
-        s->cap = cap;
-    }
+    int rc = pg_array_grow(&s->v, &s->cap, s->n, sizeof *s->v, 8);
+    if (rc < 0)
+        return rc;
     pg_bench *b = &s->v[s->n++];
     memset(b, 0, sizeof *b);
     b->repeat = b->warmup = -1;
@@ -209,33 +206,13 @@ int pg_manifest_load(pg_benchset *s, const char *path)
 {
     static const char *const top[] = {"build", "defaults", "benchmarks", "$schema", NULL};
     static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", NULL};
-    char *text;
-    size_t len;
-    int rc = pg_file_read(&text, &len, path);
+    cJSON *doc = NULL;
+    int rc = pg_json_read_file(&doc, path);
     if (rc < 0)
         return rc;
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!doc) {
-        /* Line and column, as an editor shows them. */
-        int line = 1, col = 1;
-        for (const char *p = text; end && p < end; p++)
-            if (*p == '\n')
-                line++, col = 1;
-            else
-                col++;
-        free(text);
-        return pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", path, line, col);
-    }
-    free(text);
 
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        strcpy(dir, ".");
+    pg_path_dirname(dir, sizeof dir, path);
     char absdir[4096];
     if (!realpath(dir, absdir))
         snprintf(absdir, sizeof absdir, "%s", dir);

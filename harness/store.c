@@ -1,6 +1,7 @@
 /* harness/store.c — see store.h. */
 #include "harness/store.h"
 #include "util/error.h"
+#include "util/jsonfile.h"
 #include "util/fileio.h"
 
 #include <dirent.h>
@@ -69,20 +70,10 @@ static int runs_of(cJSON **runs, cJSON *doc, const char *path)
 
 static int parse_file(cJSON **doc, const char *path)
 {
-    char *text;
-    size_t len;
-    int rc = pg_file_read(&text, &len, path);
-    if (rc < 0)
-        return rc;
-    const char *end = NULL;
-    *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!*doc) {
-        long at = end ? (long)(end - text) : -1;
-        free(text);
-        return pg_error_set(PG_EINVAL, "%s: corrupt result file (invalid JSON near byte %ld); move it away or delete it", path, at);
-    }
-    free(text);
-    return 0;
+    int rc = pg_json_read_file(doc, path);
+    if (rc == PG_EINVAL)
+        return pg_error_wrap(PG_EINVAL, "corrupt result file (move it away or delete it)");
+    return rc;
 }
 
 int pg_store_load_file(cJSON **runs, const char *path)

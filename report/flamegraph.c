@@ -7,6 +7,7 @@
  * the pass is linear in the total length of the stacks.
  */
 #include "report/flamegraph.h"
+#include "util/array.h"
 #include "report/svg.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -64,14 +65,8 @@ static int keep_frame(layout *L, const open_frame *of, uint32_t depth, uint64_t 
     uint64_t w = x - of->x0;
     if (w == 0 || (double)w * 100.0 < min_pct * (double)L->total)
         return 0;
-    if (L->n == L->cap) {
-        size_t cap = L->cap ? L->cap * 2 : 1024;
-        frame *nf = realloc(L->f, cap * sizeof *nf);
-        if (!nf)
-            return pg_error_set(PG_ENOMEM, "out of memory drawing a flamegraph");
-        L->f = nf;
-        L->cap = cap;
-    }
+    if (pg_array_grow(&L->f, &L->cap, L->n, sizeof *L->f, 1024) < 0)
+        return pg_error_set(PG_ENOMEM, "out of memory drawing a flamegraph");
     L->f[L->n++] = (frame){of->name, of->namelen, depth, of->x0, w, b - of->b0, a - of->a0, of->self_b, of->self_a};
     if (depth > L->maxdepth)
         L->maxdepth = depth;

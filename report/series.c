@@ -1,19 +1,15 @@
 /* report/series.c — see series.h. */
 #include "report/series.h"
+#include "util/array.h"
 #include "util/error.h"
 
 #include <stdlib.h>
 
 int pg_series_push(pg_series *s, double v)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 8;
-        double *nv = realloc(s->v, cap * sizeof *nv);
-        if (!nv)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        s->v = nv;
-        s->cap = cap;
-    }
+    int rc = pg_array_grow(&s->v, &s->cap, s->n, sizeof *s->v, 8);
+    if (rc < 0)
+        return rc;
     s->v[s->n++] = v;
     return 0;
 }

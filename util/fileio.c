@@ -86,12 +86,7 @@ int pg_file_write_atomic(const char *path, const void *data, size_t len)
     }
     /* The rename is durable only once the directory entry is. */
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = '\0';
-    else
-        strcpy(dir, ".");
+    pg_path_dirname(dir, sizeof dir, path);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         fsync(dfd);
@@ -120,4 +115,14 @@ int pg_mkdirs(const char *path)
         }
     }
     return 0;
+}
+
+void pg_path_dirname(char *out, size_t len, const char *path)
+{
+    snprintf(out, len, "%s", path);
+    char *slash = strrchr(out, '/');
+    if (slash)
+        *(slash == out ? slash + 1 : slash) = '\0';
+    else
+        snprintf(out, len, ".");
 }

@@ -13,6 +13,10 @@ int pg_file_read(char **out, size_t *len, const char *path);
  * file or the new one, never a part. On failure nothing is left behind. */
 int pg_file_write_atomic(const char *path, const void *data, size_t len);
 
+/* The directory part of `path` into `out` ("a/b/c.json" -> "a/b", "c.json" ->
+ * ".", "/c" -> "/"), as dirname(1) says it. */
+void pg_path_dirname(char *out, size_t len, const char *path);
+
 /* mkdir -p; PG_EIO naming the first directory that could not be made. */
 int pg_mkdirs(const char *path);
 

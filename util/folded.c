@@ -2,6 +2,7 @@
  * stack text, strings kept in a chunked arena so 10^5..10^6 stacks cost a
  * few large allocations rather than one each. */
 #include "util/folded.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/fileio.h"
 
@@ -139,14 +140,8 @@ static int add_n(pg_folded *f, const char *stack, size_t len, uint64_t count)
         return pg_error_set(PG_EINVAL, "too many distinct stacks");
     if (len >= UINT32_MAX / 2)
         return pg_error_set(PG_EINVAL, "a stack of %zu bytes is too long", len);
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 256;
-        slot *ns = realloc(f->slots, cap * sizeof *ns);
-        if (!ns)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        f->slots = ns;
-        f->cap = cap;
-    }
+    if (pg_array_grow(&f->slots, &f->cap, f->n, sizeof *f->slots, 256) < 0)
+        return PG_ENOMEM;
     char *copy = arena_dup(f, stack, len);
     if (!copy)
         return pg_error_set(PG_ENOMEM, "out of memory");

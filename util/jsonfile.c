@@ -1,0 +1,29 @@
+/* util/jsonfile.c — see jsonfile.h. */
+#include "util/jsonfile.h"
+#include "util/error.h"
+#include "util/fileio.h"
+
+#include <stdlib.h>
+
+int pg_json_read_file(cJSON **out, const char *path)
+{
+    char *text;
+    size_t len;
+    int rc = pg_file_read(&text, &len, path);
+    if (rc < 0)
+        return rc;
+    const char *end = NULL;
+    *out = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!*out) {
+        int line = 1, col = 1;
+        for (const char *p = text; end && p < end; p++)
+            if (*p == '\n')
+                line++, col = 1;
+            else
+                col++;
+        free(text);
+        return pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", path, line, col);
+    }
+    free(text);
+    return 0;
+}

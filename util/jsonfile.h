@@ -1,0 +1,12 @@
+/* util/jsonfile.h — reading a JSON file with errors a person can act on. */
+#ifndef PG_UTIL_JSONFILE_H
+#define PG_UTIL_JSONFILE_H
+
+#include <cjson/cJSON.h>
+
+/* Parses all of `path` into `*out` (free with cJSON_Delete). PG_ENOTFOUND when
+ * it does not exist; PG_EINVAL "path:LINE:COL: invalid JSON" (as an editor
+ * counts) when it does not parse. */
+int pg_json_read_file(cJSON **out, const char *path);
+
+#endif
