@@ -44,6 +44,48 @@ static void strip_rust_hash(char *s)
     s[n - 19] = '\0';
 }
 
+/* Rust legacy escapes inside identifiers: $LT$ -> <, $u20$ -> ' ', ".." -> "::". */
+static void rust_unescape(char *s)
+{
+    static const struct { const char *from, *to; } esc[] = {
+        {"$SP$", "@"}, {"$BP$", "*"}, {"$RF$", "&"}, {"$LT$", "<"}, {"$GT$", ">"},
+        {"$LP$", "("}, {"$RP$", ")"}, {"$C$", ","}, {"$u20$", " "}, {"$u22$", "\""},
+        {"$u27$", "'"}, {"$u2b$", "+"}, {"$u3b$", ";"}, {"$u5b$", "["}, {"$u5d$", "]"},
+        {"$u7b$", "{"}, {"$u7d$", "}"}, {"$u7e$", "~"},
+    };
+    char *w = s;
+    for (const char *r = s; *r;) {
+        size_t k = 0, n = sizeof esc / sizeof *esc;
+        if (*r == '$') {
+            for (; k < n; k++) {
+                size_t l = strlen(esc[k].from);
+                if (!strncmp(r, esc[k].from, l)) {
+                    size_t tl = strlen(esc[k].to);
+                    memmove(w, esc[k].to, tl);   /* never longer than what it replaces */
+                    w += tl;
+                    r += l;
+                    break;
+                }
+            }
+            if (k < n)
+                continue;
+        }
+        if (r[0] == '.' && r[1] == '.') {
+            *w++ = ':';
+            *w++ = ':';
+            r += 2;
+            continue;
+        }
+        /* "_$" starts an identifier that begins with an escape */
+        if (r[0] == '_' && r[1] == '$' && (r == s || r[-1] == ':')) {
+            r++;
+            continue;
+        }
+        *w++ = *r++;
+    }
+    *w = '\0';
+}
+
 char *pg_demangle(char *out, size_t len, const char *name)
 {
     snprintf(out, len, "%s", name);
@@ -55,8 +97,12 @@ char *pg_demangle(char *out, size_t len, const char *name)
         snprintf(out, len, "%s", d);
         /* Only Rust legacy names end in 17h<hash>E; stripping "::h<hex>" from a C++
          * name would need a C++ function really named like that. */
-        if (strstr(name, "17h") && name[strlen(name) - 1] == 'E')
+        if (strstr(name, "17h") && name[strlen(name) - 1] == 'E') {
+            size_t before = strlen(out);
             strip_rust_hash(out);
+            if (strlen(out) != before)
+                rust_unescape(out);
+        }
     }
     free(d);
     return out;

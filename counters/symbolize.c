@@ -161,14 +161,35 @@ static char *resolve(pg_elffile *f, uint64_t vaddr)
         Dwarf_Die *cu = dwfl_module_addrdie(st->mod, vaddr, &bias);
         Dwarf_Die *scopes = NULL;
         int nsc = cu ? dwarf_getscopes(cu, vaddr - bias, &scopes) : 0;
-        for (int i = 0; i < nsc; i++) {
+        Dwarf_Die fn;
+        int have = 0;
+        for (int i = 0; i < nsc && !have; i++) {
             int tag = dwarf_tag(&scopes[i]);
-            if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-                push_name(&ns, die_name(&scopes[i]));
-            if (tag == DW_TAG_subprogram)
-                break;
+            if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+                fn = scopes[i];
+                have = 1;
+            }
         }
         free(scopes);
+        /* dwarf_getscopes continues from an inlined call into the abstract
+         * definition's scopes, not the caller's: walk the concrete tree up
+         * from each inlined instance to find who it was inlined into. */
+        while (have) {
+            push_name(&ns, die_name(&fn));
+            if (dwarf_tag(&fn) != DW_TAG_inlined_subroutine)
+                break;
+            scopes = NULL;
+            nsc = dwarf_getscopes_die(&fn, &scopes);
+            have = 0;
+            for (int i = 1; i < nsc && !have; i++) {
+                int tag = dwarf_tag(&scopes[i]);
+                if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+                    fn = scopes[i];
+                    have = 1;
+                }
+            }
+            free(scopes);
+        }
         if (!ns.n) {
             GElf_Sym sym;
             GElf_Off off;

@@ -188,9 +188,10 @@ int pg_cmd_record(int argc, char **argv)
     if (rc < 0) {
         status = pg_die_last();
     } else if (pg_folded_total(f) == 0) {
-        status = pg_die("no samples: %s ran for %.0f ms%s", cmd[0], res.wall_ns / 1e6,
+        pg_die("no samples: %s ran for %.0f ms%s", cmd[0], res.wall_ns / 1e6,
                         sr.sampler.lost ? " and every sample was lost" :
                         "; raise -F or record a longer run");
+        status = res.signal || res.exit_code || res.timed_out ? PG_EXIT_FAIL : PG_EXIT_USAGE;
     } else {
         if (folded && !strcmp(folded, "-")) {
             if (pg_folded_write(f, stdout) < 0)
@@ -226,7 +227,7 @@ int pg_cmd_record(int argc, char **argv)
     }
     if (res.interrupted) {
         status = status == PG_EXIT_OK ? 130 : status;
-    } else if (status == PG_EXIT_OK && (res.signal || res.exit_code || res.timed_out)) {
+    } else if (status != PG_EXIT_USAGE && (res.signal || res.exit_code || res.timed_out)) {
         if (res.signal)
             fprintf(stderr, "perfgate: %s was killed by signal %d (SIG%s)\n", cmd[0], res.signal,
                     sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?");

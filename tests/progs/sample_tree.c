@@ -1,12 +1,15 @@
-/* sample_tree MODE [SECONDS]: known call trees for the sampling tests.
+/* sample_tree MODE [SECONDS [STATUS]]: known call trees for the sampling tests.
  * Built -O2 without frame pointers (and as sample_tree_fp with them).
  *   parse    main -> parse -> hash          (hash is nearly all the time)
  *   sort     main -> sort -> compare        (compare is nearly all the time)
  *   recurse  main -> recurse x20 -> spin    (20 nested recurse frames)
  *   thread   main -> main_work, and a second thread: worker -> thread_work
+ *   crash    parse, then SIGSEGV
+ * A third argument is the exit status (for the failing-command tests).
  * Each mode runs for SECONDS (default 0.3) of wall time. Every call is
  * noinline and followed by work, so no tail call removes a frame. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,7 +121,7 @@ int main(int argc, char **argv)
         seconds = atof(argv[2]);
     double end = now() + seconds;
     unsigned long acc = 0;
-    if (!strcmp(mode, "parse")) {
+    if (!strcmp(mode, "parse") || !strcmp(mode, "crash")) {
         unsigned char buf[512];
         for (size_t i = 0; i < sizeof buf; i++)
             buf[i] = (unsigned char)(i * 31);
@@ -146,5 +149,8 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("%lu\n", acc & 0xff);
-    return 0;
+    fflush(stdout);
+    if (!strcmp(mode, "crash"))
+        raise(SIGSEGV);
+    return argc > 3 ? atoi(argv[3]) : 0;
 }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# perfgate record on programs with known call trees, built without frame
+# pointers (DWARF unwinding) and with them (--call-graph fp): the folded
+# stacks must hold those call paths with the proportions the programs spend.
+. "$(dirname "$0")/lib/common.sh"
+F="python3 $(dirname "$0")/lib/folded.py"
+cd "$T"
+
+# at_least WHAT ACTUAL MIN
+at_least() { if python3 -c "import sys; sys.exit(0 if float('$2') >= float('$3') else 1)"; then ok; else bad "$1: $2 < $3"; fi; }
+at_most()  { if python3 -c "import sys; sys.exit(0 if float('$2') <= float('$3') else 1)"; then ok; else bad "$1: $2 > $3"; fi; }
+
+record() { # NAME ARGS... : records into $T/NAME.folded
+  local name=$1; shift
+  expect_exit 0 "record $name" "$PG" record --folded "$T/$name.folded" "$@"
+  check "$name.folded is well-formed" $F "$T/$name.folded" check
+}
+
+# main -> parse -> hash: hash is the leaf of nearly every sample, under main;parse.
+record parse -- "$PROGS/sample_tree" parse
+contains "$T/err" "perfgate record: "
+contains "$T/err" "wrote: $T/parse.folded"
+at_least "parse samples" "$($F parse.folded total)" 150
+at_least "main;parse;hash share" "$($F parse.folded share 'main;parse;hash')" 80
+contains parse.folded "sample_tree;_start;"  "comm is the root frame, _start under it"
+
+# main -> sort -> compare (through a function pointer)
+record sort -- "$PROGS/sample_tree" sort
+at_least "main;sort;compare share" "$($F sort.folded share 'main;sort;compare')" 80
+
+# recursion: 21 nested recurse frames, then spin
+record recurse -- "$PROGS/sample_tree" recurse
+at_least "recursion depth" "$($F recurse.folded share "main;$(printf 'recurse;%.0s' $(seq 21))spin")" 80
+
+# a shared library: main -> lib_work -> pgsample_entry -> lib_inner (in libpgsample.so)
+record lib -- "$PROGS/sample_lib"
+at_least "shared library path" "$($F lib.folded share 'main;lib_work;pgsample_entry;lib_inner')" 80
+
+# a second thread: its stacks start at clone3/start_thread, the main thread's at _start
+record thread -- "$PROGS/sample_tree" thread
+at_least "thread share" "$($F thread.folded share 'start_thread;worker;thread_work')" 30
+at_least "main thread share" "$($F thread.folded share 'main;main_work')" 30
+at_most "truncated stacks" "$($F thread.folded truncated)" 5
+
+# frame pointers: the kernel walks the chain. A leaf without its own frame
+# (gcc omits it even with -fno-omit-frame-pointer) hides its direct caller,
+# so only main -> ... -> hash is asserted.
+record fp --call-graph fp -- "$PROGS/sample_tree_fp" parse
+contains "$T/err" ", fp)"
+at_least "fp: main..hash share" "$($F fp.folded share-contains ';main;')" 80
+at_least "fp: hash leaf share" "$($F fp.folded share 'hash')" 80
+
+# -c: by period instead of frequency (cpu-clock periods are nanoseconds: 1 ms)
+record period -c 1000000 -- "$PROGS/sample_tree" parse
+contains "$T/err" "every 1000000 events"
+at_least "period samples" "$($F period.folded total)" 100
+
+# the SVG: written (default name when no --folded), names the functions
+expect_exit 0 "record -o" "$PG" record -o "$T/out.svg" -- "$PROGS/sample_tree" parse
+check "svg written" test -s "$T/out.svg"
+contains "$T/out.svg" "<svg"
+contains "$T/out.svg" "hash"
+(cd "$T" && mkdir -p d && cd d && "$PG" record -- "$PROGS/sample_tree" parse >/dev/null 2>&1)
+check "default flamegraph.svg" test -s "$T/d/flamegraph.svg"
+# the command's output reaches the user (sample_tree prints one number)
+expect_exit 0 "record shows output" "$PG" record --folded "$T/x.folded" -- "$PROGS/sample_tree" parse 0.1
+check "child stdout shown" grep -qE '^[0-9]+$' "$T/out"
+
+finish
