@@ -166,11 +166,31 @@ int pg_meter_attach(pg_meter *m, pid_t pid)
     if (rc < 0)
         return rc;
     m->nunav = 0;
+    /* Events that failed for one reason are said in one line: "instructions,
+     * cycles: no PMU ...", not four times the same explanation. */
+    char whys[8][512];
     size_t n = pg_evlist_unavailable_count(m->evlist);
-    for (size_t i = 0; i < n && m->nunav < 8; i++) {
+    for (size_t i = 0; i < n; i++) {
         const char *why = NULL;
         const char *name = pg_evlist_unavailable(m->evlist, i, &why);
-        snprintf(m->unav[m->nunav++], sizeof m->unav[0], "%s: %s", name, why ? why : "cannot be counted");
+        why = why ? why : "cannot be counted";
+        size_t k = 0;
+        while (k < m->nunav && strcmp(whys[k], why))
+            k++;
+        if (k == m->nunav) {
+            if (m->nunav == 8)
+                continue;
+            snprintf(whys[k], sizeof whys[k], "%s", why);
+            snprintf(m->unav[k], sizeof m->unav[k], "%s", name);
+            m->nunav++;
+        } else {
+            size_t used = strlen(m->unav[k]);
+            snprintf(m->unav[k] + used, sizeof m->unav[k] - used, ", %s", name);
+        }
+    }
+    for (size_t k = 0; k < m->nunav; k++) {
+        size_t used = strlen(m->unav[k]);
+        snprintf(m->unav[k] + used, sizeof m->unav[k] - used, ": %s", whys[k]);
     }
     return 0;
 }

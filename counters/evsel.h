@@ -20,6 +20,9 @@ typedef struct pg_evsel {
     int open_errno;         /* errno of the failed open, 0 when it opened */
 } pg_evsel;
 
+/* Initializes libpfm4 once per process (thread-safe). PG_ENOTSUP when it cannot. */
+int pg_pfm_init(void);
+
 /* Encodes `name` with pfm_get_os_event_encoding(PFM_OS_PERF_EVENT_EXT) into
  * `ev->attr`. Accepts every name libpfm4 accepts plus perfgate's shared metric
  * names ("instructions", "cycles", "cache-misses", "branch-misses", "task-clock",

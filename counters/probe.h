@@ -21,7 +21,13 @@ typedef struct pg_probe {
     char pmu_name[64];            /* libpfm4's default PMU name, "" when none detected */
 } pg_probe;
 
-/* Fills `p` by trying to open events on the calling process; cheap (< 10 ms). */
-int pg_probe_run(pg_probe *p);
+/* What to probe: valgrind costs a process start, not worth it when the
+ * perf backend is forced. */
+enum { PG_PROBE_PERF = 1, PG_PROBE_VALGRIND = 2, PG_PROBE_ALL = 3 };
+
+/* Fills `p` by trying to open events on the calling process and starting
+ * `valgrind --version`, as `what` asks; what is not probed reads as absent
+ * with the reason "not probed". Cheap (a few ms). */
+int pg_probe_run(pg_probe *p, unsigned what);
 
 #endif

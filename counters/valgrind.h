@@ -32,6 +32,9 @@ const char *pg_valgrind_geometry(const pg_valgrind *vg);  /* PG_VALGRIND_GEOMETR
 int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
 void pg_valgrind_argv_free(char **argv);
 
+/* The general form: valgrind, then `opts` (NULL-terminated), then `argv`. */
+int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *const *opts);
+
 /* Parses every cachegrind output file in `outdir`, sums them, appends the
  * readings, and removes the files. PG_EIO when no output was written (the
  * program could not start under valgrind). */

@@ -1,7 +1,102 @@
+/* harness/cmd_doctor.c — `perfgate doctor`: what can be measured here, and
+ * for each thing that cannot, why and how to fix it. */
+#include "counters/backend.h"
+#include "counters/evsel.h"
+#include "counters/probe.h"
 #include "harness/commands.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: perfgate doctor\n"
+    "\n"
+    "Says which backends and events work on this machine, which backend\n"
+    "'--backend auto' would choose, and for each thing that does not work, why\n"
+    "and how to fix it. Exit status 0 when something can be measured, 2 when nothing can.\n";
+
+static void line(const char *what, int ok, const char *detail)
+{
+    printf("  %-34s %-4s %s\n", what, ok ? "ok" : "no", detail);
+}
+
+/* One event tried on this process, counted. */
+static void event_line(const char *name)
+{
+    pg_evsel ev;
+    char why[512] = "";
+    int ok = 0;
+    if (pg_evsel_init(&ev, name, 1) < 0) {
+        snprintf(why, sizeof why, "%s", pg_error_last());
+    } else {
+        ev.attr.disabled = 1;
+        int fd = (int)syscall(SYS_perf_event_open, &ev.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd >= 0) {
+            ok = 1;
+            close(fd);
+            snprintf(why, sizeof why, "(%s)", ev.pfm_name);
+        } else {
+            pg_evsel_strerror(errno, why, sizeof why);
+        }
+    }
+    /* Four events failing for one reason read better said once. */
+    static char last_why[512];
+    if (!ok && !strcmp(why, last_why)) {
+        line(name, ok, "(same reason as above)");
+        return;
+    }
+    snprintf(last_why, sizeof last_why, "%s", why);
+    line(name, ok, why);
+}
 
 int pg_cmd_doctor(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    return pg_die("'doctor' is not built yet");
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage_text, stdout);
+        return PG_EXIT_OK;
+    }
+    if (argc > 1)
+        return pg_die("doctor takes no arguments, got '%s'; see 'perfgate doctor --help'", argv[1]);
+
+    pg_probe p;
+    pg_probe_run(&p, PG_PROBE_ALL);
+    printf("perf_event (kernel counters)\n");
+    char buf[160];
+    snprintf(buf, sizeof buf, "%d%s", p.paranoid,
+             p.paranoid > 2 ? " (counting other users' or kernel events needs root)" : "");
+    line("perf_event_paranoid", p.paranoid != -99, p.paranoid == -99 ? "unknown (no /proc/sys/kernel/perf_event_paranoid)" : buf);
+    line("libpfm4 default PMU", p.pmu_name[0] != 0,
+         p.pmu_name[0] ? p.pmu_name : "none detected: only the generic perf:: events are known");
+    static const char *const hw[] = {"instructions", "cycles", "cache-misses", "branch-misses"};
+    for (size_t i = 0; i < sizeof hw / sizeof *hw; i++)
+        event_line(hw[i]);
+    static const char *const sw[] = {"task-clock", "page-faults", "context-switches", "cpu-migrations"};
+    for (size_t i = 0; i < sizeof sw / sizeof *sw; i++)
+        event_line(sw[i]);
+    line("sampling on cycles", p.sampling_hw, p.sampling_hw ? "" : "needs hardware counters (above)");
+    line("sampling on cpu-clock", p.sampling_sw, p.sampling_sw ? "" : p.sw_why);
+
+    printf("\nvalgrind (exact instruction counts, simulated caches)\n");
+    line("valgrind", p.valgrind, p.valgrind ? p.valgrind_version : p.valgrind_why);
+
+    printf("\nbackends\n");
+    line("--backend perf", p.hw_instructions || p.software,
+         p.hw_instructions ? "hardware and software events"
+         : p.software ? "software events only (no hardware counters)" : p.sw_why);
+    line("--backend valgrind", p.valgrind, p.valgrind ? "" : p.valgrind_why);
+    pg_backend_kind chosen;
+    char notice[1024];
+    if (pg_backend_choose(&chosen, notice, sizeof notice, PG_BACKEND_AUTO, &p) < 0) {
+        printf("\n--backend auto: nothing can be measured here: %s\n", pg_error_last());
+        return PG_EXIT_USAGE;
+    }
+    printf("\n--backend auto chooses: %s%s\n", pg_backend_name(chosen),
+           chosen == PG_BACKEND_PERF && p.hw_instructions ? " (hardware counters)"
+           : chosen == PG_BACKEND_VALGRIND ? " (no hardware counters; exact counts from valgrind)"
+                                           : " (software events only)");
+    return PG_EXIT_OK;
 }

@@ -6,7 +6,9 @@
 #include "harness/gitrepo.h"
 #include "harness/machine.h"
 #include "harness/runner.h"
+#include "harness/revisions.h"
 #include "harness/session.h"
+#include "harness/stacks.h"
 #include "harness/store.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -161,11 +163,19 @@ int pg_cmd_run(int argc, char **argv)
     const char *workdir = repo ? pg_repo_workdir(repo) : NULL;
     char root[PATH_MAX] = "";
     int have_store = !no_store && pg_store_root(root, sizeof root, store_opt, workdir) == 0;
-    if (!have_commit)
+    if (!have_commit && !no_store)
         fprintf(stderr, "perfgate: note: %s: results are keyed to no commit%s\n",
                 repo ? "the repository has no commit yet" : "not in a git repository",
                 have_store || no_store ? "" : " and not stored (give --store DIR to keep them)");
 
+    /* How to measure: first, so a bad event name fails before a long build. */
+    pg_session sess;
+    if (pg_session_open(&sess, backend, events, user_only) < 0) {
+        pg_session_close(&sess);
+        pg_benchset_free(&set);
+        pg_repo_free(repo);
+        return pg_die_last();
+    }
     if (set.build && !no_build) {
         char mdir[PATH_MAX];
         snprintf(mdir, sizeof mdir, "%s", set.build_manifest);
@@ -175,20 +185,13 @@ int pg_cmd_run(int argc, char **argv)
         else
             snprintf(mdir, sizeof mdir, ".");
         if (pg_session_build(set.build, workdir ? workdir : mdir) < 0) {
+            pg_session_close(&sess);
             pg_benchset_free(&set);
             pg_repo_free(repo);
             return pg_die_last();
         }
     }
 
-    /* How to measure. */
-    pg_session sess;
-    if (pg_session_open(&sess, backend, events, user_only) < 0) {
-        pg_session_close(&sess);
-        pg_benchset_free(&set);
-        pg_repo_free(repo);
-        return pg_die_last();
-    }
     if (ro.cpu == -1) {
         ro.cpu = pg_runner_pick_cpu();
     } else if (ro.cpu >= 0) {
@@ -232,12 +235,42 @@ int pg_cmd_run(int argc, char **argv)
     cJSON *doc = pg_session_new_doc(&sess, have_commit ? commit : NULL, dirty, ro.cpu);
     cJSON *benchmarks = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
 
+    /* Stacks are written beside the store document, in a directory of this
+     * run's own, removed again when the run is not stored. */
+    char stacks_dir[PATH_MAX * 2] = "", stacks_rel[PATH_MAX * 2] = "";
+    pg_stacks *stacks = NULL;
+    if (ro.sample) {
+        char runid[64];
+        snprintf(runid, sizeof runid, "%s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "id")));
+        for (char *p = runid; *p; p++)
+            if (*p == ':')
+                *p = '-';
+        if (have_store) {
+            snprintf(stacks_rel, sizeof stacks_rel, "stacks/%s/%s/%s", have_commit ? commit : "nocommit", sess.machine.id, runid);
+            snprintf(stacks_dir, sizeof stacks_dir, "%s/%s", root, stacks_rel);
+        } else {
+            snprintf(stacks_dir, sizeof stacks_dir, "%s/stacks", logdir);
+            snprintf(stacks_rel, sizeof stacks_rel, "%s", stacks_dir);
+        }
+        if (pg_stacks_new(&stacks, sess.backend, ro.sample_freq, stacks_dir, stacks_rel) < 0) {
+            cJSON_Delete(doc);
+            pg_session_close(&sess);
+            pg_benchset_free(&set);
+            pg_repo_free(repo);
+            return pg_die_last();
+        }
+        ro.stacks = stacks;
+    }
+
     int nfailed = 0;
     rc = pg_runner_run(benchmarks, &nfailed, &set, sess.meter, &ro);
+    pg_stacks_free(stacks);
     pg_session_finish_doc(&sess, doc);
     int status = PG_EXIT_OK;
     if (rc == PG_EINTR) {
         fprintf(stderr, "\nperfgate: interrupted; nothing was stored\n");
+        if (stacks_dir[0] && have_store)
+            pg_remove_tree(stacks_dir);
         status = 130;
     } else if (rc < 0) {
         status = pg_die_last();
@@ -246,8 +279,12 @@ int pg_cmd_run(int argc, char **argv)
             char path[PATH_MAX + 64];
             if (pg_store_append(path, sizeof path, root, have_commit ? commit : NULL, sess.machine.id, doc) < 0) {
                 status = pg_die_last();
+                if (stacks_dir[0])
+                    pg_remove_tree(stacks_dir);
             } else if (!json) {
                 printf("stored: %s\n", path);
+                if (stacks_dir[0] && !access(stacks_dir, F_OK))
+                    printf("stacks: %s/\n", stacks_dir);
             }
         }
         if (json) {
@@ -260,6 +297,10 @@ int pg_cmd_run(int argc, char **argv)
             status = PG_EXIT_FAIL;
         }
     }
+    if (!have_store && logdir[0] && !nfailed && !ro.sample)
+        pg_remove_tree(logdir);   /* a temporary directory, only worth keeping for a failure's logs */
+    else if (!have_store && ro.sample && !json && status != 130)
+        printf("stacks (not stored): %s/\n", stacks_dir);
     cJSON_Delete(doc);
     pg_session_close(&sess);
     pg_benchset_free(&set);

@@ -86,7 +86,10 @@ int pg_bench_discover(pg_benchset *s, const char *path)
         return pg_error_set(PG_EINVAL, "%s is neither a directory nor an executable file", path);
 
     char manifest[PATH_MAX];
-    snprintf(manifest, sizeof manifest, "%s/perfgate.json", path);
+    size_t plen = strlen(path);
+    while (plen > 1 && path[plen - 1] == '/')
+        plen--;   /* "bench/" names bench/perfgate.json, not bench//perfgate.json */
+    snprintf(manifest, sizeof manifest, "%.*s/perfgate.json", (int)plen, path);
     if (access(manifest, F_OK) == 0)
         return pg_manifest_load(s, manifest);
 

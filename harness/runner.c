@@ -1,6 +1,7 @@
 /* harness/runner.c — the measuring loop. See runner.h. */
 #include "harness/runner.h"
 #include "harness/spawn.h"
+#include "harness/stacks.h"
 #include "harness/table.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -209,6 +210,18 @@ static int run_one(cJSON *benchmarks, int *failed, const pg_benchset *set, size_
             cJSON_AddStringToObject(f, "stderr_tail", pg_spawn_tail(res.err_log, res.err_len, 2000));
         }
         pg_spawn_result_free(&res);
+    }
+    if (rc == 0 && !fail && o->stacks && o->round <= 0) {
+        /* Stacks come from a run of their own, so profiling cannot touch the counts. */
+        progress(o, bi, set->n, bench->name, "stacks", 1, 1);
+        int sfailed = 0;
+        so.argv = bench->argv;
+        so.hooks = NULL;
+        rc = pg_stacks_record(o->stacks, b, bench->name, &so, &sfailed);
+        if (rc == 0 && sfailed) {
+            cJSON_AddStringToObject(b, "stacks_error", pg_error_last());
+            fprintf(stderr, "perfgate: %s: no stacks: %s\n", bench->name, pg_error_last());
+        }
     }
     pg_readings_free(&rd);
     free(env);

@@ -26,8 +26,10 @@ typedef struct pg_run_opts {
     int round;                  /* -1: all runs of each benchmark; k >= 0: only measured run k
                                    (warmups in round 0; benchmarks with repeat <= k skipped), so
                                    two revisions' runs can be interleaved round by round */
-    int sample;                 /* store stacks (see sample options) */
+    int sample;                 /* --sample was given (the caller makes `stacks`) */
     unsigned long sample_freq;  /* Hz */
+    struct pg_stacks *stacks;   /* non-NULL: one more run per benchmark records its
+                                   stacks (harness/stacks.h); round 0 only */
 } pg_run_opts;
 
 /* The CPU perfgate pins to when not told: the last one it may use, away from

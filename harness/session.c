@@ -15,7 +15,8 @@ int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events
 {
     memset(s, 0, sizeof *s);
     pg_probe probe;
-    pg_probe_run(&probe);
+    pg_probe_run(&probe, requested == PG_BACKEND_PERF ? PG_PROBE_PERF
+                         : requested == PG_BACKEND_VALGRIND ? PG_PROBE_VALGRIND : PG_PROBE_ALL);
     int rc = pg_backend_choose(&s->backend, s->notice, sizeof s->notice, requested, &probe);
     if (rc < 0)
         return rc;
@@ -118,9 +119,10 @@ void pg_session_finish_doc(const pg_session *s, cJSON *doc)
 {
     cJSON *notes = cJSON_GetObjectItemCaseSensitive(doc, "notices");
     for (size_t i = 0; pg_meter_unavailable(s->meter, i); i++) {
-        if (i == 0)
-            fprintf(stderr, "perfgate: some hardware events could not be counted and are not recorded:\n");
-        fprintf(stderr, "  %s\n", pg_meter_unavailable(s->meter, i));
+        /* The backend notice already said there are no hardware counters;
+         * stderr hears it once, the document keeps every event's reason. */
+        if (!s->notice[0])
+            fprintf(stderr, "perfgate: not counted, and not recorded: %s\n", pg_meter_unavailable(s->meter, i));
         cJSON_AddItemToArray(notes, cJSON_CreateString(pg_meter_unavailable(s->meter, i)));
     }
     char ended[32];

@@ -96,10 +96,11 @@ static void print_metric(FILE *out, const char *name, const cJSON *m)
         snprintf(spread, sizeof spread, "± %.2f%%", 100.0 * dev / fabs(med));
     else
         snprintf(spread, sizeof spread, "± %.0f", dev);
-    fprintf(out, "  %-22s %18s %-6s %-12s", name, val, u, spread);
+    fprintf(out, "  %-22s %18s %-6s ", name, val, u);
     if (minrun < 0.9995)
-        fprintf(out, " running %.1f%%", 100.0 * minrun);
-    fputc('\n', out);
+        fprintf(out, "%-12s running %.1f%%\n", spread, 100.0 * minrun);
+    else
+        fprintf(out, "%s\n", spread);
 }
 
 void pg_table_print_bench(FILE *out, const cJSON *b, int verbose)

@@ -31,18 +31,29 @@ int pg_folded_add(pg_folded *f, const char *stack, uint64_t count);
 int pg_folded_add_frames(pg_folded *f, const char *const *frames, size_t nframes, uint64_t count);
 
 /* Parses folded text. Blank lines are skipped; a malformed line is an error
- * naming `name` and the line number. Adds to what is in `f`. */
+ * naming `name` and the line number ("name:12: ..."). The count is the last
+ * blank-separated field, a whole number; frames may contain spaces. CRLF
+ * endings are accepted. Adds to what is in `f` (what was added before a bad
+ * line stays added). */
 int pg_folded_parse(pg_folded *f, const char *text, size_t len, const char *name);
 int pg_folded_read_file(pg_folded *f, const char *path);
 
-/* Writes lines sorted by stack (stable output). */
+/* Writes lines sorted by stack (stable output; the order of
+ * pg_folded_stack_cmp, so equal prefixes stay adjacent). */
 int pg_folded_write(const pg_folded *f, FILE *out);
 /* Atomic: temp file in the same directory, fsync, rename. */
 int pg_folded_write_file(const pg_folded *f, const char *path);
 
 size_t pg_folded_count(const pg_folded *f);        /* distinct stacks */
 uint64_t pg_folded_total(const pg_folded *f);      /* sum of counts */
-/* Entries sorted by stack; the array is owned by `f` and valid until the next add. */
+/* Entries sorted by stack; the array is owned by `f` and valid until the next add.
+ * NULL when `f` is empty (or, with pg_folded_count() > 0, out of memory). */
 const pg_folded_entry *pg_folded_entries(pg_folded *f);
+
+/* The order of entries: frame by frame, root first, bytes compared unsigned
+ * within a frame; a stack sorts before its extensions ("a;b" < "a;b;c" <
+ * "a;b!"), so all stacks under one frame are contiguous, which is what lets
+ * the flamegraph renderer merge them in one pass. strcmp-like result. */
+int pg_folded_stack_cmp(const char *a, const char *b);
 
 #endif

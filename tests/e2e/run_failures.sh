@@ -2,6 +2,9 @@
 # A crashing, a hanging and a non-zero-exit benchmark are each recorded as
 # failed with the reason and the tail of stderr, while the others succeed.
 . "$(dirname "$0")/lib/common.sh"
+# A private copy: other tests running at the same time start their own hang.
+cp "$PROGS/hang" "$T/hang-fail"
+HANG=$T/hang-fail
 
 R=$T/repo
 make_repo "$R"
@@ -11,7 +14,7 @@ cat > "$R/b/perfgate.json" <<JSON
   "benchmarks": [
     { "name": "good-before", "command": ["$PROGS/work", "1000"] },
     { "name": "crash",  "command": ["$PROGS/crash"] },
-    { "name": "hang",   "command": ["$PROGS/hang"], "timeout": 1 },
+    { "name": "hang",   "command": ["$HANG"], "timeout": 1 },
     { "name": "fail3",  "command": ["$PROGS/fail3"] },
     { "name": "good-after", "command": ["$PROGS/work", "1000"] } ] }
 JSON
@@ -32,7 +35,7 @@ for backend in perf valgrind; do
   check "$backend: signal stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][1]['failure']['signal']")" = 11 ]
   check "$backend: exit code stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][3]['failure']['exit_code']")" = 3 ]
   check "$backend: stderr tail stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][3]['failure']['stderr_tail'].strip()")" = "fail3: input file missing" ]
-  check "$backend: the hung process group is gone" sh -c "! pgrep -f '$PROGS/hang' >/dev/null"
+  check "$backend: the hung process group is gone" sh -c "! pgrep -f '$T/[h]ang-fail' >/dev/null"
   check "$backend: stderr log file written" test -s .perfgate/logs/fail3.stderr
 done
 finish

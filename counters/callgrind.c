@@ -1,0 +1,290 @@
+/* counters/callgrind.c — folded stacks from callgrind's caller contexts. */
+#include "counters/callgrind.h"
+#include "util/error.h"
+#include "util/fileio.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int pg_callgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir)
+{
+    char outfile[PATH_MAX], logfile[PATH_MAX], depth[64], recs[64];
+    snprintf(outfile, sizeof outfile, "--callgrind-out-file=%s/callgrind.out.%%p", outdir);
+    snprintf(logfile, sizeof logfile, "--log-file=%s/valgrind.log.%%p", outdir);
+    snprintf(depth, sizeof depth, "--separate-callers=%d", PG_CALLGRIND_DEPTH);
+    snprintf(recs, sizeof recs, "--separate-recs=%d", PG_CALLGRIND_RECS);
+    const char *const opts[] = {"--tool=callgrind", depth, recs, "--trace-children=yes", "-q",
+                                "--compress-pos=no", outfile, logfile, NULL};
+    return pg_valgrind_wrap_tool(vg, out_argv, argv, opts);
+}
+
+/* Names by callgrind's compression id "(123)". */
+typedef struct names {
+    char **v;
+    size_t n;
+} names;
+
+static int names_set(names *t, size_t id, const char *s, size_t len)
+{
+    if (id >= t->n) {
+        size_t n = t->n ? t->n : 256;
+        while (n <= id)
+            n *= 2;
+        char **v = realloc(t->v, n * sizeof *v);
+        if (!v)
+            return PG_ENOMEM;
+        memset(v + t->n, 0, (n - t->n) * sizeof *v);
+        t->v = v;
+        t->n = n;
+    }
+    free(t->v[id]);
+    t->v[id] = strndup(s, len);
+    return t->v[id] ? 0 : PG_ENOMEM;
+}
+
+static void names_free(names *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->v[i]);
+    free(t->v);
+}
+
+/* "fn=(12) name", "fn=(12)" or "fn=name": the context's full name, defining
+ * the id when the name is given. NULL on a reference to an unknown id. */
+static const char *resolve(names *t, const char *p, size_t len, char *buf, size_t buflen, long *id_out)
+{
+    *id_out = -1;
+    if (len && *p == '(') {
+        char *end;
+        unsigned long id = strtoul(p + 1, &end, 10);
+        if (*end != ')' || id > 10000000)
+            return NULL;
+        const char *name = end + 1;
+        size_t nlen = len - (size_t)(name - p);
+        while (nlen && *name == ' ')
+            name++, nlen--;
+        if (nlen) {
+            if (names_set(t, id, name, nlen) < 0)
+                return NULL;
+        }
+        *id_out = (long)id;
+        return id < t->n ? t->v[id] : NULL;
+    }
+    snprintf(buf, buflen, "%.*s", (int)len, p);
+    return buf;
+}
+
+/* Turns "hash'parse'2'main'(below main)'..." into frames root first, and adds
+ * them with `cost`. Frames below main are dropped: they are the same libc
+ * start-up in every program. */
+static int add_context(pg_folded *f, const char *ctx, unsigned long long cost)
+{
+    char *copy = strdup(ctx);
+    if (!copy)
+        return PG_ENOMEM;
+    const char *tok[PG_CALLGRIND_DEPTH * 2 + 8];
+    size_t n = 0;
+    for (char *save = NULL, *t = strtok_r(copy, "'", &save); t && n < sizeof tok / sizeof *tok;
+         t = strtok_r(NULL, "'", &save))
+        tok[n++] = t;
+    const char *frames[PG_CALLGRIND_DEPTH * 4 + 8];
+    size_t nf = 0, callers = 0;
+    int saw_main = 0;
+    /* tok[0] is the function, tok[1..] its callers, innermost first; a token of
+     * digits is the recursion level of the name before it. Build leaf-first. */
+    for (size_t i = 0; i < n && !saw_main; i++) {
+        const char *name = tok[i];
+        char *at = strstr(name, "@@");   /* symbol versions: noise in a profile */
+        if (at)
+            *at = '\0';
+        int level = 1;
+        if (i + 1 < n && strspn(tok[i + 1], "0123456789") == strlen(tok[i + 1])) {
+            level = atoi(tok[i + 1]);
+            i++;
+        }
+        for (int k = 0; k < level && nf < sizeof frames / sizeof *frames - 1; k++)
+            frames[nf++] = name;
+        if (i > 0)
+            callers++;
+        saw_main = !strcmp(name, "main");
+    }
+    if (!saw_main && callers >= PG_CALLGRIND_DEPTH)
+        frames[nf++] = "[deeper]";
+    /* Reverse to root first. */
+    for (size_t i = 0; i < nf / 2; i++) {
+        const char *x = frames[i];
+        frames[i] = frames[nf - 1 - i];
+        frames[nf - 1 - i] = x;
+    }
+    int rc = pg_folded_add_frames(f, frames, nf, cost);
+    free(copy);
+    return rc;
+}
+
+long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const char *path)
+{
+    names fn_names = {0};
+    /* Self cost per context, accumulated over the file: one context's cost
+     * lines may come in several blocks. */
+    typedef struct { char *ctx; unsigned long long cost; } self;
+    self *acc = NULL;
+    size_t nacc = 0, capacc = 0;
+    long cur = -1;               /* index into acc of the current fn */
+    long *by_id = NULL;          /* compressed id -> index into acc, -1 when none yet */
+    size_t nby_id = 0;
+    long id;
+    int skip_next_cost = 0;      /* the line after calls= is an inclusive call cost */
+    int ir_col = -1;
+    long long total = 0;
+    int rc = 0;
+    char buf[4096];
+    const char *end = text + len;
+    unsigned lineno = 0;
+    for (const char *line = text; line < end && rc == 0;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t ll = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        lineno++;
+        if (ll > 7 && !strncmp(line, "events:", 7)) {
+            /* Which column is Ir (the first, unless told otherwise). */
+            int col = 0;
+            ir_col = -1;
+            for (const char *p = line + 7; p < line + ll;) {
+                while (p < line + ll && *p == ' ')
+                    p++;
+                const char *q = p;
+                while (q < line + ll && *q != ' ')
+                    q++;
+                if (q > p && (size_t)(q - p) == 2 && !strncmp(p, "Ir", 2))
+                    ir_col = col;
+                if (q > p)
+                    col++;
+                p = q;
+            }
+        } else if (ll > 3 && !strncmp(line, "fn=", 3)) {
+            const char *ctx = resolve(&fn_names, line + 3, ll - 3, buf, sizeof buf, &id);
+            if (!ctx) {
+                rc = pg_error_set(PG_EINVAL, "%s:%u: a function id used before it was named", path, lineno);
+                break;
+            }
+            cur = -1;
+            if (id >= 0 && (size_t)id < nby_id) {
+                cur = by_id[id];
+            } else if (id < 0) {
+                /* Uncompressed names (--compress-strings=no): look it up. */
+                for (size_t i = nacc; i-- > 0;)
+                    if (!strcmp(acc[i].ctx, ctx)) {
+                        cur = (long)i;
+                        break;
+                    }
+            }
+            if (cur < 0) {
+                if (nacc == capacc) {
+                    size_t cap = capacc ? capacc * 2 : 256;
+                    self *v = realloc(acc, cap * sizeof *v);
+                    if (!v) {
+                        rc = pg_error_set(PG_ENOMEM, "out of memory");
+                        break;
+                    }
+                    acc = v;
+                    capacc = cap;
+                }
+                acc[nacc].ctx = strdup(ctx);
+                acc[nacc].cost = 0;
+                cur = (long)nacc++;
+                if (id >= 0) {
+                    if ((size_t)id >= nby_id) {
+                        size_t n = nby_id ? nby_id : 256;
+                        while (n <= (size_t)id)
+                            n *= 2;
+                        long *v = realloc(by_id, n * sizeof *v);
+                        if (!v) {
+                            rc = pg_error_set(PG_ENOMEM, "out of memory");
+                            break;
+                        }
+                        for (size_t i = nby_id; i < n; i++)
+                            v[i] = -1;
+                        by_id = v;
+                        nby_id = n;
+                    }
+                    by_id[id] = cur;
+                }
+            }
+            skip_next_cost = 0;
+        } else if (ll > 4 && !strncmp(line, "cfn=", 4)) {
+            /* Only to learn the name of the id: callees become fn= later. */
+            if (!resolve(&fn_names, line + 4, ll - 4, buf, sizeof buf, &id)) {
+                rc = pg_error_set(PG_EINVAL, "%s:%u: a function id used before it was named", path, lineno);
+                break;
+            }
+        } else if (ll > 6 && !strncmp(line, "calls=", 6)) {
+            skip_next_cost = 1;
+        } else if (ll && (line[0] == '+' || line[0] == '-' || line[0] == '*' || (line[0] >= '0' && line[0] <= '9'))) {
+            if (skip_next_cost) {
+                skip_next_cost = 0;
+            } else if (cur >= 0 && ir_col >= 0) {
+                /* position, then the costs in "events:" order */
+                const char *p = line, *e = line + ll;
+                while (p < e && *p != ' ')
+                    p++;
+                unsigned long long v = 0;
+                for (int col = 0; p < e && col <= ir_col; col++) {
+                    while (p < e && *p == ' ')
+                        p++;
+                    char *q;
+                    v = strtoull(p, &q, 10);
+                    if (q == p)
+                        v = 0;
+                    p = q;
+                }
+                acc[cur].cost += v;
+                total += (long long)v;
+            }
+        }
+        line = nl ? nl + 1 : end;
+    }
+    if (rc == 0 && ir_col < 0)
+        rc = pg_error_set(PG_EINVAL, "%s: no 'events:' line with Ir (not a callgrind output file?)", path);
+    for (size_t i = 0; i < nacc; i++) {
+        if (rc == 0 && acc[i].cost)
+            rc = add_context(f, acc[i].ctx, acc[i].cost);
+        free(acc[i].ctx);
+    }
+    free(acc);
+    free(by_id);
+    names_free(&fn_names);
+    return rc < 0 ? rc : total;
+}
+
+int pg_callgrind_collect(pg_folded *f, const char *outdir)
+{
+    DIR *d = opendir(outdir);
+    if (!d)
+        return pg_error_errno(PG_EIO, "cannot read %s", outdir);
+    int files = 0, rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        if (!strncmp(e->d_name, "callgrind.out.", 14)) {
+            char *text = NULL;
+            size_t len;
+            if (rc == 0 && (rc = pg_file_read(&text, &len, path)) == 0) {
+                long long got = pg_callgrind_parse(f, text, len, path);
+                rc = got < 0 ? (int)got : 0;
+                files++;
+            }
+            free(text);
+            unlink(path);
+        } else if (!strncmp(e->d_name, "valgrind.log.", 13)) {
+            unlink(path);
+        }
+    }
+    closedir(d);
+    if (rc == 0 && files == 0)
+        rc = pg_error_set(PG_EIO, "callgrind wrote no profile (the program could not start under valgrind)");
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* counters/callgrind.h — stacks for the valgrind backend, from callgrind.
+ *
+ * Callgrind records costs per function and per caller->callee edge, not whole
+ * stacks. Run with --separate-callers=N, it keeps every function's cost apart
+ * per chain of up to N callers ("hash'parse'main'..."), and such a chain read
+ * backwards IS the stack, with exact instruction counts (Ir) as its weight.
+ * Where that is inexact (said in docs/sampling.md and in the SVG subtitle):
+ *   - stacks deeper than PG_CALLGRIND_DEPTH frames are cut at the root side;
+ *     they get a first frame "[deeper]" so the cut is visible;
+ *   - recursion deeper than PG_CALLGRIND_RECS levels is folded into the last
+ *     level callgrind keeps apart (callgrind's --separate-recs).
+ *
+ * Life cycle of one stack-recording run:
+ *     pg_callgrind_wrap -> run the returned argv -> pg_callgrind_collect
+ */
+#ifndef PG_COUNTERS_CALLGRIND_H
+#define PG_COUNTERS_CALLGRIND_H
+
+#include "counters/valgrind.h"
+#include "util/folded.h"
+
+#include <stddef.h>
+
+#define PG_CALLGRIND_DEPTH 64
+#define PG_CALLGRIND_RECS 16
+
+/* What the SVG subtitle and `record` say about such stacks. */
+#define PG_CALLGRIND_NOTE "stacks reconstructed from callgrind caller contexts (exact instruction counts; " \
+                          "cut past 64 frames, recursion past 16 levels folded)"
+
+/* The argv that runs `argv` under callgrind, writing into `outdir` (an
+ * existing private directory). Free with pg_valgrind_argv_free. */
+int pg_callgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
+
+/* Adds the stacks of one callgrind output text to `f` (weights: Ir). Returns
+ * the number of instructions added, or a negative error naming `path`. */
+long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const char *path);
+
+/* Parses and removes every callgrind output file in `outdir` (one per traced
+ * process) into `f`. PG_EIO when callgrind wrote none. */
+int pg_callgrind_collect(pg_folded *f, const char *outdir);
+
+#endif

@@ -1,0 +1,192 @@
+/* counters/evlist.c — the events counted on one child, opened and read together. */
+#include "counters/evlist.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Always counted, whatever -e says: they cost nothing and work without a PMU. */
+static const char *const software_events[] = {"task-clock", "page-faults", "context-switches", "cpu-migrations"};
+#define NSOFT (sizeof software_events / sizeof *software_events)
+
+/* A group is scheduled on the PMU all or nothing. Up to this many hardware
+ * events form one group (their ratios are then exact); more than a PMU has
+ * counters could never be scheduled together, so past it each event is opened
+ * alone and the kernel multiplexes them, as `perf stat` does. */
+#define GROUP_MAX 4
+
+struct pg_evlist {
+    pg_evsel *ev;
+    size_t n;
+    int user_only;
+    struct { char name[96]; char why[512]; } unav[16];
+    size_t nunav;
+};
+
+static int add_event(pg_evlist *l, const char *name, int user_only)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->ev[i].name, name))
+            return 0;   /* given twice, or a software event also asked for by -e */
+    pg_evsel *v = realloc(l->ev, (l->n + 1) * sizeof *v);
+    if (!v)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    l->ev = v;
+    int rc = pg_evsel_init(&l->ev[l->n], name, user_only);
+    if (rc < 0)
+        return rc;
+    l->n++;
+    return 0;
+}
+
+int pg_evlist_new(pg_evlist **out, const char *events, int user_only)
+{
+    pg_evlist *l = calloc(1, sizeof *l);
+    if (!l)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    l->user_only = user_only;
+    char *list = strdup(events ? events : PG_DEFAULT_EVENTS);
+    int rc = list ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+    char *save = NULL;
+    for (char *tok = list ? strtok_r(list, ",", &save) : NULL; tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ')
+            tok++;
+        size_t k = strlen(tok);
+        while (k && tok[k - 1] == ' ')
+            tok[--k] = '\0';
+        if (*tok)
+            rc = add_event(l, tok, user_only);
+    }
+    free(list);
+    for (size_t i = 0; i < NSOFT && rc == 0; i++)
+        rc = add_event(l, software_events[i], user_only);
+    if (rc < 0) {
+        pg_evlist_free(l);
+        return rc;
+    }
+    *out = l;
+    return 0;
+}
+
+void pg_evlist_free(pg_evlist *l)
+{
+    if (!l)
+        return;
+    pg_evlist_close(l);
+    free(l->ev);
+    free(l);
+}
+
+static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd, unsigned long flags)
+{
+    return (int)syscall(SYS_perf_event_open, a, pid, cpu, group_fd, flags);
+}
+
+static void note_unavailable(pg_evlist *l, const pg_evsel *e, const char *why)
+{
+    if (l->nunav >= sizeof l->unav / sizeof *l->unav)
+        return;
+    snprintf(l->unav[l->nunav].name, sizeof l->unav[0].name, "%s", e->name);
+    snprintf(l->unav[l->nunav].why, sizeof l->unav[0].why, "%s", why);
+    l->nunav++;
+}
+
+/* Opens the events selected by `hw` (hardware or software) on `pid`: as one
+ * group when `grouped`, else each alone. The first event that opens leads. */
+static void open_class(pg_evlist *l, pid_t pid, int hw, int grouped)
+{
+    int leader = -1;
+    for (size_t i = 0; i < l->n; i++) {
+        pg_evsel *e = &l->ev[i];
+        if (e->is_hardware != hw)
+            continue;
+        struct perf_event_attr a = e->attr;
+        int lead = !grouped || leader < 0;
+        a.disabled = lead;
+        a.enable_on_exec = lead;
+        a.inherit = 1;
+        a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+        e->fd = sys_perf_event_open(&a, pid, -1, lead ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
+        e->open_errno = e->fd < 0 ? errno : 0;
+        if (e->fd >= 0 && lead && grouped)
+            leader = e->fd;
+    }
+}
+
+int pg_evlist_open(pg_evlist *l, pid_t pid)
+{
+    pg_evlist_close(l);
+    l->nunav = 0;
+    size_t nhw = 0;
+    for (size_t i = 0; i < l->n; i++)
+        nhw += l->ev[i].is_hardware;
+    open_class(l, pid, 1, nhw <= GROUP_MAX);
+    open_class(l, pid, 0, 1);
+    for (size_t i = 0; i < l->n; i++) {
+        pg_evsel *e = &l->ev[i];
+        if (e->fd >= 0)
+            continue;
+        char why[400];
+        pg_evsel_strerror(e->open_errno, why, sizeof why);
+        if (!e->is_hardware) {
+            int err = e->open_errno;
+            pg_evlist_close(l);
+            errno = err;
+            return pg_error_set(PG_ENOTSUP, "cannot count software event %s: %s", e->name, why);
+        }
+        note_unavailable(l, e, why);
+    }
+    return 0;
+}
+
+int pg_evlist_read(pg_evlist *l, pg_readings *out)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        pg_evsel *e = &l->ev[i];
+        if (e->fd < 0)
+            continue;
+        uint64_t buf[3];
+        ssize_t got = read(e->fd, buf, sizeof buf);
+        if (got != (ssize_t)sizeof buf)
+            return pg_error_errno(PG_EIO, "reading counter %s", e->name);
+        double value, running;
+        pg_evsel_scale(buf[0], buf[1], buf[2], &value, &running);
+        if (buf[2] == 0 && buf[1] > 0) {
+            /* Enabled but never on the PMU: storing 0 would be a lie. */
+            note_unavailable(l, e, "enabled but never scheduled on the PMU (all counters were busy, "
+                                   "or the group is larger than the PMU); fix: give fewer events with -e");
+            continue;
+        }
+        int rc = pg_readings_add(out, e->name, e->unit, "perf", value, running);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+void pg_evlist_close(pg_evlist *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->ev[i].fd >= 0)
+            close(l->ev[i].fd);
+        l->ev[i].fd = -1;
+    }
+}
+
+size_t pg_evlist_unavailable_count(const pg_evlist *l) { return l->nunav; }
+
+const char *pg_evlist_unavailable(const pg_evlist *l, size_t i, const char **why)
+{
+    if (i >= l->nunav)
+        return NULL;
+    if (why)
+        *why = l->unav[i].why;
+    return l->unav[i].name;
+}
+
+size_t pg_evlist_count(const pg_evlist *l) { return l->n; }
+const pg_evsel *pg_evlist_get(const pg_evlist *l, size_t i) { return i < l->n ? &l->ev[i] : NULL; }

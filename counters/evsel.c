@@ -1,0 +1,228 @@
+/* counters/evsel.c — one perf event: libpfm4 encoding, scaling, open errors. */
+#include "counters/evsel.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* pfm_initialize is not thread-safe and costs a PMU scan; do it once. */
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+static int pfm_status;
+static void pfm_init_once(void) { pfm_status = pfm_initialize(); }
+
+int pg_pfm_init(void)
+{
+    pthread_once(&pfm_once, pfm_init_once);
+    if (pfm_status != PFM_SUCCESS)
+        return pg_error_set(PG_ENOTSUP, "libpfm4 could not initialize: %s", pfm_strerror(pfm_status));
+    return 0;
+}
+
+/* Names perfgate users type most, beyond what libpfm4 knows, for suggestions. */
+static const char *const shared_names[] = {
+    "instructions", "cycles", "cache-misses", "cache-references", "branch-misses", "branches",
+    "task-clock", "cpu-clock", "page-faults", "context-switches", "cpu-migrations",
+};
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    size_t prev[64], cur[64];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            char ca = a[i - 1], cb = b[j - 1];
+            if (ca >= 'A' && ca <= 'Z') ca += 32;
+            if (cb >= 'A' && cb <= 'Z') cb += 32;
+            size_t sub = prev[j - 1] + (ca != cb);
+            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (lb + 1) * sizeof *prev);
+    }
+    return prev[lb];
+}
+
+typedef struct suggest {
+    char best[3][96];
+    size_t dist[3];
+} suggest;
+
+/* Keeps the three candidates closest to `typed`; `key` is what is compared
+ * (the bare event name), `shown` what is suggested (the qualified one). */
+static void suggest_consider(suggest *s, const char *key, const char *shown, const char *typed)
+{
+    size_t d = edit_distance(typed, key);
+    for (int i = 0; i < 3; i++) {
+        if (!strcmp(s->best[i], shown))
+            return;
+        if (d < s->dist[i]) {
+            for (int k = 2; k > i; k--) {
+                s->dist[k] = s->dist[k - 1];
+                memcpy(s->best[k], s->best[k - 1], sizeof s->best[k]);
+            }
+            s->dist[i] = d;
+            snprintf(s->best[i], sizeof s->best[i], "%s", shown);
+            return;
+        }
+    }
+}
+
+/* The closest names to `typed` among perfgate's names and every event of the
+ * PMUs libpfm4 found present, as "a, b or c" in `buf`. */
+static void suggestions(char *buf, size_t len, const char *typed)
+{
+    suggest s = {.dist = {99, 99, 99}};
+    const char *bare = strstr(typed, "::") ? strstr(typed, "::") + 2 : typed;
+    for (size_t i = 0; i < sizeof shared_names / sizeof *shared_names; i++)
+        suggest_consider(&s, shared_names[i], shared_names[i], bare);
+    pfm_pmu_t pmu;
+    pfm_for_all_pmus(pmu) {
+        pfm_pmu_info_t pi;
+        memset(&pi, 0, sizeof pi);
+        pi.size = sizeof pi;
+        if (pfm_get_pmu_info(pmu, &pi) != PFM_SUCCESS || !pi.is_present)
+            continue;
+        for (int e = pi.first_event; e != -1; e = pfm_get_event_next(e)) {
+            pfm_event_info_t ei;
+            memset(&ei, 0, sizeof ei);
+            ei.size = sizeof ei;
+            if (pfm_get_event_info(e, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+                continue;
+            char full[96];
+            snprintf(full, sizeof full, "%s::%s", pi.name, ei.name);
+            suggest_consider(&s, ei.name, full, bare);
+        }
+    }
+    buf[0] = '\0';
+    size_t limit = strlen(bare) / 3 + 1;   /* past this a "suggestion" is noise */
+    int n = 0;
+    for (int i = 0; i < 3; i++)
+        if (s.dist[i] <= limit)
+            n++;
+    for (int i = 0; i < n; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s'%s'", i == 0 ? "" : i == n - 1 ? " or " : ", ", s.best[i]);
+    }
+}
+
+int pg_evsel_init(pg_evsel *ev, const char *name, int user_only)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->fd = -1;
+    if (!name || !*name)
+        return pg_error_set(PG_EINVAL, "empty event name");
+    if (strlen(name) >= sizeof ev->name)
+        return pg_error_set(PG_EINVAL, "event name too long: '%.40s...'", name);
+    int rc = pg_pfm_init();
+    if (rc < 0)
+        return rc;
+    snprintf(ev->name, sizeof ev->name, "%s", name);
+
+    char *fstr = NULL;
+    pfm_perf_encode_arg_t arg;
+    memset(&arg, 0, sizeof arg);
+    arg.attr = &ev->attr;
+    arg.fstr = &fstr;
+    arg.size = sizeof arg;
+    /* Privilege level: user space only by default, as `perf stat -e x:u`. */
+    int plm = user_only ? PFM_PLM3 : PFM_PLM0 | PFM_PLM3;
+    int ret = pfm_get_os_event_encoding(name, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+    if (ret != PFM_SUCCESS) {
+        free(fstr);
+        if (ret == PFM_ERR_NOTFOUND) {
+            char sug[400];
+            suggestions(sug, sizeof sug, name);
+            if (sug[0])
+                return pg_error_set(PG_ENOTFOUND, "unknown event '%s'; did you mean %s?", name, sug);
+            return pg_error_set(PG_ENOTFOUND, "unknown event '%s' (libpfm4 knows no such event on this machine)", name);
+        }
+        return pg_error_set(PG_EINVAL, "event '%s': %s", name, pfm_strerror(ret));
+    }
+    snprintf(ev->pfm_name, sizeof ev->pfm_name, "%s", fstr ? fstr : name);
+    free(fstr);
+    /* libpfm4 appends ":u=1:k=0..." modifiers; the qualified name alone reads better. */
+    char *colon = strchr(ev->pfm_name + (strstr(ev->pfm_name, "::") ? strstr(ev->pfm_name, "::") - ev->pfm_name + 2 : 0), ':');
+    if (colon)
+        *colon = '\0';
+
+    ev->attr.size = sizeof ev->attr;
+    ev->is_hardware = ev->attr.type != PERF_TYPE_SOFTWARE;
+    if (!ev->is_hardware) {
+        /* Software events happen in the kernel on the task's behalf (a context
+         * switch is never in user mode): excluding the kernel would zero them. */
+        ev->attr.exclude_kernel = 0;
+        ev->attr.exclude_hv = 0;
+    }
+    int clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
+                (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK || ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
+    snprintf(ev->unit, sizeof ev->unit, "%s", clock ? "ns" : "count");
+    return 0;
+}
+
+void pg_evsel_scale(uint64_t raw, uint64_t enabled, uint64_t running, double *scaled, double *fraction)
+{
+    if (running == 0) {
+        *scaled = 0;
+        *fraction = 0;
+        return;
+    }
+    if (enabled == 0 || running >= enabled) {
+        /* Not multiplexed (running can exceed enabled by a tick's rounding). */
+        *scaled = (double)raw;
+        *fraction = 1.0;
+        return;
+    }
+    *fraction = (double)running / (double)enabled;
+    *scaled = (double)raw * ((double)enabled / (double)running);
+}
+
+const char *pg_evsel_strerror(int err, char *buf, size_t len)
+{
+    switch (err) {
+    case ENOENT:
+    case EOPNOTSUPP:
+    case ENODEV:
+        snprintf(buf, len, "this CPU exposes no hardware performance counters (%s: a VM without a "
+                 "virtual PMU, or an unsupported CPU); fix: enable the vPMU in the hypervisor "
+                 "(e.g. KVM -cpu host, VMware 'virtualize CPU performance counters'), or use "
+                 "--backend valgrind", strerror(err));
+        break;
+    case EACCES:
+    case EPERM: {
+        int paranoid = -99;
+        FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+        if (f) {
+            if (fscanf(f, "%d", &paranoid) != 1)
+                paranoid = -99;
+            fclose(f);
+        }
+        snprintf(buf, len, "permission denied (perf_event_paranoid is %d); fix: "
+                 "sudo sysctl kernel.perf_event_paranoid=1, or grant CAP_PERFMON", paranoid);
+        break;
+    }
+    case EBUSY:
+        snprintf(buf, len, "the counter is in use by another program (EBUSY: a watchdog or "
+                 "another profiler); fix: stop it, e.g. sudo sysctl kernel.nmi_watchdog=0");
+        break;
+    case EINVAL:
+        snprintf(buf, len, "the kernel rejected the event encoding (EINVAL): the event or one "
+                 "of its modifiers is not supported on this CPU");
+        break;
+    case EMFILE:
+        snprintf(buf, len, "too many open files (EMFILE); fix: raise 'ulimit -n'");
+        break;
+    default:
+        snprintf(buf, len, "%s", strerror(err));
+        break;
+    }
+    return buf;
+}

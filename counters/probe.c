@@ -1,0 +1,94 @@
+/* counters/probe.c — what this machine can measure: tried, not guessed. */
+#include "counters/probe.h"
+#include "counters/evsel.h"
+#include "counters/valgrind.h"
+#include "util/error.h"
+
+#include <errno.h>
+#include <perfmon/pfmlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Opens `name` on this process (counting or sampling) and closes it again.
+ * 0 when it opened; else errno, with plain words in `why`. */
+static int try_open(const char *name, int sample, char *why, size_t len)
+{
+    pg_evsel ev;
+    if (pg_evsel_init(&ev, name, 1) < 0) {
+        snprintf(why, len, "%s", pg_error_last());
+        return EINVAL;
+    }
+    ev.attr.disabled = 1;
+    if (sample) {
+        ev.attr.freq = 1;
+        ev.attr.sample_freq = 997;
+        ev.attr.sample_type = PERF_SAMPLE_IP;
+    }
+    int fd = (int)syscall(SYS_perf_event_open, &ev.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) {
+        int err = errno;
+        pg_evsel_strerror(err, why, len);
+        return err;
+    }
+    close(fd);
+    why[0] = '\0';
+    return 0;
+}
+
+int pg_probe_run(pg_probe *p, unsigned what)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->valgrind_why, sizeof p->valgrind_why, "not probed");
+    if (!(what & PG_PROBE_PERF)) {
+        snprintf(p->hw_why, sizeof p->hw_why, "not probed");
+        snprintf(p->sw_why, sizeof p->sw_why, "not probed");
+    }
+    p->paranoid = -99;
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    if (f) {
+        if (fscanf(f, "%d", &p->paranoid) != 1)
+            p->paranoid = -99;
+        fclose(f);
+    }
+    if (pg_pfm_init() == 0) {
+        pfm_pmu_info_t pi;
+        memset(&pi, 0, sizeof pi);
+        pi.size = sizeof pi;
+        pfm_pmu_t pmu;
+        pfm_for_all_pmus(pmu) {
+            if (pfm_get_pmu_info(pmu, &pi) == PFM_SUCCESS && pi.is_present && pi.is_dfl) {
+                snprintf(p->pmu_name, sizeof p->pmu_name, "%s", pi.name);
+                break;
+            }
+        }
+    }
+    /* PERFGATE_NO_PMU lets tests (and a user who distrusts the PMU) take the
+     * no-counter path on any machine. */
+    const char *nopmu = getenv("PERFGATE_NO_PMU");
+    if (!(what & PG_PROBE_PERF)) {
+        /* not asked */
+    } else if (nopmu && *nopmu && strcmp(nopmu, "0")) {
+        snprintf(p->hw_why, sizeof p->hw_why, "PERFGATE_NO_PMU is set");
+    } else {
+        p->hw_instructions = try_open("instructions", 0, p->hw_why, sizeof p->hw_why) == 0;
+        p->sampling_hw = p->hw_instructions && try_open("cycles", 1, (char[512]){0}, 512) == 0;
+    }
+    if (what & PG_PROBE_PERF) {
+        p->software = try_open("task-clock", 0, p->sw_why, sizeof p->sw_why) == 0;
+        p->sampling_sw = try_open("cpu-clock", 1, (char[512]){0}, 512) == 0;
+    }
+    pg_valgrind *vg = NULL;
+    if (!(what & PG_PROBE_VALGRIND)) {
+        /* not asked */
+    } else if (pg_valgrind_new(&vg) == 0) {
+        p->valgrind = 1;
+        snprintf(p->valgrind_version, sizeof p->valgrind_version, "%s", pg_valgrind_version(vg));
+        pg_valgrind_free(vg);
+    } else {
+        snprintf(p->valgrind_why, sizeof p->valgrind_why, "%s", pg_error_last());
+    }
+    return 0;
+}

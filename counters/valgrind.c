@@ -1,0 +1,272 @@
+/* counters/valgrind.c — benchmarks under cachegrind: exact instructions,
+ * simulated caches and branches with one fixed geometry everywhere. */
+#include "counters/valgrind.h"
+#include "util/error.h"
+#include "util/fileio.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct pg_valgrind {
+    char path[PATH_MAX];
+    char version[64];
+};
+
+/* valgrind's summary events, in the order valgrind.h promises. */
+static const char *const events[13] = {"Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
+                                        "D1mw", "DLmw", "Bc", "Bcm", "Bi", "Bim"};
+
+static int find_in_path(char *out, size_t len, const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    const char *p = path;
+    while (*p) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", prog);
+        if (access(out, X_OK) == 0)
+            return 0;
+        p += n + (end != NULL);
+    }
+    return -1;
+}
+
+/* Runs `path --version` and keeps its first line. */
+static int read_version(char *out, size_t len, const char *path)
+{
+    int fds[2];
+    if (pipe(fds) < 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", 0, 0);
+    char *argv[] = {(char *)path, "--version", NULL};
+    pid_t pid;
+    int err = posix_spawn(&pid, path, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (err) {
+        close(fds[0]);
+        errno = err;
+        return -1;
+    }
+    size_t got = 0;
+    ssize_t k;
+    while (got + 1 < len && (k = read(fds[0], out + got, len - 1 - got)) > 0)
+        got += (size_t)k;
+    out[got] = '\0';
+    out[strcspn(out, "\n")] = '\0';
+    close(fds[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 && !strncmp(out, "valgrind-", 9) ? 0 : -1;
+}
+
+int pg_valgrind_new(pg_valgrind **out)
+{
+    pg_valgrind *vg = calloc(1, sizeof *vg);
+    if (!vg)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    const char *env = getenv("PERFGATE_VALGRIND");
+    if (env && *env) {
+        snprintf(vg->path, sizeof vg->path, "%s", env);
+        if (access(vg->path, X_OK) < 0) {
+            free(vg);
+            return pg_error_errno(PG_ENOTSUP, "PERFGATE_VALGRIND=%s is not an executable", env);
+        }
+    } else if (find_in_path(vg->path, sizeof vg->path, "valgrind") < 0) {
+        free(vg);
+        return pg_error_set(PG_ENOTSUP, "valgrind is not installed (not on PATH); fix: sudo apt-get install valgrind");
+    }
+    if (read_version(vg->version, sizeof vg->version, vg->path) < 0) {
+        free(vg);
+        return pg_error_set(PG_ENOTSUP, "%s does not run ('valgrind --version' failed)", env && *env ? env : "valgrind");
+    }
+    *out = vg;
+    return 0;
+}
+
+void pg_valgrind_free(pg_valgrind *vg) { free(vg); }
+const char *pg_valgrind_version(const pg_valgrind *vg) { return vg->version; }
+const char *pg_valgrind_geometry(const pg_valgrind *vg) { return PG_VALGRIND_GEOMETRY; }
+
+int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *const *opts)
+{
+    size_t n = 0, nopt = 0;
+    while (argv[n])
+        n++;
+    while (opts[nopt])
+        nopt++;
+    char **v = calloc(1 + nopt + n + 1, sizeof *v);
+    if (!v)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < 1 + nopt + n; i++) {
+        v[i] = strdup(i == 0 ? vg->path : i <= nopt ? opts[i - 1] : argv[i - 1 - nopt]);
+        if (!v[i]) {
+            pg_valgrind_argv_free(v);
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        }
+    }
+    *out_argv = v;
+    return 0;
+}
+
+int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir)
+{
+    char outfile[PATH_MAX], logfile[PATH_MAX];
+    snprintf(outfile, sizeof outfile, "--cachegrind-out-file=%s/cachegrind.out.%%p", outdir);
+    snprintf(logfile, sizeof logfile, "--log-file=%s/valgrind.log.%%p", outdir);
+    const char *const opts[] = {
+        "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+        "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64",
+        /* Count what the benchmark starts, too (a shell script, a driver). */
+        "--trace-children=yes",
+        /* Only the benchmark's own output in its logs: valgrind's warnings
+         * (about the host's caches, which the fixed geometry overrides) go to a
+         * file that collect reads only when the program could not start. */
+        "-q", outfile, logfile, NULL,
+    };
+    return pg_valgrind_wrap_tool(vg, out_argv, argv, opts);
+}
+
+void pg_valgrind_argv_free(char **argv)
+{
+    if (!argv)
+        return;
+    for (char **a = argv; *a; a++)
+        free(*a);
+    free(argv);
+}
+
+int pg_valgrind_parse(unsigned long long totals[13], const char *text, const char *path)
+{
+    int idx[13];   /* column of each "events:" entry in our order, -1 when absent */
+    int ncols = 0, have_events = 0;
+    const char *line = text;
+    while (line && *line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        if (!strncmp(line, "events:", 7)) {
+            char buf[512];
+            snprintf(buf, sizeof buf, "%.*s", (int)(len - 7), line + 7);
+            for (int i = 0; i < 13; i++)
+                idx[i] = -1;
+            char *save = NULL;
+            ncols = 0;
+            for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save), ncols++)
+                for (int i = 0; i < 13; i++)
+                    if (!strcmp(tok, events[i]))
+                        idx[i] = ncols;
+            have_events = 1;
+        } else if (!strncmp(line, "summary:", 8)) {
+            if (!have_events)
+                return pg_error_set(PG_EINVAL, "%s: 'summary:' before 'events:'", path);
+            unsigned long long col[32] = {0};
+            const char *p = line + 8;
+            int c = 0;
+            while (c < ncols && c < 32 && p < line + len) {
+                char *end;
+                errno = 0;
+                unsigned long long v = strtoull(p, &end, 10);
+                if (end == p || errno)
+                    return pg_error_set(PG_EINVAL, "%s: malformed summary line", path);
+                col[c++] = v;
+                p = end;
+            }
+            if (c != ncols)
+                return pg_error_set(PG_EINVAL, "%s: summary has %d values for %d events", path, c, ncols);
+            int found = 0;
+            for (int i = 0; i < 13; i++)
+                if (idx[i] >= 0) {
+                    totals[i] += col[idx[i]];
+                    found++;
+                }
+            return found;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return pg_error_set(PG_EINVAL, "%s: no 'summary:' line (not a cachegrind output file?)", path);
+}
+
+/* The last line of valgrind's own log that is not a "--pid-- warning". */
+static void last_error_line(char *out, size_t len, const char *path)
+{
+    char *text = NULL;
+    size_t n;
+    if (pg_file_read(&text, &n, path) < 0)
+        return;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strstr(line, "warning:"))
+            continue;
+        /* "==123== message": keep the message. */
+        char *msg = line[0] == '=' && strstr(line + 2, "== ") ? strstr(line + 2, "== ") + 3 : line;
+        if (*msg)
+            snprintf(out, len, "%s", msg);
+    }
+    free(text);
+}
+
+int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *outdir)
+{
+    DIR *d = opendir(outdir);
+    if (!d)
+        return pg_error_errno(PG_EIO, "cannot read %s", outdir);
+    unsigned long long t[13] = {0};
+    int files = 0, rc = 0;
+    char vglog[512] = "";
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        if (!strncmp(e->d_name, "valgrind.log.", 13)) {
+            last_error_line(vglog, sizeof vglog, path);
+            unlink(path);
+            continue;
+        }
+        if (strncmp(e->d_name, "cachegrind.out.", 15))
+            continue;
+        char *text = NULL;
+        size_t len;
+        if (rc == 0 && (rc = pg_file_read(&text, &len, path)) == 0) {
+            int k = pg_valgrind_parse(t, text, path);
+            if (k < 0)
+                rc = k;
+            files++;
+        }
+        free(text);
+        unlink(path);
+    }
+    closedir(d);
+    if (rc < 0)
+        return rc;
+    if (files == 0)
+        return pg_error_set(PG_EIO, "valgrind wrote no results: %s",
+                            vglog[0] ? vglog : "the program could not start under valgrind");
+    /* Shared names first (DESIGN.md), then valgrind's own. */
+    enum { Ir, I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw, Bc, Bcm, Bi, Bim };
+    struct { const char *name; double v; } shared[] = {
+        {"instructions", (double)t[Ir]},
+        {"cache-misses", (double)(t[ILmr] + t[DLmr] + t[DLmw])},
+        {"branch-misses", (double)(t[Bcm] + t[Bim])},
+    };
+    for (size_t i = 0; i < 3 && rc == 0; i++)
+        rc = pg_readings_add(out, shared[i].name, "count", "valgrind", shared[i].v, 1.0);
+    for (int i = 0; i < 13 && rc == 0; i++)
+        rc = pg_readings_add(out, events[i], "count", "valgrind", (double)t[i], 1.0);
+    return rc;
+}

@@ -1,0 +1,36 @@
+/* harness/stacks.h — a benchmark's stacks for `run --sample`.
+ *
+ * After a benchmark's measured runs, one more run records its stacks, so the
+ * counts stay those of unprofiled runs:
+ *   valgrind backend: under callgrind, weights are exact instruction counts
+ *                     (counters/callgrind.h says where the stacks are inexact);
+ *   perf backend:     sampled with perf_event at the requested frequency.
+ * The folded stacks go to <dir>/<benchmark>.folded and the benchmark object
+ * gets "stacks": "<rel>/<benchmark>.folded" (rel is relative to the store
+ * root, where compare resolves it) and "stacks_weight" ("instructions" or
+ * "samples"). The caller owns <dir>: it removes it when the run is not stored.
+ */
+#ifndef PG_HARNESS_STACKS_H
+#define PG_HARNESS_STACKS_H
+
+#include "counters/backend.h"
+#include "harness/spawn.h"
+
+#include <cjson/cJSON.h>
+
+typedef struct pg_stacks pg_stacks;
+
+/* `dir` is created when the first stacks are written. */
+int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, const char *dir, const char *rel);
+void pg_stacks_free(pg_stacks *s);
+
+/* Runs `so` once (its argv is the bare benchmark), recording stacks, and
+ * writes them for benchmark `name`, noting the path in `bench`. A benchmark
+ * that fails in this run is not an error here: *failed is set, with why in
+ * pg_error_last(). Negative only when perfgate itself could not go on. */
+int pg_stacks_record(pg_stacks *s, cJSON *bench, const char *name, pg_spawn_opts *so, int *failed);
+
+/* What kind of stacks these are, for subtitles ("" for sampled stacks). */
+const char *pg_stacks_note(const pg_stacks *s);
+
+#endif
