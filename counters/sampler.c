@@ -258,20 +258,13 @@ int pg_sampler_attach(pg_sampler *s, pid_t pid)
         int fallback = !s->o.event && s->attr.type == PERF_TYPE_HARDWARE &&
                        (err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL);
         if (!fallback) {
-            if (err == EACCES || err == EPERM) {
-                char lvl[16] = "?";
-                FILE *fp = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-                if (fp) {
-                    if (!fgets(lvl, sizeof lvl, fp))
-                        snprintf(lvl, sizeof lvl, "?");
-                    lvl[strcspn(lvl, "\n")] = '\0';
-                    fclose(fp);
-                }
-                return pg_error_set(PG_ENOTSUP, "cannot sample %s: %s (kernel.perf_event_paranoid is %s; "
-                                    "fix: sysctl kernel.perf_event_paranoid=2, or run as root)",
-                                    s->event, strerror(err), lvl);
-            }
-            return pg_error_set(PG_ENOTSUP, "cannot sample %s: %s", s->event, strerror(err));
+            char why[512];
+            if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
+                snprintf(why, sizeof why, "no hardware performance counters here (%s: a VM without a "
+                         "virtual PMU?); leave out -e to sample the cpu-clock software event", strerror(err));
+            else
+                pg_evsel_strerror(err, why, sizeof why);
+            return pg_error_set(PG_ENOTSUP, "cannot sample %s: %s", s->event, why);
         }
         snprintf(s->notice, sizeof s->notice,
                  "no hardware cycle counter here (%s: a VM without a virtual PMU?); sampling cpu-clock instead",
@@ -395,7 +388,8 @@ int pg_sampler_finish(pg_sampler *s)
 {
     int rc = pg_sampler_drain(s);
     close_bufs(s);
-    qsort(s->refs, s->nrefs, sizeof *s->refs, by_time);
+    if (s->nrefs)
+        qsort(s->refs, s->nrefs, sizeof *s->refs, by_time);
     free(s->sorted);
     s->sorted = malloc((s->nrefs ? s->nrefs : 1) * sizeof *s->sorted);
     if (!s->sorted)

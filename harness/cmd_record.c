@@ -210,10 +210,11 @@ int pg_cmd_record(int argc, char **argv)
             fprintf(stderr, "every %llu events", (unsigned long long)so.period);
         else
             fprintf(stderr, "%lu Hz", so.freq);
-        fprintf(stderr, ", %s), %llu lost, %.1f%% truncated stacks, %zu distinct stacks; unwound in %.0f ms\n",
+        fprintf(stderr, ", %s), %llu lost, %.1f%% truncated stacks, %zu distinct stacks; "
+                "the command ran %.0f ms, unwinding took %.0f ms\n",
                 so.callgraph == PG_CALLGRAPH_FP ? "fp" : "dwarf", (unsigned long long)sr.sampler.lost,
                 ps->samples ? 100.0 * (double)ps->truncated / (double)ps->samples : 0.0,
-                pg_folded_count(f), sr.unwind_ns / 1e6);
+                pg_folded_count(f), res.wall_ns / 1e6, sr.unwind_ns / 1e6);
         if (sr.sampler.dropped)
             fprintf(stderr, "perfgate: warning: %llu samples dropped (more than 512 MiB of stacks buffered)\n",
                     (unsigned long long)sr.sampler.dropped);

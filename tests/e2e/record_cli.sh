@@ -33,6 +33,19 @@ contains "$T/err" "no samples"
 expect_exit 2 "no samples" "$PG" record --folded short.folded -- /bin/true
 contains "$T/err" "no samples"
 check "nothing written without samples" test ! -e short.folded
+# -e: a software event works everywhere; a hardware one needs a PMU, and says so when there is none.
+expect_exit 0 "-e page-faults" "$PG" record -e page-faults -c 1 --folded pf.folded -- "$PROGS/sample_tree" parse 0.1
+contains "$T/err" "(page-faults, every 1 events, dwarf)"
+check "page-fault stacks" test -s pf.folded
+"$PG" record -e branch-misses --folded bm.folded -- "$PROGS/sample_tree" parse 0.1 >"$T/out" 2>"$T/err"; rc=$?
+if [ $rc = 0 ]; then
+  check "branch-misses sampled (PMU present)" grep -q "main;parse" bm.folded
+else
+  check "no PMU: exit 2 ($rc)" [ $rc = 2 ]
+  contains "$T/err" "cannot sample branch-misses: no hardware performance counters here"
+  check "nothing written" test ! -e bm.folded
+fi
+
 # --folded - writes to stdout
 expect_exit 0 "folded to stdout" "$PG" record --folded - -- "$PROGS/sample_tree" parse 0.1
 contains "$T/out" "main;parse;hash"
