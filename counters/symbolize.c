@@ -152,6 +152,19 @@ static const char *die_name(Dwarf_Die *d)
     return n ? n : dwarf_diename(d);
 }
 
+/* The first subprogram or inlined call among scopes[from..n): *fn, and 1; else 0. */
+static int first_function(Dwarf_Die *fn, Dwarf_Die *scopes, int from, int n)
+{
+    for (int i = from; i < n; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
+            *fn = scopes[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static char *resolve(pg_elffile *f, uint64_t vaddr)
 {
     file_state *st = state_of(f);
@@ -162,14 +175,7 @@ static char *resolve(pg_elffile *f, uint64_t vaddr)
         Dwarf_Die *scopes = NULL;
         int nsc = cu ? dwarf_getscopes(cu, vaddr - bias, &scopes) : 0;
         Dwarf_Die fn;
-        int have = 0;
-        for (int i = 0; i < nsc && !have; i++) {
-            int tag = dwarf_tag(&scopes[i]);
-            if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-                fn = scopes[i];
-                have = 1;
-            }
-        }
+        int have = first_function(&fn, scopes, 0, nsc);
         free(scopes);
         /* dwarf_getscopes continues from an inlined call into the abstract
          * definition's scopes, not the caller's: walk the concrete tree up
@@ -180,14 +186,7 @@ static char *resolve(pg_elffile *f, uint64_t vaddr)
                 break;
             scopes = NULL;
             nsc = dwarf_getscopes_die(&fn, &scopes);
-            have = 0;
-            for (int i = 1; i < nsc && !have; i++) {
-                int tag = dwarf_tag(&scopes[i]);
-                if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-                    fn = scopes[i];
-                    have = 1;
-                }
-            }
+            have = first_function(&fn, scopes, 1, nsc);
             free(scopes);
         }
         if (!ns.n) {
