@@ -42,6 +42,14 @@ at_least "thread share" "$($F thread.folded share 'start_thread;worker;thread_wo
 at_least "main thread share" "$($F thread.folded share 'main;main_work')" 30
 at_most "truncated stacks" "$($F thread.folded truncated)" 5
 
+# child processes: sh forks, each child execs another program; every sample
+# resolves against the program mapped at that moment, under its own name.
+record children -- sh -c "$PROGS/sample_tree parse 0.2; $PROGS/sample_lib 0.2; true"
+at_least "child 1: sample_tree;_start;..." "$($F children.folded share-contains 'sample_tree;_start;')" 40
+at_least "child 1: main;parse;hash" "$($F children.folded share 'main;parse;hash')" 40
+at_least "child 2: sample_lib;...;lib_inner" "$($F children.folded share-contains 'sample_lib;_start;')" 40
+at_most "children: truncated stacks" "$($F children.folded truncated)" 5
+
 # frame pointers: the kernel walks the chain. A leaf without its own frame
 # (gcc omits it even with -fno-omit-frame-pointer) hides its direct caller,
 # so only main -> ... -> hash is asserted.
