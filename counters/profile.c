@@ -176,59 +176,76 @@ static int add_sample(builder *b, const struct perf_event_header *h)
     return rc;
 }
 
-int pg_profile_build(pg_folded *out, pg_profile_stats *st, const pg_sampler *s)
+struct pg_profile {
+    builder b;
+    const pg_sampler *s;    /* its layout is known once it attached */
+    pg_profile_stats st;
+};
+
+int pg_profile_new(pg_profile **out, pg_folded *f, const pg_sampler *s)
 {
-    memset(st, 0, sizeof *st);
-    builder *b = calloc(1, sizeof *b);
-    if (!b)
+    *out = NULL;
+    pg_profile *p = calloc(1, sizeof *p);
+    if (!p)
         return pg_error_set(PG_ENOMEM, "out of memory");
+    builder *b = &p->b;
     int rc;
     if ((rc = pg_procs_new(&b->procs)) < 0 || (rc = pg_unwinder_new(&b->unw)) < 0 ||
-        (rc = pg_symbolizer_new(&b->sym)) < 0)
-        goto done;
-    b->out = out;
-    b->st = st;
-    b->type = pg_sampler_sample_type(s);
-    b->mask = pg_sampler_regs_mask(s);
-    b->cg = pg_sampler_callgraph(s);
-    const struct perf_event_header *const *recs;
-    size_t n = pg_sampler_records(s, &recs);
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        const struct perf_event_header *h = recs[i];
-        const uint32_t *u = (const uint32_t *)(h + 1);
-        switch (h->type) {
-        case PERF_RECORD_SAMPLE:
-            rc = add_sample(b, h);
-            break;
-        case PERF_RECORD_MMAP2: {
-            const uint64_t *w = (const uint64_t *)(u + 2);
-            /* pid, tid, addr, len, pgoff, maj/min/ino/ino_gen (or build id), prot, flags, filename */
-            const char *fname = (const char *)(w + 3) + 24 + 8;
-            if (fname < (const char *)h + h->size)
-                rc = pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], fname);
-            break;
-        }
-        case PERF_RECORD_MMAP: {
-            const uint64_t *w = (const uint64_t *)(u + 2);
-            rc = pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], (const char *)(w + 3));
-            break;
-        }
-        case PERF_RECORD_COMM:
-            rc = pg_procs_comm(b->procs, (pid_t)u[0], (pid_t)u[1], (const char *)(u + 2),
-                               (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
-            break;
-        case PERF_RECORD_FORK:
-            rc = pg_procs_fork(b->procs, (pid_t)u[0], (pid_t)u[1], (pid_t)u[2], (pid_t)u[3]);
-            break;
-        default:
-            break;
-        }
+        (rc = pg_symbolizer_new(&b->sym)) < 0) {
+        pg_profile_free(p);
+        return rc;
     }
-done:
+    b->out = f;
+    b->st = &p->st;
+    p->s = s;
+    *out = p;
+    return 0;
+}
+
+void pg_profile_free(pg_profile *p)
+{
+    if (!p)
+        return;
     /* The symbolizer's per-file state lives in the files, freed with the procs. */
-    pg_symbolizer_free(b->sym);
-    pg_unwinder_free(b->unw);
-    pg_procs_free(b->procs);
-    free(b);
-    return rc;
+    pg_symbolizer_free(p->b.sym);
+    pg_unwinder_free(p->b.unw);
+    pg_procs_free(p->b.procs);
+    free(p);
+}
+
+void pg_profile_stats_get(const pg_profile *p, pg_profile_stats *out) { *out = p->st; }
+
+int pg_profile_add(void *ctx, const struct perf_event_header *h)
+{
+    pg_profile *p = ctx;
+    builder *b = &p->b;
+    if (!b->type) {
+        b->type = pg_sampler_sample_type(p->s);
+        b->mask = pg_sampler_regs_mask(p->s);
+        b->cg = pg_sampler_callgraph(p->s);
+    }
+    const uint32_t *u = (const uint32_t *)(h + 1);
+    switch (h->type) {
+    case PERF_RECORD_SAMPLE:
+        return add_sample(b, h);
+    case PERF_RECORD_MMAP2: {
+        const uint64_t *w = (const uint64_t *)(u + 2);
+        /* pid, tid, addr, len, pgoff, maj/min/ino/ino_gen (or build id), prot, flags, filename */
+        const char *fname = (const char *)(w + 3) + 24 + 8;
+        if (fname < (const char *)h + h->size)
+            return pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], fname);
+        return 0;
+    }
+    case PERF_RECORD_MMAP: {
+        const uint64_t *w = (const uint64_t *)(u + 2);
+        return pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], (const char *)(w + 3));
+    }
+    case PERF_RECORD_COMM:
+        return pg_procs_comm(b->procs, (pid_t)u[0], (pid_t)u[1], (const char *)(u + 2),
+                             (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+    case PERF_RECORD_FORK:
+        return pg_procs_fork(b->procs, (pid_t)u[0], (pid_t)u[1], (pid_t)u[2], (pid_t)u[3]);
+    default:
+        return 0;
+    }
 }

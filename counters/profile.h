@@ -1,6 +1,7 @@
 /* counters/profile.h — a sampler's records into folded stacks.
  *
- * Replays the records in time order: side-band records update the address
+ * Replays the records in time order (incrementally: batches may be fed while
+ * the sampled program still runs, see sampler.h): side-band records update the address
  * spaces (maps.h); each sample is unwound (its kernel call chain in fp mode,
  * libunwind over the copied stack in dwarf mode, unwind.h), every frame
  * symbolized (symbolize.h), and the stack added to a pg_folded, root first:
@@ -29,7 +30,18 @@ typedef struct pg_profile_stats {
     uint64_t frames;        /* frames in all stacks */
 } pg_profile_stats;
 
-/* Adds every sample of `s` (already pg_sampler_finish'ed) to `out`. */
-int pg_profile_build(pg_folded *out, pg_profile_stats *st, const pg_sampler *s);
+typedef struct pg_profile pg_profile;
+
+/* A builder adding to `f` (not owned) the records of sampler `s` (read for
+ * its sample layout only, at the first record: it may be made before the
+ * sampler attached; `s` must outlive it). */
+int pg_profile_new(pg_profile **out, pg_folded *f, const pg_sampler *s);
+void pg_profile_free(pg_profile *p);
+
+/* One record, in time order: a pg_sampler_fn, so `pg_sampler_flush(s,
+ * pg_profile_add, profile)` feeds it. A malformed sample is skipped. */
+int pg_profile_add(void *profile, const struct perf_event_header *rec);
+
+void pg_profile_stats_get(const pg_profile *p, pg_profile_stats *out);
 
 #endif

@@ -44,8 +44,9 @@ struct pg_sampler {
     chunk *chunks;
     rec_ref *refs;
     size_t nrefs, caprefs;
-    const struct perf_event_header **sorted;
     pg_sampler_stats st;
+    uint64_t seen_max;        /* latest record time read so far */
+    uint64_t round_mark;      /* seen_max as of the end of the previous drain */
     int attached;
 };
 
@@ -86,6 +87,8 @@ int pg_sampler_new(pg_sampler **out, const pg_sampler_opts *o)
         s->o.mmap_pages = 128;
     if (!s->o.max_bytes)
         s->o.max_bytes = (size_t)512 << 20;
+    if (!s->o.flush_bytes)
+        s->o.flush_bytes = (size_t)64 << 20;
     if (s->o.stack_size % 8 || s->o.stack_size > 65000) {
         free(s);
         return pg_error_set(PG_EINVAL, "stack size %u: must be a multiple of 8 up to 64000", o->stack_size);
@@ -121,7 +124,6 @@ void pg_sampler_free(pg_sampler *s)
         free(c);
     }
     free(s->refs);
-    free(s->sorted);
     free(s);
 }
 
@@ -357,6 +359,8 @@ static int keep(void *ctx, const struct perf_event_header *h)
     s->st.bytes += sz;
     const struct perf_event_header *copy = (const struct perf_event_header *)dst;
     s->refs[s->nrefs] = (rec_ref){.time = rec_time(copy), .seq = s->nrefs, .h = copy};
+    if (s->refs[s->nrefs].time > s->seen_max)
+        s->seen_max = s->refs[s->nrefs].time;
     s->nrefs++;
     if (h->type == PERF_RECORD_SAMPLE)
         s->st.samples++;
@@ -376,6 +380,8 @@ int pg_sampler_drain(pg_sampler *s)
     return rc;
 }
 
+
+
 static int by_time(const void *a, const void *b)
 {
     const rec_ref *x = a, *y = b;
@@ -384,25 +390,58 @@ static int by_time(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+int pg_sampler_drain_round(pg_sampler *s)
+{
+    uint64_t mark = s->seen_max;
+    int rc = pg_sampler_drain(s);
+    s->round_mark = mark;
+    return rc;
+}
+
 int pg_sampler_finish(pg_sampler *s)
 {
     int rc = pg_sampler_drain(s);
     close_bufs(s);
-    if (s->nrefs)
-        qsort(s->refs, s->nrefs, sizeof *s->refs, by_time);
-    free(s->sorted);
-    s->sorted = malloc((s->nrefs ? s->nrefs : 1) * sizeof *s->sorted);
-    if (!s->sorted)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    for (size_t i = 0; i < s->nrefs; i++)
-        s->sorted[i] = s->refs[i].h;
+    s->round_mark = UINT64_MAX;
     return rc;
 }
 
-size_t pg_sampler_records(const pg_sampler *s, const struct perf_event_header *const **out)
+size_t pg_sampler_pending(const pg_sampler *s) { return s->st.bytes; }
+
+int pg_sampler_flush(pg_sampler *s, pg_sampler_fn fn, void *ctx)
 {
-    *out = s->sorted;
-    return s->sorted ? s->nrefs : 0;
+    if (!s->nrefs)
+        return 0;
+    qsort(s->refs, s->nrefs, sizeof *s->refs, by_time);
+    size_t k = 0;
+    int rc = 0;
+    for (; k < s->nrefs && s->refs[k].time < s->round_mark; k++)
+        if ((rc = fn(ctx, s->refs[k].h)) < 0)
+            break;
+    if (rc < 0)
+        return rc;
+    /* Keep the rest: copied into fresh chunks, the old ones freed. */
+    chunk *old = s->chunks;
+    size_t rest = s->nrefs - k;
+    rec_ref *keep_refs = malloc((rest ? rest : 1) * sizeof *keep_refs);
+    if (!keep_refs)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    memcpy(keep_refs, s->refs + k, rest * sizeof *keep_refs);
+    s->chunks = NULL;
+    s->nrefs = 0;
+    s->st.bytes = 0;
+    uint64_t samples = s->st.samples, dropped = s->st.dropped;
+    for (size_t i = 0; i < rest; i++)
+        keep(s, keep_refs[i].h);
+    /* keep() counted them again: a copy is not a new sample */
+    s->st.samples = samples;
+    s->st.dropped = dropped;
+    free(keep_refs);
+    for (chunk *c = old, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+    return 0;
 }
 
 void pg_sampler_stats_get(const pg_sampler *s, pg_sampler_stats *out) { *out = s->st; }

@@ -9,9 +9,15 @@
  *
  * While the child runs the buffers are drained into memory (records copied
  * out, nothing decoded): the expensive work — unwinding and symbolizing —
- * happens after the child exited (profile.h), so it does not compete with the
- * measured program. Buffered records are capped (max_bytes); samples past the
- * cap are counted as dropped, and PERF_RECORD_LOST counts are summed as lost.
+ * is done by the caller on what pg_sampler_flush hands it, normally after
+ * the child exited, so it does not compete with the measured program. When
+ * more than flush_bytes are buffered the caller may flush during the run, to
+ * bound memory on long runs. Records are handed on in time order: a flush
+ * during the run passes only records older than the end of the previous
+ * drain (perf's "finished round"), which every CPU's buffer has been read
+ * past, so no older record can arrive after them. Buffered records are
+ * capped (max_bytes); samples past the cap are counted as dropped, and
+ * PERF_RECORD_LOST counts are summed as lost.
  *
  * Sample layout (sample_type): IP | TID | TIME | PERIOD, then
  *   fp:    CALLCHAIN (user only, kernel frame-pointer walk)
@@ -43,15 +49,15 @@ typedef struct pg_sampler_opts {
                                  libpfm4 name (counters/evsel.h) or cpu-clock / task-clock */
     unsigned mmap_pages;      /* data pages per CPU buffer, a power of two; 0: 128 */
     size_t max_bytes;         /* cap on buffered record bytes; 0: 512 MiB */
+    size_t flush_bytes;       /* pg_sample_run flushes during the run past this; 0: 64 MiB */
 } pg_sampler_opts;
 
-/* Record order after pg_sampler_finish: by time, ties in arrival order. */
 typedef struct pg_sampler_stats {
     uint64_t samples;         /* PERF_RECORD_SAMPLE records kept */
     uint64_t lost;            /* samples the kernel dropped (PERF_RECORD_LOST / LOST_SAMPLES) */
     uint64_t dropped;         /* samples perfgate dropped past max_bytes */
     uint64_t throttled;       /* PERF_RECORD_THROTTLE events */
-    size_t bytes;             /* buffered record bytes */
+    size_t bytes;             /* record bytes buffered now */
 } pg_sampler_stats;
 
 typedef struct pg_sampler pg_sampler;
@@ -69,13 +75,22 @@ size_t pg_sampler_pollfds(pg_sampler *s, int *fds, size_t max);
 
 /* Copies every available record out of every buffer. */
 int pg_sampler_drain(pg_sampler *s);
+/* The same, and ends a round: a later flush may pass on every record
+ * stamped before this drain started. */
+int pg_sampler_drain_round(pg_sampler *s);
 
-/* After the child exited: drains a last time, closes the events, and sorts
- * the buffered records by time. */
+/* After the child exited: drains a last time and closes the events; a flush
+ * then passes on everything. */
 int pg_sampler_finish(pg_sampler *s);
 
-/* The sorted records (valid until pg_sampler_free). */
-size_t pg_sampler_records(const pg_sampler *s, const struct perf_event_header *const **out);
+/* Bytes of records buffered (what a flush would free). */
+size_t pg_sampler_pending(const pg_sampler *s);
+
+/* Calls `fn` on the buffered records that may be passed on (see above), in
+ * time order, ties in arrival order, and frees them. `rec` is valid only
+ * during the call; a negative return from `fn` stops and is returned. */
+typedef int (*pg_sampler_fn)(void *ctx, const struct perf_event_header *rec);
+int pg_sampler_flush(pg_sampler *s, pg_sampler_fn fn, void *ctx);
 
 void pg_sampler_stats_get(const pg_sampler *s, pg_sampler_stats *out);
 /* What was sampled, e.g. "cpu-clock" or "cycles", and the sample_type / regs

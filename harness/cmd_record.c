@@ -153,6 +153,10 @@ int pg_cmd_record(int argc, char **argv)
         svg = "flamegraph.svg";
     if (cpu == -1)
         cpu = pg_runner_pick_cpu();
+    /* Memory bound of a long recording (docs/sampling.md); small values make tests flush often. */
+    const char *fb = getenv("PERFGATE_SAMPLE_FLUSH");
+    if (fb && *fb)
+        so.flush_bytes = (size_t)strtoull(fb, NULL, 10);
 
     char cmdline[512] = "";
     for (int i = 0; i < ncmd; i++) {
@@ -211,7 +215,7 @@ int pg_cmd_record(int argc, char **argv)
         else
             fprintf(stderr, "%lu Hz", so.freq);
         fprintf(stderr, ", %s), %llu lost, %.1f%% truncated stacks, %zu distinct stacks; "
-                "the command ran %.0f ms, unwinding took %.0f ms\n",
+                "the command ran %.0f ms, unwinding after it took %.0f ms\n",
                 so.callgraph == PG_CALLGRAPH_FP ? "fp" : "dwarf", (unsigned long long)sr.sampler.lost,
                 ps->samples ? 100.0 * (double)ps->truncated / (double)ps->samples : 0.0,
                 pg_folded_count(f), res.wall_ns / 1e6, sr.unwind_ns / 1e6);

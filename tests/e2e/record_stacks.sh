@@ -50,6 +50,17 @@ at_least "child 1: main;parse;hash" "$($F children.folded share 'main;parse;hash
 at_least "child 2: sample_lib;...;lib_inner" "$($F children.folded share-contains 'sample_lib;_start;')" 40
 at_most "children: truncated stacks" "$($F children.folded truncated)" 5
 
+# Unwinding while the program runs (what bounds memory on long recordings),
+# forced here by a tiny flush threshold: the same stacks, in time order
+# across CPUs, threads and execs.
+export PERFGATE_SAMPLE_FLUSH=50000
+record flushed -- sh -c "$PROGS/sample_tree thread 0.3; $PROGS/sample_lib 0.2; true"
+unset PERFGATE_SAMPLE_FLUSH
+at_least "flushed: thread" "$($F flushed.folded share 'start_thread;worker;thread_work')" 20
+at_least "flushed: main thread" "$($F flushed.folded share 'main;main_work')" 20
+at_least "flushed: library" "$($F flushed.folded share 'main;lib_work;pgsample_entry;lib_inner')" 20
+at_most "flushed: truncated stacks" "$($F flushed.folded truncated)" 5
+
 # frame pointers: the kernel walks the chain. A leaf without its own frame
 # (gcc omits it even with -fno-omit-frame-pointer) hides its direct caller,
 # so only main -> ... -> hash is asserted.
