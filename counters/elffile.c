@@ -64,10 +64,12 @@ static void parse(pg_elffile *f)
     if (!e)
         return;
     size_t nph;
-    if (elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph) != 0) {
+    GElf_Ehdr eh;
+    if (elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &nph) != 0 || !gelf_getehdr(e, &eh)) {
         elf_end(e);
         return;
     }
+    f->entry = eh.e_entry;
     f->segs = calloc(nph ? nph : 1, sizeof *f->segs);
     if (!f->segs) {
         elf_end(e);
@@ -183,4 +185,41 @@ int pg_elffile_read(const pg_elffile *f, uint64_t vaddr, void *buf, size_t n)
         }
     }
     return -1;
+}
+
+/* Entries of the .eh_frame_hdr table: int32 pairs (function start, FDE),
+ * both relative to the start of .eh_frame_hdr, sorted by function start. */
+static int table_entry(const pg_elffile *f, uint64_t i, int32_t e[2])
+{
+    return pg_elffile_read(f, f->eh_table_vaddr + i * 8, e, 8);
+}
+
+int pg_elffile_func_start(const pg_elffile *f, uint64_t vaddr, uint64_t *start)
+{
+    if (!f->has_eh)
+        return -1;
+    uint64_t lo = 0, hi = f->eh_fde_count;
+    int32_t e[2];
+    while (lo < hi) {       /* the last entry starting at or before vaddr */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (table_entry(f, mid, e) < 0)
+            return -1;
+        if (f->eh_hdr_vaddr + (uint64_t)(int64_t)e[0] <= vaddr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || table_entry(f, lo - 1, e) < 0)
+        return -1;
+    uint64_t fn = f->eh_hdr_vaddr + (uint64_t)(int64_t)e[0];
+    /* The FDE's own range: length, CIE pointer, then pc_begin and pc_range, which
+     * x86-64 toolchains encode pcrel|sdata4 and sdata4. A 64-bit-length FDE or one
+     * whose pc_begin disagrees is not trusted for a range, only for its start. */
+    uint64_t fde = f->eh_hdr_vaddr + (uint64_t)(int64_t)e[1];
+    uint32_t w[4];
+    if (pg_elffile_read(f, fde, w, sizeof w) == 0 && w[0] != 0xffffffffu &&
+        fde + 8 + (uint64_t)(int64_t)(int32_t)w[2] == fn && vaddr >= fn + w[3])
+        return -1;
+    *start = fn;
+    return 0;
 }

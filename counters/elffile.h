@@ -27,6 +27,7 @@ typedef struct pg_elffile {
     int in_memory;              /* data is a malloc'd copy ([vdso]), not a file mapping */
     pg_elfseg *segs;            /* PT_LOAD, in file order */
     size_t nsegs;
+    uint64_t entry;             /* e_entry: where the program starts (_start) */
     int has_eh;                 /* .eh_frame_hdr with a binary-search table */
     uint64_t eh_hdr_vaddr, eh_table_vaddr, eh_fde_count;
     void *sym;                  /* symbolizer state for this file (symbolize.c owns it) */
@@ -43,5 +44,10 @@ int pg_elffile_off_to_vaddr(const pg_elffile *f, uint64_t off, uint64_t *vaddr);
 /* Copies n bytes at link-time address `vaddr` from the file contents. -1 when
  * the range is not file-backed (bss, outside every segment). */
 int pg_elffile_read(const pg_elffile *f, uint64_t vaddr, void *buf, size_t n);
+
+/* The start of the function holding `vaddr`, from the unwind table (every
+ * function with unwind info has an FDE, stripped or not). -1 when no FDE
+ * covers it. */
+int pg_elffile_func_start(const pg_elffile *f, uint64_t vaddr, uint64_t *start);
 
 #endif

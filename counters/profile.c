@@ -80,6 +80,15 @@ static int is_root_name(const char *frames)
     return 0;
 }
 
+/* ...or, in a stripped program, the function at its ELF entry point. */
+static int is_root_addr(const pg_procs *procs, pid_t pid, uint64_t addr)
+{
+    const pg_map *m = pg_procs_find(procs, pid, addr);
+    uint64_t start;
+    return m && m->file->ok && m->file->entry &&
+           pg_elffile_func_start(m->file, addr - m->bias, &start) == 0 && start == m->file->entry;
+}
+
 typedef struct builder {
     pg_procs *procs;
     pg_unwinder *unw;
@@ -142,7 +151,8 @@ static int add_sample(builder *b, const struct perf_event_header *h)
             return pg_error_set(PG_ENOMEM, "out of memory");
         b->names[k++] = nm;
     }
-    if (!truncated && k > first + 1 && !is_root_name(b->names[first + 1]))
+    if (!truncated && k > first + 1 && !is_root_name(b->names[first + 1]) &&
+        !is_root_addr(b->procs, (pid_t)s.pid, b->ips[n - 1] - (n > 1)))
         truncated = 1;
     if (truncated) {
         b->names[first] = "[truncated]";

@@ -197,8 +197,12 @@ static char *resolve(pg_elffile *f, uint64_t vaddr)
         }
     }
     if (!ns.n) {
+        /* No symbol: name the function by where it starts (its FDE), so all of
+         * its samples are one frame, and addr2line -f -e module ADDR names it. */
         char buf[512];
-        snprintf(buf, sizeof buf, "%s+0x%llx", f->base, (unsigned long long)vaddr);
+        uint64_t start = vaddr;
+        pg_elffile_func_start(f, vaddr, &start);
+        snprintf(buf, sizeof buf, "%s+0x%llx", f->base, (unsigned long long)start);
         push_name(&ns, buf);
     }
     size_t len = 0;

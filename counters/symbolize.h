@@ -7,8 +7,10 @@
  * become frames of their own (dwarf_getscopes), and functions are named by
  * their source name, so compiler clones (hash.constprop.0) read as `hash`.
  * C++ and Rust names are demangled (demangle.h). An address no symbol covers
- * is named module+0xADDR, ADDR being the file's link-time address (what
- * addr2line -e module takes).
+ * is named module+0xADDR, ADDR being the link-time address where its function
+ * starts according to the unwind table (so a stripped function is still one
+ * frame, and `addr2line -f -e module ADDR` names it from an unstripped
+ * copy), else the address itself.
  *
  * Results are cached per (file, address): a file is symbolized once, not
  * once per sample.

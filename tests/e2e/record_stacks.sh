@@ -3,7 +3,7 @@
 # pointers (DWARF unwinding) and with them (--call-graph fp): the folded
 # stacks must hold those call paths with the proportions the programs spend.
 . "$(dirname "$0")/lib/common.sh"
-F="python3 $(dirname "$0")/lib/folded.py"
+F="python3 $(cd "$(dirname "$0")" && pwd)/lib/folded.py"
 cd "$T"
 
 # at_least WHAT ACTUAL MIN

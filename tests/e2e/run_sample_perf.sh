@@ -3,7 +3,7 @@
 # a run of their own (perf_event, DWARF unwinding) and stored beside the
 # result under the same commit and machine.
 . "$(dirname "$0")/lib/common.sh"
-F="python3 $(dirname "$0")/lib/folded.py"
+F="python3 $(cd "$(dirname "$0")" && pwd)/lib/folded.py"
 R=$T/repo
 make_repo "$R"
 mkdir -p "$R/b"
