@@ -45,9 +45,12 @@ at_most "truncated stacks" "$($F thread.folded truncated)" 5
 # child processes: sh forks, each child execs another program; every sample
 # resolves against the program mapped at that moment, under its own name.
 record children -- sh -c "$PROGS/sample_tree parse 0.2; $PROGS/sample_lib 0.2; true"
-at_least "child 1: sample_tree;_start;..." "$($F children.folded share-contains 'sample_tree;_start;')" 40
-at_least "child 1: main;parse;hash" "$($F children.folded share 'main;parse;hash')" 40
-at_least "child 2: sample_lib;...;lib_inner" "$($F children.folded share-contains 'sample_lib;_start;')" 40
+# (the split between the two depends on how much CPU each got: only the sum is exact)
+c1=$($F children.folded share 'main;parse;hash'); c2=$($F children.folded share 'main;lib_work;pgsample_entry;lib_inner')
+at_least "child 1 (sample_tree): main;parse;hash" "$c1" 10
+at_least "child 2 (sample_lib): main;lib_work;pgsample_entry;lib_inner" "$c2" 10
+at_least "children: both paths" "$(python3 -c "print($c1 + $c2)")" 85
+at_least "children: named by their own comm" "$($F children.folded share-contains 'sample_tree;_start;')" 10
 at_most "children: truncated stacks" "$($F children.folded truncated)" 5
 
 # Unwinding while the program runs (what bounds memory on long recordings),
@@ -56,9 +59,12 @@ at_most "children: truncated stacks" "$($F children.folded truncated)" 5
 export PERFGATE_SAMPLE_FLUSH=50000
 record flushed -- sh -c "$PROGS/sample_tree thread 0.3; $PROGS/sample_lib 0.2; true"
 unset PERFGATE_SAMPLE_FLUSH
-at_least "flushed: thread" "$($F flushed.folded share 'start_thread;worker;thread_work')" 20
-at_least "flushed: main thread" "$($F flushed.folded share 'main;main_work')" 20
-at_least "flushed: library" "$($F flushed.folded share 'main;lib_work;pgsample_entry;lib_inner')" 20
+f1=$($F flushed.folded share 'start_thread;worker;thread_work'); f2=$($F flushed.folded share 'main;main_work')
+f3=$($F flushed.folded share 'main;lib_work;pgsample_entry;lib_inner')
+at_least "flushed: thread" "$f1" 10
+at_least "flushed: main thread" "$f2" 10
+at_least "flushed: library" "$f3" 10
+at_least "flushed: all three paths" "$(python3 -c "print($f1 + $f2 + $f3)")" 85
 at_most "flushed: truncated stacks" "$($F flushed.folded truncated)" 5
 
 # frame pointers: the kernel walks the chain. A leaf without its own frame
