@@ -46,6 +46,16 @@ else
   check "nothing written" test ! -e bm.folded
 fi
 
+# Ctrl-C: the command is stopped, what was sampled is written, exit 130.
+"$PG" record --folded int.folded -- "$PROGS/sample_tree" parse 30 >"$T/out" 2>"$T/err" &
+pid=$!
+for _ in $(seq 50); do sleep 0.1; [ -n "$(pgrep -P $pid)" ] && break; done
+sleep 0.5
+kill -INT $pid
+wait $pid; rc=$?
+check "interrupted: exit 130 ($rc)" [ $rc = 130 ]
+check "interrupted: stacks written" grep -q "main;parse;hash" int.folded
+
 # --folded - writes to stdout
 expect_exit 0 "folded to stdout" "$PG" record --folded - -- "$PROGS/sample_tree" parse 0.1
 contains "$T/out" "main;parse;hash"
