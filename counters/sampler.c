@@ -28,6 +28,7 @@ typedef struct rec_ref {
 } rec_ref;
 
 typedef struct cpu_buf {
+    int cpu;
     int fd;
     void *map;
     size_t map_len;
@@ -212,7 +213,7 @@ static int open_all(pg_sampler *s, pid_t pid, int *err)
             close_bufs(s);
             return -1;
         }
-        s->bufs[s->nbufs++] = (cpu_buf){.fd = fd};
+        s->bufs[s->nbufs++] = (cpu_buf){.cpu = (int)c, .fd = fd};
     }
     if (!s->nbufs) {
         *err = ENODEV;
@@ -282,9 +283,14 @@ int pg_sampler_attach(pg_sampler *s, pid_t pid)
 
 size_t pg_sampler_pollfds(pg_sampler *s, int *fds, size_t max)
 {
+    /* The pinned CPU's buffer first: when a poller takes fewer fds than there are
+     * CPUs, the one that fills up is still watched. Any wake-up drains them all. */
     size_t n = 0;
     for (size_t i = 0; i < s->nbufs && n < max; i++)
-        if (s->bufs[i].fd >= 0)
+        if (s->bufs[i].fd >= 0 && s->bufs[i].cpu == s->o.pinned_cpu)
+            fds[n++] = s->bufs[i].fd;
+    for (size_t i = 0; i < s->nbufs && n < max; i++)
+        if (s->bufs[i].fd >= 0 && s->bufs[i].cpu != s->o.pinned_cpu)
             fds[n++] = s->bufs[i].fd;
     return n;
 }

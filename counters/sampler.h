@@ -50,6 +50,7 @@ typedef struct pg_sampler_opts {
     unsigned mmap_pages;      /* data pages per CPU buffer, a power of two; 0: 128 */
     size_t max_bytes;         /* cap on buffered record bytes; 0: 512 MiB */
     size_t flush_bytes;       /* pg_sample_run flushes during the run past this; 0: 64 MiB */
+    int pinned_cpu;           /* the CPU the child is pinned to, its buffer polled first; -1: none */
 } pg_sampler_opts;
 
 typedef struct pg_sampler_stats {
@@ -70,7 +71,8 @@ void pg_sampler_free(pg_sampler *s);
  * (perf_event_paranoid, no such event). Call once per sampler. */
 int pg_sampler_attach(pg_sampler *s, pid_t pid);
 
-/* The ring buffer fds to poll while the child runs; returns how many. */
+/* The ring buffer fds to poll while the child runs, the pinned CPU's first;
+ * returns how many. */
 size_t pg_sampler_pollfds(pg_sampler *s, int *fds, size_t max);
 
 /* Copies every available record out of every buffer. */

@@ -39,7 +39,9 @@ int pg_sample_run(pg_folded *out, pg_sample_result *sr, pg_spawn_result *res,
     memset(sr, 0, sizeof *sr);
     memset(res, 0, sizeof *res);
     run_ctx c = {.flush_bytes = sopt->flush_bytes ? sopt->flush_bytes : (size_t)64 << 20};
-    int rc = pg_sampler_new(&c.s, sopt);
+    pg_sampler_opts sampler_opts = *sopt;
+    sampler_opts.pinned_cpu = so->cpu;
+    int rc = pg_sampler_new(&c.s, &sampler_opts);
     if (rc == 0 && (rc = pg_profile_new(&c.p, out, c.s)) < 0)
         pg_sampler_free(c.s);
     if (rc < 0)
