@@ -262,7 +262,17 @@ int pg_sampler_attach(pg_sampler *s, pid_t pid)
                        (err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL);
         if (!fallback) {
             char why[512];
-            if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
+            unsigned long max_rate = 0;
+            FILE *fp = err == EINVAL && !s->o.period ? fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r") : NULL;
+            if (fp) {
+                if (fscanf(fp, "%lu", &max_rate) != 1)
+                    max_rate = 0;
+                fclose(fp);
+            }
+            if (max_rate && s->o.freq > max_rate)
+                snprintf(why, sizeof why, "-F %lu is above this kernel's limit of %lu Hz "
+                         "(kernel.perf_event_max_sample_rate)", s->o.freq, max_rate);
+            else if (err == ENOENT || err == EOPNOTSUPP || err == ENODEV)
                 snprintf(why, sizeof why, "no hardware performance counters here (%s: a VM without a "
                          "virtual PMU?); leave out -e to sample the cpu-clock software event", strerror(err));
             else
