@@ -35,7 +35,8 @@ static const char usage_text[] =
     "      --no-pin           do not pin\n"
     "  -h, --help             this text\n"
     "\n"
-    "The command's output is shown when it has finished. Stacks are user space only.\n"
+    "The command's output is shown when it has finished (its stdout on stderr with\n"
+    "--folded -). Stacks are user space only. See docs/sampling.md.\n"
     "Exit status: 0 recorded; 1 the command failed (the stacks are still written);\n"
     "2 usage or environment error (nothing written); 130 interrupted (stacks written).\n";
 
@@ -73,10 +74,12 @@ static int write_svg(const char *path, pg_folded *f, const char *title, const ch
     return pg_flamegraph_write_file(path, f, &fo);
 }
 
-static void replay_output(const pg_spawn_result *res)
+/* The command's output, after it ran; its stdout goes to stderr when stdout
+ * carries the folded stacks, so a pipe into flamegraph.pl stays clean. */
+static void replay_output(const pg_spawn_result *res, int stdout_taken)
 {
     if (res->out_len)
-        fwrite(res->out_log, 1, res->out_len, stdout);
+        fwrite(res->out_log, 1, res->out_len, stdout_taken ? stderr : stdout);
     fflush(stdout);
     if (res->err_len)
         fwrite(res->err_log, 1, res->err_len, stderr);
@@ -174,7 +177,7 @@ int pg_cmd_record(int argc, char **argv)
     pg_sample_result sr;
     pg_spawn_result res;
     int rc = pg_sample_run(f, &sr, &res, &sp, &so);
-    replay_output(&res);
+    replay_output(&res, folded && !strcmp(folded, "-"));
     if (rc < 0 && !res.started) {
         pg_spawn_result_free(&res);
         pg_folded_free(f);

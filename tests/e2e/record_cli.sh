@@ -59,5 +59,6 @@ check "interrupted: stacks written" grep -q "main;parse;hash" int.folded
 # --folded - writes to stdout
 expect_exit 0 "folded to stdout" "$PG" record --folded - -- "$PROGS/sample_tree" parse 0.1
 contains "$T/out" "main;parse;hash"
+check "stdout holds only folded lines (the command's output went to stderr)" python3 "$(cd "$(dirname "$0")" && pwd)/lib/folded.py" "$T/out" check
 
 finish
