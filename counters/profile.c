@@ -119,6 +119,25 @@ static const char *name_of(builder *b, size_t slot, pid_t pid, uint64_t addr)
     return pg_symbolize(b->sym, m->file, addr - m->bias);
 }
 
+/* The frame-pointer walk starts from the sampled rbp, so when the leaf has not
+ * set up a frame of its own (gcc omits it in leaf functions, and every
+ * function is sampled in its prologue at times) the leaf's caller is missing
+ * from the chain. One DWARF step over the copied top of the stack finds the
+ * leaf's real return address; when the chain lacks it, it is inserted. */
+static void fix_leaf(builder *b, const sample *s, size_t *n)
+{
+    uint64_t two[2];
+    size_t m = 0;
+    if (!s->regs || !s->stack || *n >= MAX_FRAMES)
+        return;
+    pg_unwind(b->unw, two, 2, &m, b->procs, (pid_t)s->pid, s->regs, b->mask, s->stack, s->stack_len);
+    if (m < 2 || two[0] != b->ips[0] || (*n > 1 && two[1] == b->ips[1]))
+        return;
+    memmove(&b->ips[2], &b->ips[1], (*n - 1) * sizeof *b->ips);
+    b->ips[1] = two[1];
+    ++*n;
+}
+
 static int add_sample(builder *b, const struct perf_event_header *h)
 {
     sample s;
@@ -132,6 +151,7 @@ static int add_sample(builder *b, const struct perf_event_header *h)
                 b->ips[n++] = s.chain[i];
         if (!n)
             b->ips[n++] = s.ip;
+        fix_leaf(b, &s, &n);
     } else if (s.regs && s.stack) {
         truncated = pg_unwind(b->unw, b->ips, MAX_FRAMES, &n, b->procs, (pid_t)s.pid, s.regs, b->mask,
                               s.stack, s.stack_len) != 0;

@@ -166,8 +166,11 @@ static void fill_attr(pg_sampler *s)
     a->size = sizeof *a;
     a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
     if (s->o.callgraph == PG_CALLGRAPH_FP) {
-        a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+        /* The registers and the top 512 bytes of stack repair the leaf frame (profile.c). */
+        a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
         a->exclude_callchain_kernel = 1;
+        a->sample_regs_user = regs_mask();
+        a->sample_stack_user = 512;
     } else {
         a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
         a->sample_regs_user = regs_mask();

@@ -20,7 +20,8 @@
  * PERF_RECORD_LOST counts are summed as lost.
  *
  * Sample layout (sample_type): IP | TID | TIME | PERIOD, then
- *   fp:    CALLCHAIN (user only, kernel frame-pointer walk)
+ *   fp:    CALLCHAIN (user only, kernel frame-pointer walk), plus REGS_USER and
+ *          512 bytes of STACK_USER to find the leaf's caller (profile.h)
  *   dwarf: REGS_USER (x86-64 general registers) | STACK_USER (stack_size bytes)
  * Non-sample records carry sample_id_all = {pid, tid, time}.
  */

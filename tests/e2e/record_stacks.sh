@@ -67,13 +67,17 @@ at_least "flushed: library" "$f3" 10
 at_least "flushed: all three paths" "$(python3 -c "print($f1 + $f2 + $f3)")" 85
 at_most "flushed: truncated stacks" "$($F flushed.folded truncated)" 5
 
-# frame pointers: the kernel walks the chain. A leaf without its own frame
-# (gcc omits it even with -fno-omit-frame-pointer) hides its direct caller,
-# so only main -> ... -> hash is asserted.
+# frame pointers: the kernel walks the chain; a leaf without its own frame
+# (gcc omits it even with -fno-omit-frame-pointer) gets its caller back from
+# one DWARF step over the top of the stack.
 record fp --call-graph fp -- "$PROGS/sample_tree_fp" parse
 contains "$T/err" ", fp)"
-at_least "fp: main..hash share" "$($F fp.folded share-contains ';main;')" 80
-at_least "fp: hash leaf share" "$($F fp.folded share 'hash')" 80
+at_least "fp: main;parse;hash share" "$($F fp.folded share 'main;parse;hash')" 80
+record fpthread --call-graph fp -- "$PROGS/sample_tree_fp" thread
+t1=$($F fpthread.folded share 'start_thread;worker;thread_work'); t2=$($F fpthread.folded share 'main;main_work')
+at_least "fp: thread path" "$t1" 10
+at_least "fp: main thread path" "$t2" 10
+at_least "fp: both paths" "$(python3 -c "print($t1 + $t2)")" 85
 
 # -c: by period instead of frequency (cpu-clock periods are nanoseconds: 1 ms)
 record period -c 1000000 -- "$PROGS/sample_tree" parse
