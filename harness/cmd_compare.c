@@ -1,7 +1,499 @@
+/* harness/cmd_compare.c — `perfgate compare A B`: verdicts between two
+ * revisions' (or two result files') results; exit 1 on a regression.
+ *
+ * The harness side of compare: resolve A and B (libgit2 or files), load their
+ * runs from the store (measuring the missing ones with --run-missing), choose
+ * the machine both were measured on, and hand report/ two pg_sides. Everything
+ * statistical is in report/compare.h; every output format in report/render.h.
+ */
 #include "harness/commands.h"
+#include "harness/gitrepo.h"
+#include "harness/results.h"
+#include "harness/revisions.h"
+#include "harness/session.h"
+#include "harness/store.h"
+#include "report/compare.h"
+#include "report/explain.h"
+#include "report/render.h"
+#include "report/threshold.h"
+#include "util/error.h"
+#include "util/fileio.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: perfgate compare [OPTIONS] A B\n"
+    "\n"
+    "Compare the results of A (the baseline) and B (the candidate). Each is a revision\n"
+    "(anything git rev-parse accepts: HEAD~1, a branch, a tag, a short id) or the path\n"
+    "of a result document (a store file or `perfgate run --format json` output).\n"
+    "Results are matched by benchmark name and by machine.\n"
+    "\n"
+    "  -t, --threshold M=PCT   regression threshold for metric M, like instructions=0.5%\n"
+    "                          (repeatable; a bare PCT applies to every metric); wins over\n"
+    "                          the manifest's thresholds and the defaults (docs/metrics.md)\n"
+    "  -g, --gate LIST         metrics that decide the verdict (default: instructions)\n"
+    "  -f, --format F          text (default), markdown, json or junit\n"
+    "  -o, --output FILE       write the report to FILE (atomically) instead of stdout\n"
+    "      --flamegraph DIR    differential flamegraphs of regressed benchmarks that have\n"
+    "                          stacks on both sides (run --sample) into DIR\n"
+    "      --run-missing       measure a revision that has no results on this machine: check\n"
+    "                          it out into a temporary directory, build it with the manifest's\n"
+    "                          build command, run it (A and B interleaved) and store it\n"
+    "      --bench PATH        with --run-missing: the benchmark directory, relative to the\n"
+    "                          work tree root (default: bench)\n"
+    "      --backend B         auto (default), perf or valgrind: measure with B, and compare\n"
+    "                          only results B measured\n"
+    "  -r, --repeat N          with --run-missing: measured runs per benchmark\n"
+    "      --sample[=HZ]       with --run-missing: also sample stacks (function tables, flamegraphs)\n"
+    "      --allow-cross-machine  compare results from different machines anyway\n"
+    "      --store DIR         result store (default: .perfgate/ at the work tree root,\n"
+    "                          or $PERFGATE_STORE)\n"
+    "  -v, --verbose           text: show every metric, not only gating and changed ones\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "When GITHUB_STEP_SUMMARY is set, the markdown report is appended to that file too.\n"
+    "Exit status: 0 no regression, 1 at least one gating metric regressed, 2 error (no\n"
+    "results for a revision, bad arguments, different machines), 130 interrupted.\n";
+
+typedef enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON, FMT_JUNIT } out_format;
+
+typedef struct opts {
+    pg_thresholds thresholds;
+    pg_gates gates;
+    out_format format;
+    const char *output, *flamegraph, *store, *bench, *backend_name;
+    pg_backend_kind backend;
+    int run_missing, cross_machine, verbose, repeat, sample;
+    unsigned long sample_freq;
+} opts;
+
+/* One of A and B as the user named it. */
+typedef struct input {
+    const char *arg;
+    int is_file;
+    char commit[PG_OID_HEXSZ + 1];
+    cJSON *runs;                /* NULL: nothing stored */
+    char stacks_base[PATH_MAX];
+} input;
+
+static int parse_args(opts *o, int argc, char **argv, const char **a, const char **b)
+{
+    enum { O_FLAME = 256, O_RUNMISSING, O_BENCH, O_BACKEND, O_SAMPLE, O_CROSS, O_STORE };
+    static const struct option longopts[] = {
+        {"threshold", required_argument, 0, 't'}, {"gate", required_argument, 0, 'g'},
+        {"format", required_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},
+        {"flamegraph", required_argument, 0, O_FLAME}, {"run-missing", no_argument, 0, O_RUNMISSING},
+        {"bench", required_argument, 0, O_BENCH}, {"backend", required_argument, 0, O_BACKEND},
+        {"repeat", required_argument, 0, 'r'}, {"sample", optional_argument, 0, O_SAMPLE},
+        {"allow-cross-machine", no_argument, 0, O_CROSS}, {"store", required_argument, 0, O_STORE},
+        {"verbose", no_argument, 0, 'v'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":t:g:f:o:r:vh", longopts, NULL)) != -1) {
+        int rc = 0;
+        switch (c) {
+        case 't': rc = pg_thresholds_add(&o->thresholds, optarg); break;
+        case 'g': rc = pg_gates_parse(&o->gates, optarg); break;
+        case 'f':
+            if (!strcmp(optarg, "text")) o->format = FMT_TEXT;
+            else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md")) o->format = FMT_MARKDOWN;
+            else if (!strcmp(optarg, "json")) o->format = FMT_JSON;
+            else if (!strcmp(optarg, "junit")) o->format = FMT_JUNIT;
+            else rc = pg_error_set(PG_EINVAL, "--format: expected text, markdown, json or junit, got '%s'", optarg);
+            break;
+        case 'o': o->output = optarg; break;
+        case O_FLAME: o->flamegraph = optarg; break;
+        case O_RUNMISSING: o->run_missing = 1; break;
+        case O_BENCH: o->bench = optarg; break;
+        case O_BACKEND:
+            rc = pg_backend_parse(&o->backend, optarg);
+            o->backend_name = o->backend == PG_BACKEND_AUTO ? NULL : pg_backend_name(o->backend);
+            break;
+        case 'r': {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || v < 1 || v > INT_MAX)
+                rc = pg_error_set(PG_EINVAL, "--repeat: expected a whole number >= 1, got '%s'", optarg);
+            o->repeat = (int)v;
+            break;
+        }
+        case O_SAMPLE: {
+            o->sample = 1;
+            if (optarg) {
+                char *end;
+                long v = strtol(optarg, &end, 10);
+                if (*end || end == optarg || v < 1)
+                    rc = pg_error_set(PG_EINVAL, "--sample: expected a frequency in Hz >= 1, got '%s'", optarg);
+                o->sample_freq = (unsigned long)v;
+            }
+            break;
+        }
+        case O_CROSS: o->cross_machine = 1; break;
+        case O_STORE: o->store = optarg; break;
+        case 'v': o->verbose = 1; break;
+        case 'h': fputs(usage_text, stdout); return 1;
+        case ':': return pg_error_set(PG_EINVAL, "option '%s' needs a value; see 'perfgate compare --help'", argv[optind - 1]);
+        default: return pg_error_set(PG_EINVAL, "unknown option '%s'; see 'perfgate compare --help'", argv[optind - 1]);
+        }
+        if (rc < 0)
+            return rc;
+    }
+    if (argc - optind != 2)
+        return pg_error_set(PG_EINVAL, "compare takes two revisions or result files, A and B (got %d); see 'perfgate compare --help'",
+                            argc - optind);
+    *a = argv[optind];
+    *b = argv[optind + 1];
+    if (!o->gates.n && pg_gates_parse(&o->gates, "instructions") < 0)
+        return PG_ENOMEM;
+    return 0;
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A store file (<store>/results/<commit>/<machine>.json) names its stacks
+ * relative to the store root: `dir` (the file's directory) becomes <store>. */
+static void stacks_root_of_store_file(char *dir)
+{
+    char *last = strrchr(dir, '/');
+    if (!last)
+        return;
+    *last = '\0';
+    char *prev = strrchr(dir, '/');
+    const char *name = prev ? prev + 1 : dir;
+    if (strcmp(name, "results")) {
+        *last = '/';
+    } else if (prev) {
+        *prev = '\0';
+    } else {
+        strcpy(dir, ".");
+    }
+}
+
+/* Loads a file input, or resolves a revision and loads what the store has for it. */
+static int load_input(input *in, pg_repo **repo, char *root, size_t rootlen, const opts *o)
+{
+    if (in->is_file) {
+        int rc = pg_store_load_file(&in->runs, in->arg);
+        snprintf(in->stacks_base, sizeof in->stacks_base, "%s", in->arg);
+        char *slash = strrchr(in->stacks_base, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(in->stacks_base, sizeof in->stacks_base, ".");
+        stacks_root_of_store_file(in->stacks_base);
+        return rc;
+    }
+    int rc;
+    if (!*repo) {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof cwd))
+            return pg_error_errno(PG_EIO, "cannot determine the current directory");
+        if ((rc = pg_repo_open(repo, cwd)) < 0)
+            return pg_error_set(rc, "'%s' is neither a result file nor a revision: %s is in no git repository", in->arg, cwd);
+        if ((rc = pg_store_root(root, rootlen, o->store, pg_repo_workdir(*repo))) < 0)
+            return rc;
+    }
+    if ((rc = pg_repo_resolve(in->commit, *repo, in->arg)) < 0)
+        return pg_error_wrap(rc, "'%s' is neither a result file nor a revision", in->arg);
+    snprintf(in->stacks_base, sizeof in->stacks_base, "%s", root);
+    rc = pg_store_load(&in->runs, root, in->commit);
+    if (rc == PG_ENOTFOUND) {
+        in->runs = NULL;
+        pg_error_clear();
+        return 0;
+    }
+    return rc;
+}
+
+static int has_run(const cJSON *runs, const char *machine_id, const char *backend)
+{
+    const cJSON *r;
+    cJSON_ArrayForEach(r, runs) {
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "machine"), "id"));
+        const char *be = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "backend"));
+        if ((!machine_id || (id && !strcmp(id, machine_id))) && (!backend || (be && !strcmp(be, backend))))
+            return 1;
+    }
+    return 0;
+}
+
+/* --run-missing: measure every revision without results of this machine and
+ * backend, both in one session so they are measured alike, then reload them. */
+static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts *o)
+{
+    if (in[0]->is_file && in[1]->is_file)
+        return 0;
+    pg_session sess;
+    int rc = pg_session_open(&sess, o->backend, NULL, 1);
+    if (rc < 0) {
+        pg_session_close(&sess);
+        return rc;
+    }
+    const char *commits[2];
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        if (in[i]->is_file || has_run(in[i]->runs, sess.machine.id, NULL))
+            continue;
+        if (n == 1 && !strcmp(commits[0], in[i]->commit))
+            continue;   /* compare X X */
+        commits[n++] = in[i]->commit;
+    }
+    if (n > 0) {
+        char logdir[PATH_MAX + 16];
+        snprintf(logdir, sizeof logdir, "%s/logs", root);
+        pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
+                          .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
+                          .sample_freq = o->sample_freq ? o->sample_freq : 997};
+        if ((rc = pg_mkdirs(logdir)) < 0)
+            rc = pg_error_wrap(rc, "cannot store results");
+        else
+            rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);
+    }
+    pg_session_close(&sess);
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        if (in[i]->is_file)
+            continue;
+        cJSON_Delete(in[i]->runs);
+        in[i]->runs = NULL;
+        rc = pg_store_load(&in[i]->runs, root, in[i]->commit);
+    }
+    return rc;
+}
+
+static const char *machine_of(const cJSON *run)
+{
+    const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "machine"), "id"));
+    return id ? id : "";
+}
+
+static const char *backend_of(const cJSON *run)
+{
+    const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "backend"));
+    return b ? b : "";
+}
+
+/* The newest run of `runs` (stored in order) that `backend` (NULL: any) measured. */
+static const cJSON *latest(const cJSON *runs, const char *backend)
+{
+    const cJSON *found = NULL, *r;
+    cJSON_ArrayForEach(r, runs)
+        if (!backend || !strcmp(backend_of(r), backend))
+            found = r;
+    return found;
+}
+
+static void describe_machine(char *buf, size_t len, const cJSON *run)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(run, "machine");
+    const char *cpu = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model"));
+    snprintf(buf, len, "%s: %s, backend %s", machine_of(run), cpu ? cpu : "unknown CPU", backend_of(run));
+}
+
+/* Chooses the machine both sides are compared on: the newest candidate run
+ * whose machine the baseline has too. Different machines are refused with
+ * what to do unless allowed; then each side uses its newest run's machine. */
+static int choose_machines(char ida[16], char idb[16], input *a, input *b, const opts *o)
+{
+    const cJSON *r, *found = NULL;
+    cJSON_ArrayForEach(r, b->runs)
+        if ((!o->backend_name || !strcmp(backend_of(r), o->backend_name)) && has_run(a->runs, machine_of(r), o->backend_name))
+            found = r;
+    if (found) {
+        snprintf(ida, 16, "%s", machine_of(found));
+        snprintf(idb, 16, "%s", machine_of(found));
+        return 0;
+    }
+    const cJSON *la = latest(a->runs, o->backend_name), *lb = latest(b->runs, o->backend_name);
+    if (!la || !lb)
+        return pg_error_set(PG_ENOTFOUND, "no results%s%s%s for %s", o->backend_name ? " measured by the " : "",
+                            o->backend_name ? o->backend_name : "", o->backend_name ? " backend" : "", !la ? a->arg : b->arg);
+    if (!o->cross_machine) {
+        char da[256], db[256];
+        describe_machine(da, sizeof da, la);
+        describe_machine(db, sizeof db, lb);
+        return pg_error_set(PG_EINVAL,
+                            "%s and %s were measured on different machines or backends (%s; %s): their numbers are not "
+                            "comparable. Measure both here (perfgate compare --run-missing ...) or pass --allow-cross-machine",
+                            a->arg, b->arg, da, db);
+    }
+    snprintf(ida, 16, "%s", machine_of(la));
+    snprintf(idb, 16, "%s", machine_of(lb));
+    return 0;
+}
+
+static int missing_error(const input *in, const char *root)
+{
+    return pg_error_set(PG_ENOTFOUND,
+                        "no results stored for %s (%.12s) in %s; measure it with 'git checkout %.12s && perfgate run', "
+                        "or add --run-missing to measure it in a temporary checkout",
+                        in->arg, in->commit, root, in->commit);
+}
+
+/* Renders the report in `format` into a malloc'd buffer. */
+static int render(char **text, size_t *len, const pg_comparison *c, out_format format, const opts *o, int color)
+{
+    FILE *f = open_memstream(text, len);
+    if (!f)
+        return pg_error_errno(PG_ENOMEM, "cannot buffer the report");
+    int rc;
+    pg_render_opts ro = {.color = color, .verbose = o->verbose};
+    switch (format) {
+    case FMT_MARKDOWN: rc = pg_render_markdown(f, c); break;
+    case FMT_JSON: rc = pg_render_json(f, c); break;
+    case FMT_JUNIT: rc = pg_render_junit(f, c); break;
+    default: rc = pg_render_text(f, c, &ro); break;
+    }
+    if (fclose(f) != 0 && rc == 0)
+        rc = pg_error_errno(PG_EIO, "cannot buffer the report");
+    if (rc < 0) {
+        free(*text);
+        *text = NULL;
+    }
+    return rc;
+}
+
+/* -o FILE: a regular file is replaced atomically (never half-written); a
+ * device or pipe that exists (/dev/stdout, a FIFO) is written as it is —
+ * renaming over /dev/null would replace the device. */
+static int write_output(const char *path, const char *text, size_t len)
+{
+    struct stat st;
+    if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+        return pg_file_write_atomic(path, text, len);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return pg_error_errno(PG_EIO, "cannot write %s", path);
+    int bad = fwrite(text, 1, len, f) != len;
+    if (fclose(f) != 0 || bad)
+        return pg_error_errno(PG_EIO, "cannot write %s", path);
+    return 0;
+}
+
+static int append_step_summary(const pg_comparison *c, const opts *o)
+{
+    const char *path = getenv("GITHUB_STEP_SUMMARY");
+    if (!path || !*path)
+        return 0;
+    char *text;
+    size_t len;
+    int rc = render(&text, &len, c, FMT_MARKDOWN, o, 0);
+    if (rc < 0)
+        return rc;
+    FILE *f = fopen(path, "a");
+    if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
+        rc = pg_error_errno(PG_EIO, "cannot append to GITHUB_STEP_SUMMARY file %s", path);
+        if (f)
+            fclose(f);
+    }
+    free(text);
+    return rc;
+}
+
+static int compare(input *in[2], const char *ida, const char *idb, const opts *o)
+{
+    pg_side side[2];
+    memset(side, 0, sizeof side);
+    const char *ids[2] = {ida, idb};
+    int rc = 0;
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        snprintf(side[i].label, sizeof side[i].label, "%s", in[i]->arg);
+        snprintf(side[i].commit, sizeof side[i].commit, "%s", in[i]->commit);
+        rc = pg_results_collect(&side[i], in[i]->runs, ids[i], o->backend_name, in[i]->stacks_base);
+    }
+    pg_comparison c;
+    pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates};
+    if (rc == 0)
+        rc = pg_compare(&c, &side[0], &side[1], &co);
+    if (rc < 0) {
+        pg_side_free(&side[0]);
+        pg_side_free(&side[1]);
+        return pg_die_last();
+    }
+    for (size_t g = 0; g < o->gates.n; g++) {
+        int seen = 0;
+        for (size_t i = 0; i < c.nbench && !seen; i++)
+            seen = pg_bench_cmp_metric(&c.bench[i], o->gates.v[g]) != NULL;
+        if (!seen && c.nbench)
+            fprintf(stderr, "perfgate: warning: gating metric '%s' was not measured for any benchmark compared\n",
+                    o->gates.v[g]);
+    }
+    pg_compare_funcs(&c, 10);
+
+    int status = c.verdict == PG_VERDICT_REGRESSED ? PG_EXIT_FAIL : PG_EXIT_OK;
+    if (o->flamegraph) {
+        size_t written;
+        if (pg_explain_flamegraphs(&written, &c, o->flamegraph) < 0)
+            status = pg_die_last();
+        else if (written)
+            fprintf(stderr, "perfgate: %zu differential flamegraph%s in %s\n", written, written == 1 ? "" : "s",
+                    o->flamegraph);
+    }
+    const char *nc = getenv("NO_COLOR");
+    int color = !o->output && o->format == FMT_TEXT && isatty(1) && !(nc && *nc);
+    char *text = NULL;
+    size_t len = 0;
+    if (render(&text, &len, &c, o->format, o, color) < 0) {
+        status = pg_die_last();
+    } else if (o->output) {
+        if (write_output(o->output, text, len) < 0)
+            status = pg_die_last();
+    } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+        status = pg_die("cannot write the report to stdout: %s", strerror(errno));
+    }
+    free(text);
+    if (append_step_summary(&c, o) < 0)
+        status = pg_die_last();
+    pg_comparison_free(&c);
+    pg_side_free(&side[0]);
+    pg_side_free(&side[1]);
+    return status;
+}
 
 int pg_cmd_compare(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    return pg_die("'compare' is not built yet");
+    opts o = {0};
+    const char *arg_a = NULL, *arg_b = NULL;
+    int rc = parse_args(&o, argc, argv, &arg_a, &arg_b);
+    if (rc != 0) {
+        pg_thresholds_free(&o.thresholds);
+        pg_gates_free(&o.gates);
+        return rc > 0 ? PG_EXIT_OK : pg_die_last();
+    }
+    input a = {.arg = arg_a, .is_file = is_file(arg_a)}, b = {.arg = arg_b, .is_file = is_file(arg_b)};
+    input *in[2] = {&a, &b};
+    pg_repo *repo = NULL;
+    char root[PATH_MAX] = "";
+    for (int i = 0; i < 2 && rc == 0; i++)
+        rc = load_input(in[i], &repo, root, sizeof root, &o);
+    if (rc == 0 && o.run_missing && repo)
+        rc = run_missing(in, repo, root, &o);
+    for (int i = 0; i < 2 && rc == 0; i++)
+        if (!in[i]->runs)
+            rc = missing_error(in[i], root);
+    char ida[16], idb[16];
+    if (rc == 0)
+        rc = choose_machines(ida, idb, &a, &b, &o);
+    int status = rc == PG_EINTR ? (fprintf(stderr, "perfgate: %s\n", pg_error_last()), 130)
+                 : rc < 0 ? pg_die_last() : compare(in, ida, idb, &o);
+    cJSON_Delete(a.runs);
+    cJSON_Delete(b.runs);
+    pg_repo_free(repo);
+    pg_thresholds_free(&o.thresholds);
+    pg_gates_free(&o.gates);
+    return status;
 }

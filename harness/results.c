@@ -1,6 +1,7 @@
 /* harness/results.c — see results.h. */
 #include "harness/results.h"
 #include "util/error.h"
+#include "util/strindex.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,50 +34,63 @@ size_t pg_results_machines(const cJSON *runs, char ids[][16], size_t max)
     return n;
 }
 
-static pg_result_bench *bench_get(pg_result_side *s, const char *name)
+typedef struct collector {
+    pg_side *side;
+    pg_strindex index;      /* bench name -> position in side->b */
+} collector;
+
+static pg_bench_result *bench_get(collector *c, const char *name)
 {
-    for (size_t i = 0; i < s->nb; i++)
-        if (!strcmp(s->b[i].name, name))
-            return &s->b[i];
-    pg_result_bench *nb = realloc(s->b, (s->nb + 1) * sizeof *nb);
-    if (!nb)
-        return NULL;
-    s->b = nb;
-    pg_result_bench *b = &s->b[s->nb++];
+    pg_side *s = c->side;
+    size_t i;
+    if (pg_strindex_get(&c->index, name, &i))
+        return &s->b[i];
+    if (s->nb == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        pg_bench_result *nb = realloc(s->b, cap * sizeof *nb);
+        if (!nb)
+            return NULL;
+        s->b = nb;
+        s->cap = cap;
+    }
+    pg_bench_result *b = &s->b[s->nb];
     memset(b, 0, sizeof *b);
     b->name = strdup(name);
+    if (!b->name || pg_strindex_put(&c->index, b->name, s->nb) < 0) {
+        free(b->name);
+        return NULL;
+    }
+    s->nb++;
     return b;
 }
 
-static pg_result_metric *metric_get(pg_result_bench *b, const char *name, const char *unit, const char *backend)
+/* A wall-time measured under valgrind is not one measured natively: metrics
+ * are keyed by the run's backend as well as their name. */
+static pg_series *metric_get(pg_bench_result *b, const char *name, const char *unit, const char *backend,
+                             const char *source)
 {
     for (size_t i = 0; i < b->nm; i++)
-        if (!strcmp(b->m[i].name, name) && !strcmp(b->m[i].backend, backend))
+        if (!strcmp(b->m[i].metric, name) && !strcmp(b->m[i].backend, backend))
             return &b->m[i];
-    pg_result_metric *nm = realloc(b->m, (b->nm + 1) * sizeof *nm);
+    pg_series *nm = realloc(b->m, (b->nm + 1) * sizeof *nm);
     if (!nm)
         return NULL;
     b->m = nm;
-    pg_result_metric *m = &b->m[b->nm++];
+    pg_series *m = &b->m[b->nm];
     memset(m, 0, sizeof *m);
-    m->name = strdup(name);
+    m->metric = strdup(name);
     m->unit = strdup(unit);
     m->backend = strdup(backend);
-    return m;
-}
-
-static int push(pg_result_metric *m, double v)
-{
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 8;
-        double *nv = realloc(m->v, cap * sizeof *nv);
-        if (!nv)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        m->v = nv;
-        m->cap = cap;
+    m->source = strdup(source);
+    if (!m->metric || !m->unit || !m->backend || !m->source) {
+        free(m->metric);
+        free(m->unit);
+        free(m->backend);
+        free(m->source);
+        return NULL;
     }
-    m->v[m->n++] = v;
-    return 0;
+    b->nm++;
+    return m;
 }
 
 static void set_str(char **dst, const char *s)
@@ -85,74 +99,80 @@ static void set_str(char **dst, const char *s)
     *dst = s ? strdup(s) : NULL;
 }
 
-int pg_results_collect(pg_result_side *side, const cJSON *runs, const char *machine_id)
+static int collect_run(collector *c, const cJSON *run, const char *stacks_base)
 {
-    const cJSON *run;
-    cJSON_ArrayForEach(run, runs) {
-        if (machine_id && strcmp(machine_of(run), machine_id))
-            continue;
-        side->nruns++;
-        const cJSON *mach = cJSON_GetObjectItemCaseSensitive(run, "machine");
-        snprintf(side->machine_id, sizeof side->machine_id, "%s", machine_of(run));
-        snprintf(side->machine_desc, sizeof side->machine_desc, "%s, %d cores, %s", str(mach, "cpu_model"),
-                 (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(mach, "cores")), str(mach, "kernel"));
-        snprintf(side->backend, sizeof side->backend, "%s", str(run, "backend"));
-        if (!side->commit[0] && *str(run, "commit"))
-            snprintf(side->commit, sizeof side->commit, "%s", str(run, "commit"));
-        const cJSON *jb;
-        cJSON_ArrayForEach(jb, cJSON_GetObjectItemCaseSensitive(run, "benchmarks")) {
-            const char *name = str(jb, "name");
-            if (!*name)
-                return pg_error_set(PG_EINVAL, "a stored benchmark has no name (run %s)", str(run, "id"));
-            pg_result_bench *b = bench_get(side, name);
-            if (!b)
+    pg_side *side = c->side;
+    const cJSON *mach = cJSON_GetObjectItemCaseSensitive(run, "machine");
+    const char *run_backend = str(run, "backend");
+    side->nruns++;
+    snprintf(side->machine_id, sizeof side->machine_id, "%s", machine_of(run));
+    snprintf(side->machine_desc, sizeof side->machine_desc, "%s, %d cores, %s", str(mach, "cpu_model"),
+             (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(mach, "cores")), str(mach, "kernel"));
+    snprintf(side->backend, sizeof side->backend, "%s", run_backend);
+    side->dirty |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "dirty"));
+    if (!side->commit[0] && *str(run, "commit"))
+        snprintf(side->commit, sizeof side->commit, "%s", str(run, "commit"));
+    const cJSON *jb;
+    cJSON_ArrayForEach(jb, cJSON_GetObjectItemCaseSensitive(run, "benchmarks")) {
+        const char *name = str(jb, "name");
+        if (!*name)
+            return pg_error_set(PG_EINVAL, "a stored benchmark has no name (run %s)", str(run, "id"));
+        pg_bench_result *b = bench_get(c, name);
+        if (!b)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        b->failed = !strcmp(str(jb, "status"), "failed");
+        set_str(&b->failure, b->failed ? str(cJSON_GetObjectItemCaseSensitive(jb, "failure"), "reason") : NULL);
+        const cJSON *th = cJSON_GetObjectItemCaseSensitive(jb, "thresholds");
+        if (cJSON_IsObject(th)) {
+            cJSON_Delete(b->thresholds);
+            b->thresholds = cJSON_Duplicate(th, 1);
+        }
+        const char *stacks = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(jb, "stacks"));
+        if (stacks && *stacks) {
+            char path[4096];
+            if (stacks[0] != '/' && stacks_base && *stacks_base)
+                snprintf(path, sizeof path, "%s/%s", stacks_base, stacks);
+            else
+                snprintf(path, sizeof path, "%s", stacks);
+            set_str(&b->stacks, path);
+        }
+        const cJSON *jm;
+        cJSON_ArrayForEach(jm, cJSON_GetObjectItemCaseSensitive(jb, "metrics")) {
+            const char *source = str(jm, "backend");
+            pg_series *m = metric_get(b, jm->string, str(jm, "unit"), *run_backend ? run_backend : source,
+                                      source);
+            if (!m)
                 return pg_error_set(PG_ENOMEM, "out of memory");
-            b->failed = !strcmp(str(jb, "status"), "failed");
-            set_str(&b->failure, b->failed ? str(cJSON_GetObjectItemCaseSensitive(jb, "failure"), "reason") : NULL);
-            const cJSON *th = cJSON_GetObjectItemCaseSensitive(jb, "thresholds");
-            if (th) {
-                cJSON_Delete(b->thresholds);
-                b->thresholds = cJSON_Duplicate(th, 1);
-            }
-            const char *stacks = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(jb, "stacks"));
-            if (stacks)
-                set_str(&b->stacks, stacks);
-            const cJSON *jm;
-            cJSON_ArrayForEach(jm, cJSON_GetObjectItemCaseSensitive(jb, "metrics")) {
-                pg_result_metric *m = metric_get(b, jm->string, str(jm, "unit"), str(jm, "backend"));
-                if (!m)
-                    return pg_error_set(PG_ENOMEM, "out of memory");
-                const cJSON *v;
-                cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(jm, "samples")) {
-                    if (!cJSON_IsNumber(v))
-                        return pg_error_set(PG_EINVAL, "benchmark %s, metric %s: a sample is not a number", name, jm->string);
-                    int rc = push(m, v->valuedouble);
-                    if (rc < 0)
-                        return rc;
-                }
+            const cJSON *v;
+            cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(jm, "samples")) {
+                if (!cJSON_IsNumber(v))
+                    return pg_error_set(PG_EINVAL, "benchmark %s, metric %s: a sample is not a number", name, jm->string);
+                int rc = pg_series_push(m, v->valuedouble);
+                if (rc < 0)
+                    return rc;
             }
         }
     }
     return 0;
 }
 
-void pg_results_free(pg_result_side *side)
+int pg_results_collect(pg_side *side, const cJSON *runs, const char *machine_id, const char *backend,
+                       const char *stacks_base)
 {
-    for (size_t i = 0; i < side->nb; i++) {
-        pg_result_bench *b = &side->b[i];
-        free(b->name);
-        free(b->failure);
-        free(b->stacks);
-        cJSON_Delete(b->thresholds);
-        for (size_t j = 0; j < b->nm; j++) {
-            free(b->m[j].name);
-            free(b->m[j].unit);
-            free(b->m[j].backend);
-            free(b->m[j].v);
-        }
-        free(b->m);
+    collector c = {.side = side};
+    int rc = 0;
+    for (size_t i = 0; i < side->nb && rc == 0; i++)
+        rc = pg_strindex_put(&c.index, side->b[i].name, i);
+    const cJSON *run;
+    cJSON_ArrayForEach(run, runs) {
+        if (rc < 0)
+            break;
+        if (machine_id && strcmp(machine_of(run), machine_id))
+            continue;
+        if (backend && strcmp(str(run, "backend"), backend))
+            continue;
+        rc = collect_run(&c, run, stacks_base);
     }
-    free(side->b);
-    side->b = NULL;
-    side->nb = 0;
+    pg_strindex_free(&c.index);
+    return rc;
 }

@@ -2,6 +2,7 @@
 #include "harness/revisions.h"
 #include "harness/store.h"
 #include "harness/spawn.h"
+#include "harness/stacks.h"
 #include "util/error.h"
 
 #include <ftw.h>
@@ -36,7 +37,23 @@ typedef struct side {
     char dir[PATH_MAX];
     pg_benchset set;
     cJSON *doc;
+    pg_stacks *stacks;              /* --sample: this revision's stacks, beside its results */
+    char stacks_dir[PATH_MAX * 2];
 } side;
+
+/* Stacks go where `perfgate run --sample` puts them: stacks/<commit>/<machine>/<run id>
+ * under the store root, referenced relative to it from the run document. */
+static int open_stacks(side *s, const pg_session *sess, const pg_run_opts *ro, const char *store_root)
+{
+    char runid[64], rel[PATH_MAX];
+    snprintf(runid, sizeof runid, "%s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s->doc, "id")));
+    for (char *p = runid; *p; p++)
+        if (*p == ':')
+            *p = '-';
+    snprintf(rel, sizeof rel, "stacks/%s/%s/%s", s->commit, sess->machine.id, runid);
+    snprintf(s->stacks_dir, sizeof s->stacks_dir, "%s/%s", store_root, rel);
+    return pg_stacks_new(&s->stacks, sess->backend, ro->sample_freq, s->stacks_dir, rel);
+}
 
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
                          pg_session *sess, const pg_run_opts *ro, const char *store_root)
@@ -75,6 +92,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             break;
         }
         s->doc = pg_session_new_doc(sess, s->commit, 0, ro->cpu);
+        if (ro->sample && (rc = open_stacks(s, sess, ro, store_root)) < 0)
+            break;
     }
 
     int rounds = 0;
@@ -90,6 +109,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         for (size_t i = 0; i < n && rc == 0; i++) {
             cJSON *round = cJSON_CreateArray();
             o.round = k;
+            o.stacks = sides[i].stacks;
             int nf = 0;
             rc = pg_runner_run(round, &nf, &sides[i].set, sess->meter, &o);
             nfailed += nf;
@@ -97,18 +117,24 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             cJSON_Delete(round);
         }
     }
+    int stored = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         pg_session_finish_doc(sess, sides[i].doc);
         char path[PATH_MAX + 64];
         rc = pg_store_append(path, sizeof path, store_root, sides[i].commit, sess->machine.id, sides[i].doc);
-        if (rc == 0)
+        if (rc == 0) {
+            stored++;
             fprintf(stderr, "perfgate: stored %.12s: %s\n", sides[i].commit, path);
+        }
     }
     if (rc == PG_EINTR)
         pg_error_set(PG_EINTR, "interrupted; nothing was stored");
     for (size_t i = 0; i < n; i++) {
         if (sides[i].dir[0])
             pg_remove_tree(sides[i].dir);
+        pg_stacks_free(sides[i].stacks);
+        if ((int)i >= stored && sides[i].stacks_dir[0])
+            pg_remove_tree(sides[i].stacks_dir);    /* not stored: its stacks go too */
         pg_benchset_free(&sides[i].set);
         cJSON_Delete(sides[i].doc);
     }

@@ -27,23 +27,44 @@ int pg_store_root(char *out, size_t len, const char *option, const char *workdir
 }
 
 /* A store document's runs, checked: `doc` must be an object with a "runs" array,
- * or a single run document (which becomes a one-element array). */
+ * a single run document (which becomes a one-element array), or an array of
+ * run documents. Consumes `doc`:
+ * the runs are moved out of it, not copied (a large suite's document is tens of
+ * megabytes). */
 static int runs_of(cJSON **runs, cJSON *doc, const char *path)
 {
-    if (!cJSON_IsObject(doc))
-        return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (expected a JSON object)", path);
-    cJSON *arr = cJSON_GetObjectItemCaseSensitive(doc, "runs");
-    if (arr) {
-        if (!cJSON_IsArray(arr))
-            return pg_error_set(PG_EINVAL, "%s: \"runs\" is not an array", path);
-        *runs = cJSON_Duplicate(arr, 1);
+    int rc = 0;
+    if (cJSON_IsArray(doc)) {      /* `perfgate show --format json`: the runs themselves */
+        const cJSON *r;
+        if (!doc->child) {
+            cJSON_Delete(doc);
+            return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (an empty array: no runs)", path);
+        }
+        cJSON_ArrayForEach(r, doc)
+            if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "benchmarks"))) {
+                cJSON_Delete(doc);
+                return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (an array, but not of run documents)", path);
+            }
+        *runs = doc;
         return 0;
     }
-    if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "benchmarks")))
-        return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (no \"runs\" or \"benchmarks\")", path);
-    *runs = cJSON_CreateArray();
-    cJSON_AddItemToArray(*runs, cJSON_Duplicate(doc, 1));
-    return 0;
+    cJSON *arr = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "runs") : NULL;
+    if (!cJSON_IsObject(doc)) {
+        rc = pg_error_set(PG_EINVAL, "%s: not a perfgate result document (expected a JSON object)", path);
+    } else if (arr) {
+        if (!cJSON_IsArray(arr))
+            rc = pg_error_set(PG_EINVAL, "%s: \"runs\" is not an array", path);
+        else
+            *runs = cJSON_DetachItemViaPointer(doc, arr);
+    } else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "benchmarks"))) {
+        rc = pg_error_set(PG_EINVAL, "%s: not a perfgate result document (no \"runs\" or \"benchmarks\")", path);
+    } else {
+        *runs = cJSON_CreateArray();
+        cJSON_AddItemToArray(*runs, doc);
+        return 0;
+    }
+    cJSON_Delete(doc);
+    return rc;
 }
 
 static int parse_file(cJSON **doc, const char *path)
@@ -70,9 +91,7 @@ int pg_store_load_file(cJSON **runs, const char *path)
     int rc = parse_file(&doc, path);
     if (rc < 0)
         return rc;
-    rc = runs_of(runs, doc, path);
-    cJSON_Delete(doc);
-    return rc;
+    return runs_of(runs, doc, path);
 }
 
 int pg_store_append(char *path_out, size_t path_len, const char *root, const char *commit,

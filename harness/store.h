@@ -33,8 +33,9 @@ int pg_store_append(char *path_out, size_t path_len, const char *root, const cha
  * a store document is an error naming it. */
 int pg_store_load(cJSON **runs, const char *root, const char *commit);
 
-/* Reads a store document or a single run document from `path` into an array of
- * run documents (for `compare A.json B.json`). */
+/* Reads a store document, a single run document (`run --format json`) or an
+ * array of them (`show --format json`) from `path` into an array of run
+ * documents (for `compare A.json B.json`). */
 int pg_store_load_file(cJSON **runs, const char *path);
 
 #endif

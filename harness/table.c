@@ -1,4 +1,5 @@
 #include "harness/table.h"
+#include "report/format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,38 +31,9 @@ static double median(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void thousands(char *buf, size_t len, double v)
-{
-    char raw[64];
-    snprintf(raw, sizeof raw, "%.0f", v);
-    const char *digits = raw[0] == '-' ? raw + 1 : raw;
-    size_t nd = strlen(digits), o = 0;
-    if (raw[0] == '-' && o + 1 < len)
-        buf[o++] = '-';
-    for (size_t i = 0; i < nd && o + 2 < len; i++) {
-        if (i && (nd - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-}
-
 void pg_table_format(char *buf, size_t len, char *unit_out, size_t ulen, double v, const char *unit)
 {
-    if (!strcmp(unit, "ns")) {
-        if (v >= 1e9)
-            snprintf(buf, len, "%.3f", v / 1e9), snprintf(unit_out, ulen, "s");
-        else
-            snprintf(buf, len, "%.3f", v / 1e6), snprintf(unit_out, ulen, "ms");
-    } else if (!strcmp(unit, "bytes")) {
-        if (v >= 1048576)
-            snprintf(buf, len, "%.1f", v / 1048576), snprintf(unit_out, ulen, "MiB");
-        else
-            snprintf(buf, len, "%.1f", v / 1024), snprintf(unit_out, ulen, "KiB");
-    } else {
-        thousands(buf, len, v);
-        snprintf(unit_out, ulen, "%s", unit);
-    }
+    pg_format_value(buf, len, unit_out, ulen, v, unit);
 }
 
 static void print_metric(FILE *out, const char *name, const cJSON *m)

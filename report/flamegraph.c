@@ -37,6 +37,7 @@ typedef struct frame {
 typedef struct open_frame {
     const char *name;
     uint32_t namelen;
+    uint32_t end;                        /* offset just past the name in its stack */
     uint64_t x0, b0, a0;                 /* running totals when opened */
     uint64_t self_b, self_a;
 } open_frame;
@@ -77,72 +78,64 @@ static int keep_frame(layout *L, const open_frame *of, uint32_t depth, uint64_t 
     return 0;
 }
 
-/* Builds the frames of `items` (sorted by pg_folded_stack_cmp). */
+/* Builds the frames of `items` (sorted by pg_folded_stack_cmp). Only the
+ * frames after the prefix shared with the previous stack are looked at. */
 static int flow(layout *L, const item *items, size_t n, double min_pct)
 {
-    size_t ocap = 64, pcap = 64;
+    size_t ocap = 64;
     open_frame *open = malloc(ocap * sizeof *open);
-    struct part { const char *s; uint32_t len; } *parts = malloc(pcap * sizeof *parts);
+    if (!open)
+        return pg_error_set(PG_ENOMEM, "out of memory drawing a flamegraph");
     int rc = 0;
-    if (!open || !parts) {
-        rc = pg_error_set(PG_ENOMEM, "out of memory drawing a flamegraph");
-        goto out;
-    }
     uint64_t cx = 0, cb = 0, ca = 0;
-    size_t nopen = 1;
-    open[0] = (open_frame){"all", 3, 0, 0, 0, 0, 0};
+    size_t nopen = 1, plen = 0;
+    const char *prev = "";
+    open[0] = (open_frame){"all", 3, 0, 0, 0, 0, 0, 0};
     for (size_t i = 0; i < n && rc == 0; i++) {
-        size_t np = 0;
-        for (const char *s = items[i].stack;;) {
-            const char *e = strchr(s, ';');
-            size_t l = e ? (size_t)(e - s) : strlen(s);
-            if (np == pcap) {
-                pcap *= 2;
-                void *p = realloc(parts, pcap * sizeof *parts);
-                if (!p) {
-                    rc = pg_error_set(PG_ENOMEM, "out of memory drawing a flamegraph");
-                    goto out;
-                }
-                parts = p;
-            }
-            parts[np++] = (struct part){s, (uint32_t)l};
-            if (!e)
+        const char *cur = items[i].stack;
+        size_t clen = strlen(cur);
+        size_t m = pg_folded_prefix_len(prev, cur, plen < clen ? plen : clen);
+        /* Open frame k (ending at open[k].end in prev) is shared when its bytes
+         * match and cur has a frame boundary at the same place. */
+        size_t same = 0;
+        while (same + 1 < nopen) {
+            size_t e = open[same + 1].end;
+            if (e > m || (e == m && m != clen && cur[m] != ';'))
                 break;
-            s = e + 1;
-        }
-        size_t same = 0;   /* frames (below the root) shared with what is open */
-        while (same < np && same + 1 < nopen && open[same + 1].namelen == parts[same].len &&
-               memcmp(open[same + 1].name, parts[same].s, parts[same].len) == 0)
             same++;
+        }
         while (nopen > same + 1 && rc == 0) {
             nopen--;
             rc = keep_frame(L, &open[nopen], (uint32_t)nopen, cx, cb, ca, min_pct);
         }
-        if (nopen + (np - same) > ocap) {
-            while (nopen + (np - same) > ocap)
-                ocap *= 2;
-            void *p = realloc(open, ocap * sizeof *open);
-            if (!p) {
-                rc = pg_error_set(PG_ENOMEM, "out of memory drawing a flamegraph");
-                goto out;
+        size_t pos = same ? open[same].end + 1 : 0;
+        while (pos <= clen && rc == 0) {
+            const char *s = cur + pos, *e = memchr(s, ';', clen - pos);
+            size_t l = e ? (size_t)(e - s) : clen - pos;
+            if (nopen == ocap) {
+                void *p = realloc(open, (ocap *= 2) * sizeof *open);
+                if (!p) {
+                    rc = pg_error_set(PG_ENOMEM, "out of memory drawing a flamegraph");
+                    break;
+                }
+                open = p;
             }
-            open = p;
+            open[nopen++] = (open_frame){s, (uint32_t)l, (uint32_t)(pos + l), cx, cb, ca, 0, 0};
+            pos += l + 1;
         }
-        for (size_t k = same; k < np; k++)
-            open[nopen++] = (open_frame){parts[k].s, parts[k].len, cx, cb, ca, 0, 0};
         open[nopen - 1].self_b += items[i].before;
         open[nopen - 1].self_a += items[i].after;
         cx += items[i].w;
         cb += items[i].before;
         ca += items[i].after;
+        prev = cur;
+        plen = clen;
     }
     while (nopen > 0 && rc == 0) {
         nopen--;
         rc = keep_frame(L, &open[nopen], (uint32_t)nopen, cx, cb, ca, min_pct);
     }
-out:
     free(open);
-    free(parts);
     return rc;
 }
 
@@ -165,12 +158,14 @@ static void hot_colour(pg_svgbuf *b, const frame *fr)
     pg_svg_printf(b, "rgb(%u,%u,%u)", r, g, bl);
 }
 
-/* Red for growth, blue for shrinkage, white for none; flamegraph.pl's scale. */
-static void diff_colour(pg_svgbuf *b, double delta, double maxabs)
+/* Red for growth, blue for shrinkage, white for none; flamegraph.pl's scale.
+ * Returns whether the colour is dark enough to need white text. */
+static int diff_colour(pg_svgbuf *b, double delta, double maxabs)
 {
     unsigned r = 255, g = 255, bl = 255;
+    double m = 0;
     if (maxabs > 0 && delta != 0) {
-        double m = fabs(delta) / maxabs;
+        m = fabs(delta) / maxabs;
         if (m > 1)
             m = 1;
         unsigned v = (unsigned)lround(210.0 * (1.0 - m));
@@ -180,6 +175,7 @@ static void diff_colour(pg_svgbuf *b, double delta, double maxabs)
             r = g = v;
     }
     pg_svg_printf(b, "rgb(%u,%u,%u)", r, g, bl);
+    return delta < 0 ? m > 0.5 : m > 0.8;   /* black on pure blue is unreadable sooner */
 }
 
 /* The label drawn in a frame `px` pixels wide: the name, or as much of it as
@@ -217,6 +213,7 @@ static const char css[] =
     "#frames > g:hover > rect { stroke:black; stroke-width:0.5; }\n"
     "#frames > g { cursor:pointer; }\n"
     "#frames text { pointer-events:none; }\n"
+    "text.w { fill:rgb(255,255,255); }\n"
     ".hide { display:none; }\n"
     ".parent { opacity:0.5; }\n";
 
@@ -454,11 +451,12 @@ static int render(char **out, size_t *outlen, layout *L, const pg_flamegraph_opt
         pg_svg_puts(b, "\" width=\"");
         pg_svg_fixed(b, wp, 4);
         pg_svg_printf(b, "%%\" height=\"%d\" fill=\"", FRAME_H - 1);
+        int dark = 0;
         if (d)
-            diff_colour(b, (double)fr->self_after - (double)fr->self_before * d->scale, d->maxabs);
+            dark = diff_colour(b, (double)fr->self_after - (double)fr->self_before * d->scale, d->maxabs);
         else
             hot_colour(b, fr);
-        pg_svg_puts(b, "\"/><text x=\"");
+        pg_svg_puts(b, dark ? "\"/><text class=\"w\" x=\"" : "\"/><text x=\"");
         pg_svg_fixed(b, xp + 300.0 / fw, 4);
         pg_svg_puts(b, "%\" y=\"");
         pg_svg_fixed(b, fy + 10.5, 1);

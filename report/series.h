@@ -1,21 +1,53 @@
-/* report/series.h — the input of every comparison: raw samples, per metric.
+/* report/series.h — the input of every comparison: one side's raw samples.
  *
- * report/ never reads the store: the harness loads result documents and hands
- * report one pg_series per (benchmark, metric, side). Samples are every raw
- * value stored, so statistics are recomputed at compare time.
+ * report/ never reads the store: the harness loads result documents
+ * (harness/results.h) into one pg_side per revision and hands both to
+ * pg_compare() (report/compare.h). Samples are every raw value stored, so
+ * statistics are recomputed at compare time. A pg_side owns everything it
+ * points to; pg_side_free() releases it.
  */
 #ifndef PG_REPORT_SERIES_H
 #define PG_REPORT_SERIES_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 
 typedef struct pg_series {
-    const char *metric;    /* shared metric name, e.g. "instructions" */
-    const char *unit;      /* "count", "ns", "bytes" */
-    const char *backend;   /* "perf", "valgrind", "os": never compared across backends */
-    const double *v;       /* raw samples, one per measured run */
-    size_t n;
+    char *metric;          /* shared metric name, e.g. "instructions" (docs/metrics.md) */
+    char *unit;            /* "count", "ns", "bytes" */
+    char *backend;         /* the run's backend, "perf" or "valgrind": never compared across */
+    char *source;          /* what produced the value: "perf", "valgrind", "os" (rusage, clock) */
+    double *v;             /* raw samples, one per measured run */
+    size_t n, cap;
 } pg_series;
+
+typedef struct pg_bench_result {
+    char *name;
+    int failed;            /* failed in the latest run that had it */
+    char *failure;         /* its reason, or NULL */
+    cJSON *thresholds;     /* the manifest's {"metric": "1%"} (latest run), or NULL */
+    char *stacks;          /* folded stacks file, absolute or relative to the cwd; NULL: none */
+    pg_series *m;
+    size_t nm;
+} pg_bench_result;
+
+typedef struct pg_side {
+    char label[128];       /* what the user typed: "HEAD~1", "a.json" */
+    char commit[41];       /* "" when unknown (a file without commit) */
+    char machine_id[16];
+    char machine_desc[256];/* "cpu model, N cores, kernel" */
+    char backend[16];      /* of the latest run merged */
+    size_t nruns;          /* runs merged */
+    int dirty;             /* a run measured a work tree with uncommitted changes */
+    pg_bench_result *b;
+    size_t nb, cap;
+} pg_side;
+
+/* Appends a sample to `s`. */
+int pg_series_push(pg_series *s, double v);
+
+/* Releases what `side` owns and empties it (the struct itself is the caller's). */
+void pg_side_free(pg_side *side);
 
 typedef enum pg_verdict {
     PG_VERDICT_UNCHANGED = 0,

@@ -137,6 +137,8 @@ static int add_n(pg_folded *f, const char *stack, size_t len, uint64_t count)
     }
     if (f->n >= UINT32_MAX - 1)
         return pg_error_set(PG_EINVAL, "too many distinct stacks");
+    if (len >= UINT32_MAX / 2)
+        return pg_error_set(PG_EINVAL, "a stack of %zu bytes is too long", len);
     if (f->n == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 256;
         slot *ns = realloc(f->slots, cap * sizeof *ns);
@@ -256,62 +258,191 @@ int pg_folded_read_file(pg_folded *f, const char *path)
     return rc;
 }
 
+size_t pg_folded_prefix_len(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* A word at a time: sorting compares long shared prefixes millions of times. */
+    for (; i + 8 <= n; i += 8) {
+        uint64_t wa, wb;
+        memcpy(&wa, a + i, 8);
+        memcpy(&wb, b + i, 8);
+        if (wa != wb)
+            return i + (size_t)(__builtin_ctzll(wa ^ wb) >> 3);   /* the lowest differing byte */
+    }
+#endif
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* Ranks the byte at a mismatch: end of string < ';' < every other byte. */
+static int rank(const char *s, size_t i, size_t len)
+{
+    if (i == len)
+        return -2;
+    return s[i] == ';' ? -1 : (int)(unsigned char)s[i];
+}
+
+static int cmp_n(const char *a, size_t la, const char *b, size_t lb)
+{
+    size_t i = pg_folded_prefix_len(a, b, la < lb ? la : lb);
+    if (i == la && i == lb)
+        return 0;
+    return rank(a, i, la) < rank(b, i, lb) ? -1 : 1;
+}
+
 /* Orders stacks frame by frame: ';' sorts before every other byte and the end
  * of the string before ';'. Plain strcmp would put "a;b!" between "a;b" and
  * "a;b;c", splitting frame "b" in two when the sorted list is drawn. */
 int pg_folded_stack_cmp(const char *a, const char *b)
 {
-    for (;; a++, b++) {
-        unsigned ca = (unsigned char)*a, cb = (unsigned char)*b;
-        if (ca == cb) {
-            if (!ca)
-                return 0;
-            continue;
+    return cmp_n(a, strlen(a), b, strlen(b));
+}
+
+/* Sorting. Stacks share long prefixes ("main;run;...;"), and comparing them
+ * from the first byte each time made sorting most of the cost of a big
+ * flamegraph. This is a merge sort that carries, for each element, the length
+ * of its common prefix with the element before it (LCP merge sort, Ng and
+ * Kakehi): a comparison starts where the two strings can first differ, and
+ * most merge steps need no string access at all. */
+typedef struct skey {
+    const char *s;
+    uint32_t len, lcp;   /* lcp: common prefix with the previous key of the run */
+    uint32_t idx;        /* slot index */
+    int ch;              /* rank(s, lcp): resolves most merge steps without the string */
+} skey;
+
+static void insertion_sort(skey *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        skey k = a[i];
+        size_t j = i;
+        while (j > 0 && cmp_n(k.s, k.len, a[j - 1].s, a[j - 1].len) < 0) {
+            a[j] = a[j - 1];
+            j--;
         }
-        int ra = ca == 0 ? -2 : ca == ';' ? -1 : (int)ca;
-        int rb = cb == 0 ? -2 : cb == ';' ? -1 : (int)cb;
-        return ra < rb ? -1 : 1;
+        a[j] = k;
+    }
+    a[0].lcp = 0;
+    a[0].ch = rank(a[0].s, 0, a[0].len);
+    for (size_t i = 1; i < n; i++) {
+        a[i].lcp = (uint32_t)pg_folded_prefix_len(a[i - 1].s, a[i].s, a[i - 1].len < a[i].len ? a[i - 1].len : a[i].len);
+        a[i].ch = rank(a[i].s, a[i].lcp, a[i].len);
     }
 }
 
-static int entry_cmp(const void *a, const void *b)
+static void lcp_sort(skey *a, skey *tmp, size_t n)
 {
-    return pg_folded_stack_cmp(((const pg_folded_entry *)a)->stack, ((const pg_folded_entry *)b)->stack);
+    if (n <= 12) {
+        insertion_sort(a, n);
+        return;
+    }
+    size_t m = n / 2;
+    lcp_sort(a, tmp, m);
+    lcp_sort(a + m, tmp, n - m);
+    memcpy(tmp, a, m * sizeof *a);
+    /* Merge tmp[0..m) and a[m..n) into a; the write index stays below j.
+     * la, lb: the heads' common prefix with the last key written; ca, cb:
+     * the heads' ranks at that position. The first keys of both runs share
+     * nothing with "the last key written" (none), so 0 and their first byte. */
+    size_t i = 0, j = m, k = 0;
+    uint32_t la = 0, lb = 0;
+    int ca = rank(tmp[0].s, 0, tmp[0].len), cb = rank(a[m].s, 0, a[m].len);
+    while (i < m && j < n) {
+        int left;
+        if (la != lb)
+            left = la > lb;   /* the head sharing more with the last key is smaller */
+        else if (ca != cb)
+            left = ca < cb;   /* they differ right there; the other head's lcp and rank stay */
+        else {
+            /* Same byte at the common prefix: look further in the strings. */
+            uint32_t mn = tmp[i].len < a[j].len ? tmp[i].len : a[j].len;
+            uint32_t h = la + (uint32_t)pg_folded_prefix_len(tmp[i].s + la, a[j].s + la, mn - la);
+            int ra = rank(tmp[i].s, h, tmp[i].len), rb = rank(a[j].s, h, a[j].len);
+            left = ra <= rb;
+            if (left) {
+                lb = h;
+                cb = rb;
+            } else {
+                la = h;
+                ca = ra;
+            }
+        }
+        if (left) {
+            a[k] = tmp[i++];
+            a[k].lcp = la;
+            a[k++].ch = ca;
+            if (i < m) {
+                la = tmp[i].lcp;
+                ca = tmp[i].ch;
+            }
+        } else {
+            skey key = a[j++];
+            key.lcp = lb;
+            key.ch = cb;
+            a[k++] = key;
+            if (j < n) {
+                lb = a[j].lcp;
+                cb = a[j].ch;
+            }
+        }
+    }
+    if (i < m) {
+        tmp[i].lcp = la;
+        tmp[i].ch = ca;
+        memcpy(a + k, tmp + i, (m - i) * sizeof *a);
+    } else if (j < n) {
+        a[j].lcp = lb;   /* already in place: k == j */
+        a[j].ch = cb;
+    }
+}
+
+/* Entries of `f` sorted, into a new array (caller frees). */
+static int sorted_copy(pg_folded_entry **out, const pg_folded *f)
+{
+    size_t n = f->n;
+    pg_folded_entry *e = malloc((n ? n : 1) * sizeof *e);
+    skey *keys = malloc((n ? n : 1) * sizeof *keys), *tmp = malloc((n / 2 + 1) * sizeof *tmp);
+    if (!e || !keys || !tmp) {
+        free(e);
+        free(keys);
+        free(tmp);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    if (f->sorted)
+        memcpy(e, f->sorted, n * sizeof *e);
+    else {
+        for (size_t i = 0; i < n; i++)
+            keys[i] = (skey){f->slots[i].stack, (uint32_t)f->slots[i].len, 0, (uint32_t)i, 0};
+        size_t in_order = 1;   /* files others wrote are often sorted already */
+        while (in_order < n && cmp_n(keys[in_order - 1].s, keys[in_order - 1].len, keys[in_order].s,
+                                     keys[in_order].len) < 0)
+            in_order++;
+        if (in_order < n)
+            lcp_sort(keys, tmp, n);
+        for (size_t i = 0; i < n; i++)
+            e[i] = (pg_folded_entry){keys[i].s, f->slots[keys[i].idx].count};
+    }
+    free(keys);
+    free(tmp);
+    *out = e;
+    return 0;
 }
 
 const pg_folded_entry *pg_folded_entries(pg_folded *f)
 {
     if (f->sorted || f->n == 0)
         return f->sorted;
-    f->sorted = malloc(f->n * sizeof *f->sorted);
-    if (!f->sorted)
+    pg_folded_entry *e;
+    if (sorted_copy(&e, f) < 0)
         return NULL;
-    for (size_t i = 0; i < f->n; i++)
-        f->sorted[i] = (pg_folded_entry){f->slots[i].stack, f->slots[i].count};
-    qsort(f->sorted, f->n, sizeof *f->sorted, entry_cmp);
+    f->sorted = e;
     return f->sorted;
 }
 
 size_t pg_folded_count(const pg_folded *f) { return f->n; }
 uint64_t pg_folded_total(const pg_folded *f) { return f->total; }
-
-/* Sorting needs the cache, which a const pointer cannot fill; the writers
- * sort a private copy instead of casting const away. */
-static int sorted_copy(pg_folded_entry **out, const pg_folded *f)
-{
-    pg_folded_entry *e = malloc((f->n ? f->n : 1) * sizeof *e);
-    if (!e)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    if (f->sorted)
-        memcpy(e, f->sorted, f->n * sizeof *e);
-    else {
-        for (size_t i = 0; i < f->n; i++)
-            e[i] = (pg_folded_entry){f->slots[i].stack, f->slots[i].count};
-        qsort(e, f->n, sizeof *e, entry_cmp);
-    }
-    *out = e;
-    return 0;
-}
 
 static int format_all(char **out, size_t *outlen, const pg_folded *f)
 {

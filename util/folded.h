@@ -56,4 +56,8 @@ const pg_folded_entry *pg_folded_entries(pg_folded *f);
  * the flamegraph renderer merge them in one pass. strcmp-like result. */
 int pg_folded_stack_cmp(const char *a, const char *b);
 
+/* The length of the common prefix of a[0..n) and b[0..n): a fast mismatch
+ * search for code that walks sorted stacks. */
+size_t pg_folded_prefix_len(const char *a, const char *b, size_t n);
+
 #endif

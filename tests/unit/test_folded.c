@@ -172,8 +172,43 @@ static void large(void)
     pg_folded_free(f);
 }
 
+/* The sort against the definition of the order, on random stacks over an
+ * alphabet that hits every case: ';' and the end of a string rank lowest,
+ * bytes on both sides of ';', shared prefixes of every length. */
+static void random_order(void)
+{
+    static const char alphabet[] = "ab;!:\xc3z";
+    unsigned seed = 12345;
+    for (int round = 0; round < 20; round++) {
+        pg_folded *f;
+        pg_folded_new(&f);
+        size_t want = 0;
+        for (int i = 0; i < 3000; i++) {
+            char st[40];
+            seed = seed * 1103515245u + 12345u;
+            size_t len = 1 + (seed >> 16) % 30;
+            for (size_t k = 0; k < len; k++) {
+                seed = seed * 1103515245u + 12345u;
+                st[k] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+            }
+            st[len] = '\0';
+            pg_folded_add(f, st, 1);
+            want++;
+        }
+        CHECK_EQ_INT(pg_folded_total(f), want);
+        const pg_folded_entry *e = pg_folded_entries(f);
+        int ok = 1;
+        for (size_t i = 1; i < pg_folded_count(f); i++)
+            if (pg_folded_stack_cmp(e[i - 1].stack, e[i].stack) >= 0)
+                ok = 0;
+        CHECK(ok);
+        pg_folded_free(f);
+    }
+}
+
 int main(void)
 {
+    random_order();
     parse_and_merge();
     order();
     bad_input();

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# How long `perfgate compare` takes on a large suite: two result documents of
+# BENCHES benchmarks (default 10,000) with SAMPLES samples each (default 10) of
+# five perf metrics (noisy: every pair gets a Mann-Whitney U test and the
+# Benjamini-Hochberg pass covers 50,000 p-values), compared with --format json.
+# Target: under one second. For scale, the same run times python3 merely
+# parsing the two documents (json.load), alternately, ROUNDS times; medians.
+# Usage: bench/tools/compare-scale.sh [BUILD_DIR] [BENCHES] [SAMPLES] [ROUNDS]
+set -euo pipefail
+build=${1:-build}; benches=${2:-10000}; samples=${3:-10}; rounds=${4:-5}
+pg=$build/perfgate
+[ -x "$pg" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
+dir=$(mktemp -d "${TMPDIR:-/tmp}/pg-compare-scale.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+python3 - "$dir" "$benches" "$samples" <<'PY'
+import json, random, sys
+out, nb, ns = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(42)     # the same documents every time
+metrics = [("instructions", "count", 1e7, 0.001), ("cycles", "count", 2e7, 0.03),
+           ("cache-misses", "count", 1e4, 0.05), ("branch-misses", "count", 5e4, 0.05),
+           ("wall-time", "ns", 5e6, 0.04)]
+for side in ("a", "b"):
+    benchmarks = []
+    for i in range(nb):
+        # one benchmark in 100 really gets 5% slower in b
+        shift = 1.05 if side == "b" and i % 100 == 0 else 1.0
+        m = {}
+        for name, unit, base, noise in metrics:
+            v = [round(base * (1 + i % 7 / 10) * shift * (1 + rng.gauss(0, noise))) for _ in range(ns)]
+            m[name] = {"unit": unit, "backend": "os" if unit == "ns" else "perf", "samples": v, "running": [1] * ns}
+        benchmarks.append({"name": "bench-%05d" % i, "status": "ok", "runs": ns, "metrics": m})
+    doc = {"schema": "perfgate-run/1", "perfgate_version": "bench", "id": side, "commit": None, "dirty": False,
+           "machine": {"id": "scale0machine", "cpu_model": "any", "kernel": "any", "cores": 2},
+           "backend": "perf", "settings": {}, "uncontrolled": [], "notices": [], "benchmarks": benchmarks}
+    with open("%s/%s.json" % (out, side), "w") as f:
+        json.dump(doc, f)
+PY
+now() { date +%s.%N; }
+med() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+c=(); p=()
+for _ in $(seq "$rounds"); do
+  t0=$(now)
+  set +e; "$pg" compare "$dir/a.json" "$dir/b.json" --format json > "$dir/report.json"; st=$?; set -e
+  t1=$(now)
+  python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' "$dir/a.json" "$dir/b.json"
+  t2=$(now)
+  [ "$st" -le 1 ] || { echo "perfgate compare failed (exit $st)" >&2; exit 2; }
+  c+=("$(awk "BEGIN{print $t1 - $t0}")"); p+=("$(awk "BEGIN{print $t2 - $t1}")")
+done
+mc=$(printf '%s\n' "${c[@]}" | med); mp=$(printf '%s\n' "${p[@]}" | med)
+size=$(du -m "$dir/a.json" | cut -f1)
+verdicts=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["benchmarks"]), "benchmarks compared,", d["counts"])' "$dir/report.json")
+printf 'documents: %d benchmarks x %d samples x 5 metrics (%s MiB each); %s\n' "$benches" "$samples" "$size" "$verdicts"
+printf 'perfgate compare --format json: %.3f s (median of %d); python3 json.load of both: %.3f s; ratio %.2f; target < 1 s: %s\n' \
+  "$mc" "$rounds" "$mp" "$(awk "BEGIN{print $mc / $mp}")" "$(awk "BEGIN{print ($mc < 1) ? \"met\" : \"MISSED\"}")"

@@ -1,0 +1,330 @@
+/* report/compare.c — see compare.h. */
+#include "report/compare.h"
+#include "report/stats.h"
+#include "util/error.h"
+#include "util/strindex.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The order metrics are shown in (after the gating ones): docs/metrics.md. */
+static const char *const shared_order[] = {
+    "instructions", "cycles", "cache-misses", "branch-misses", "task-clock", "wall-time",
+    "page-faults", "context-switches", "cpu-migrations", "max-rss",
+};
+#define NSHARED (sizeof shared_order / sizeof shared_order[0])
+
+static size_t order_of(const pg_gates *g, const char *metric)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (!strcmp(g->v[i], metric))
+            return i;
+    for (size_t i = 0; i < NSHARED; i++)
+        if (!strcmp(shared_order[i], metric))
+            return g->n + i;
+    return g->n + NSHARED;
+}
+
+static int cmp_metric(const void *x, const void *y)
+{
+    const pg_metric_cmp *a = x, *b = y;
+    if (a->order != b->order)
+        return a->order < b->order ? -1 : 1;
+    int c = strcmp(a->metric, b->metric);
+    return c ? c : strcmp(a->backend, b->backend);
+}
+
+static const pg_series *find_series(const pg_bench_result *b, const char *metric, const char *backend)
+{
+    for (size_t i = 0; i < b->nm; i++)
+        if (!strcmp(b->m[i].metric, metric) && (!backend || !strcmp(b->m[i].backend, backend)))
+            return &b->m[i];
+    return NULL;
+}
+
+/* Medians, delta, threshold and — for deterministic pairs — the verdict. */
+static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb, const pg_bench_result *cb,
+                    const pg_compare_opts *o, size_t min_samples)
+{
+    mc->metric = sa->metric;
+    mc->unit = sa->unit;
+    mc->backend = sa->backend;
+    mc->na = sa->n;
+    mc->nb = sb->n;
+    mc->base = pg_stats_median(sa->v, sa->n);
+    mc->cand = pg_stats_median(sb->v, sb->n);
+    mc->delta_abs = mc->cand - mc->base;
+    mc->delta_pct = mc->base != 0 ? 100 * mc->delta_abs / fabs(mc->base) : (mc->delta_abs == 0 ? 0 : NAN);
+    mc->threshold_pct = pg_threshold_for(o->thresholds, cb->thresholds, mc->metric, &mc->threshold_source);
+    mc->p = mc->q = NAN;
+    if (sa->n == 0 || sb->n == 0) {
+        mc->verdict = PG_VERDICT_INCONCLUSIVE;
+        snprintf(mc->note, sizeof mc->note, "no samples in the %s", sa->n == 0 ? "baseline" : "candidate");
+        return;
+    }
+    /* valgrind's counts are a simulation: the same program gives the same count.
+     * Its wall-time and max-rss are still the machine's, and noisy. */
+    mc->deterministic = (!strcmp(sa->source, "valgrind") && !strcmp(sb->source, "valgrind") &&
+                         !strcmp(sa->unit, "count")) ||
+                        (sa->n >= 2 && sb->n >= 2 && pg_stats_all_equal(sa->v, sa->n) && pg_stats_all_equal(sb->v, sb->n));
+    /* A change from zero is infinitely many percent: beyond any threshold. */
+    double mag = isnan(mc->delta_pct) ? INFINITY : fabs(mc->delta_pct);
+    mc->exceeds = mag > mc->threshold_pct;
+    int enough = sa->n >= min_samples && sb->n >= min_samples;
+    if (!mc->exceeds) {
+        mc->verdict = PG_VERDICT_UNCHANGED;
+    } else if (mc->deterministic) {
+        mc->verdict = mc->delta_abs > 0 ? PG_VERDICT_REGRESSED : PG_VERDICT_IMPROVED;
+    } else if (!enough) {
+        mc->verdict = PG_VERDICT_INCONCLUSIVE;
+        snprintf(mc->note, sizeof mc->note, "noisy metric: %zu and %zu samples, %zu per side needed to test significance",
+                 sa->n, sb->n, min_samples);
+    } else {
+        mc->verdict = PG_VERDICT_INCONCLUSIVE;  /* decided once every p-value is known */
+    }
+    /* Every noisy pair that can be tested is, within its threshold or not: the
+     * false-discovery correction must count all the tests, not only the ones
+     * that looked large. */
+    pg_mwu u;
+    if (!mc->deterministic && enough && pg_stats_mannwhitney(&u, sa->v, sa->n, sb->v, sb->n) == 0) {
+        mc->tested = 1;
+        mc->p = u.p;
+    }
+}
+
+static pg_verdict combine(const size_t count[4])
+{
+    if (count[PG_VERDICT_REGRESSED])
+        return PG_VERDICT_REGRESSED;
+    if (count[PG_VERDICT_INCONCLUSIVE])
+        return PG_VERDICT_INCONCLUSIVE;
+    if (count[PG_VERDICT_IMPROVED])
+        return PG_VERDICT_IMPROVED;
+    return PG_VERDICT_UNCHANGED;
+}
+
+static int add_metric(pg_bench_cmp *bc, size_t *cap, pg_metric_cmp **out)
+{
+    if (bc->nm == *cap) {
+        size_t nc = *cap ? *cap * 2 : 8;
+        pg_metric_cmp *nm = realloc(bc->m, nc * sizeof *nm);
+        if (!nm)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        bc->m = nm;
+        *cap = nc;
+    }
+    *out = &bc->m[bc->nm++];
+    memset(*out, 0, sizeof **out);
+    (*out)->p = (*out)->q = NAN;
+    return 0;
+}
+
+/* A metric that cannot be compared: measured on one side only (`s`, of the
+ * baseline when `in_base`), or by another backend on the other side. */
+static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const pg_bench_result *cand,
+                      const pg_compare_opts *o)
+{
+    mc->metric = s->metric;
+    mc->unit = s->unit;
+    mc->backend = s->backend;
+    mc->base = mc->cand = mc->delta_abs = mc->delta_pct = NAN;
+    if (in_base) {
+        mc->na = s->n;
+        mc->base = pg_stats_median(s->v, s->n);
+    } else {
+        mc->nb = s->n;
+        mc->cand = pg_stats_median(s->v, s->n);
+    }
+    mc->threshold_pct = pg_threshold_for(o->thresholds, cand->thresholds, s->metric, &mc->threshold_source);
+    mc->not_compared = 1;
+    mc->verdict = PG_VERDICT_INCONCLUSIVE;
+}
+
+/* Every metric pair of one benchmark present on both sides. */
+static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b,
+                         const pg_compare_opts *o, size_t min_samples)
+{
+    size_t cap = 0;
+    pg_metric_cmp *mc;
+    int rc;
+    for (size_t i = 0; i < a->nm; i++) {
+        const pg_series *sa = &a->m[i];
+        const pg_series *sb = find_series(b, sa->metric, sa->backend);
+        if ((rc = add_metric(bc, &cap, &mc)) < 0)
+            return rc;
+        if (sb) {
+            measure(mc, sa, sb, b, o, min_samples);
+            continue;
+        }
+        const pg_series *other = find_series(b, sa->metric, NULL);
+        one_sided(mc, sa, 1, b, o);
+        if (other)
+            snprintf(mc->note, sizeof mc->note, "not compared: measured by %s in the baseline, by %s in the candidate",
+                     sa->backend, other->backend);
+        else
+            snprintf(mc->note, sizeof mc->note, "not compared: not measured in the candidate");
+    }
+    for (size_t i = 0; i < b->nm; i++) {
+        const pg_series *sb = &b->m[i];
+        if (find_series(a, sb->metric, NULL))
+            continue;   /* compared above, or already named as measured by another backend */
+        if ((rc = add_metric(bc, &cap, &mc)) < 0)
+            return rc;
+        one_sided(mc, sb, 0, b, o);
+        snprintf(mc->note, sizeof mc->note, "not compared: not measured in the baseline");
+    }
+    return 0;
+}
+
+/* The benchmark's verdict from its gating metrics (see compare.h). */
+static void bench_verdict(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b, const pg_gates *g)
+{
+    size_t count[4] = {0};
+    for (size_t i = 0; i < bc->nm; i++) {
+        bc->m[i].gating = pg_gates_has(g, bc->m[i].metric);
+        if (bc->m[i].gating)
+            count[bc->m[i].verdict]++;
+    }
+    for (size_t i = 0; i < g->n; i++) {
+        if (!find_series(a, g->v[i], NULL) && !find_series(b, g->v[i], NULL)) {
+            count[PG_VERDICT_INCONCLUSIVE]++;
+            int len = (int)strlen(bc->note);
+            snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sgating metric %s was measured on neither side",
+                     len ? "; " : "", g->v[i]);
+        }
+    }
+    if (a->failed || b->failed) {
+        count[PG_VERDICT_INCONCLUSIVE]++;
+        int len = (int)strlen(bc->note);
+        if (a->failed)
+            len += snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sfailed in the baseline: %s",
+                            len ? "; " : "", a->failure ? a->failure : "(no reason stored)");
+        if (b->failed && (size_t)len < sizeof bc->note)
+            snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sfailed in the candidate: %s",
+                     len ? "; " : "", b->failure ? b->failure : "(no reason stored)");
+    }
+    bc->verdict = combine(count);
+}
+
+int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o)
+{
+    memset(out, 0, sizeof *out);
+    out->base = base;
+    out->cand = cand;
+    out->gates = o->gates;
+    out->alpha = o->alpha > 0 ? o->alpha : 0.05;
+    out->cross_machine = strcmp(base->machine_id, cand->machine_id) != 0;
+    size_t min_samples = o->min_samples ? o->min_samples : 3;
+
+    pg_strindex ia = {0}, ib = {0};
+    int rc = 0;
+    for (size_t i = 0; i < base->nb && rc == 0; i++)
+        rc = pg_strindex_put(&ia, base->b[i].name, i);
+    for (size_t i = 0; i < cand->nb && rc == 0; i++)
+        rc = pg_strindex_put(&ib, cand->b[i].name, i);
+    out->bench = calloc(cand->nb ? cand->nb : 1, sizeof *out->bench);
+    out->added = calloc(cand->nb ? cand->nb : 1, sizeof *out->added);
+    out->vanished = calloc(base->nb ? base->nb : 1, sizeof *out->vanished);
+    if (rc == 0 && (!out->bench || !out->added || !out->vanished))
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+
+    /* Pass 1: medians, deltas, deterministic verdicts and raw p-values. */
+    size_t ntested = 0;
+    for (size_t i = 0; i < cand->nb && rc == 0; i++) {
+        const pg_bench_result *b = &cand->b[i];
+        size_t j;
+        if (!pg_strindex_get(&ia, b->name, &j)) {
+            out->added[out->nadded++] = b->name;
+            continue;
+        }
+        const pg_bench_result *a = &base->b[j];
+        pg_bench_cmp *bc = &out->bench[out->nbench++];
+        bc->name = b->name;
+        bc->stacks_a = a->stacks;
+        bc->stacks_b = b->stacks;
+        rc = compare_bench(bc, a, b, o, min_samples);
+        for (size_t k = 0; k < bc->nm; k++)
+            ntested += bc->m[k].tested;
+    }
+    for (size_t i = 0; i < base->nb && rc == 0; i++) {
+        size_t j;
+        if (!pg_strindex_get(&ib, base->b[i].name, &j))
+            out->vanished[out->nvanished++] = base->b[i].name;
+    }
+
+    /* Pass 2: one Benjamini-Hochberg adjustment over every tested pair. */
+    double *p = rc == 0 ? malloc((ntested ? ntested : 1) * sizeof *p) : NULL;
+    if (rc == 0 && !p)
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    if (rc == 0) {
+        size_t k = 0;
+        for (size_t i = 0; i < out->nbench; i++)
+            for (size_t m = 0; m < out->bench[i].nm; m++)
+                if (out->bench[i].m[m].tested)
+                    p[k++] = out->bench[i].m[m].p;
+        rc = pg_stats_bh(p, p, ntested);
+        k = 0;
+        for (size_t i = 0; i < out->nbench && rc == 0; i++) {
+            for (size_t m = 0; m < out->bench[i].nm; m++) {
+                pg_metric_cmp *mc = &out->bench[i].m[m];
+                if (!mc->tested)
+                    continue;
+                mc->q = p[k++];
+                if (!mc->exceeds)
+                    continue;
+                if (mc->q < out->alpha)
+                    mc->verdict = mc->delta_abs > 0 ? PG_VERDICT_REGRESSED : PG_VERDICT_IMPROVED;
+                else
+                    snprintf(mc->note, sizeof mc->note,
+                             "beyond the threshold but not significant (Mann-Whitney p=%.3g, BH-adjusted %.3g >= %.2g)",
+                             mc->p, mc->q, out->alpha);
+            }
+        }
+    }
+    free(p);
+
+    /* Pass 3: per-benchmark and overall verdicts. */
+    for (size_t i = 0; i < out->nbench && rc == 0; i++) {
+        pg_bench_cmp *bc = &out->bench[i];
+        size_t ja = 0, jb = 0;
+        pg_strindex_get(&ia, bc->name, &ja);
+        pg_strindex_get(&ib, bc->name, &jb);
+        bench_verdict(bc, &base->b[ja], &cand->b[jb], o->gates);
+        for (size_t k = 0; k < bc->nm; k++)
+            bc->m[k].order = order_of(o->gates, bc->m[k].metric);
+        qsort(bc->m, bc->nm, sizeof *bc->m, cmp_metric);
+        out->count[bc->verdict]++;
+    }
+    out->verdict = out->nbench ? combine(out->count) : PG_VERDICT_INCONCLUSIVE;
+    pg_strindex_free(&ia);
+    pg_strindex_free(&ib);
+    if (rc < 0)
+        pg_comparison_free(out);
+    return rc;
+}
+
+void pg_comparison_free(pg_comparison *c)
+{
+    for (size_t i = 0; c->bench && i < c->nbench; i++) {
+        pg_bench_cmp *bc = &c->bench[i];
+        free(bc->m);
+        for (size_t k = 0; k < bc->nfuncs; k++)
+            free(bc->funcs[k].name);
+        free(bc->funcs);
+        free(bc->funcs_unit);
+    }
+    free(c->bench);
+    free(c->added);
+    free(c->vanished);
+    memset(c, 0, sizeof *c);
+}
+
+const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name)
+{
+    for (size_t i = 0; i < b->nm; i++)
+        if (!strcmp(b->m[i].metric, name))
+            return &b->m[i];
+    return NULL;
+}

@@ -1,0 +1,108 @@
+/* report/compare.h — verdicts: two sides' samples in, one pg_comparison out.
+ *
+ * Benchmarks are matched by name; in each, metrics by name and backend (a
+ * value measured by valgrind is never set against one measured by perf: such
+ * a pair is listed as not compared, with the reason). For each pair:
+ *   - medians of both sides, delta absolute and in % of the baseline median;
+ *   - deterministic metrics (counts simulated by valgrind, unit "count" — not its
+ *     wall-time or max-rss — or every repeat identical on
+ *     both sides with at least 2 each) are decided by the threshold alone:
+ *     delta > +threshold regressed, < -threshold improved, else unchanged;
+ *   - noisy metrics with at least `min_samples` on each side are tested with
+ *     Mann-Whitney U (report/stats.h), and the p-values of every tested pair
+ *     of the whole comparison (within their thresholds or not) are adjusted
+ *     together with Benjamini-Hochberg. |delta| <= threshold: unchanged;
+ *     beyond it with adjusted p < alpha: regressed or improved; beyond it
+ *     without significance, or with too few samples: inconclusive.
+ * A benchmark's verdict comes from its gating metrics only, in this order:
+ * regressed if any regressed, else inconclusive if any is (or is missing, or
+ * the benchmark failed on a side), else improved if any improved, else
+ * unchanged. The comparison's verdict is the same rule over its benchmarks
+ * (no benchmark in common: inconclusive). Benchmarks on one side only are
+ * listed as new or vanished and do not change the verdict.
+ */
+#ifndef PG_REPORT_COMPARE_H
+#define PG_REPORT_COMPARE_H
+
+#include "report/series.h"
+#include "report/threshold.h"
+
+#include <stddef.h>
+
+typedef struct pg_metric_cmp {
+    const char *metric, *unit;      /* borrowed from the sides */
+    const char *backend;            /* the baseline's; with `not_compared` see `note` */
+    size_t na, nb;                  /* samples */
+    double base, cand;              /* medians (NAN when that side has none) */
+    double delta_abs;               /* cand - base */
+    double delta_pct;               /* 100 * delta_abs / base; NAN when base is 0 and cand is not */
+    double threshold_pct;
+    pg_threshold_source threshold_source;
+    int gating;
+    int deterministic;
+    int exceeds;                    /* |delta_pct| > threshold_pct (a change from 0 always does) */
+    int tested;                     /* Mann-Whitney U was computed (every noisy pair with enough samples) */
+    double p, q;                    /* raw and BH-adjusted p-values (NAN when not tested) */
+    int not_compared;               /* on one side only, or across backends: verdict inconclusive */
+    pg_verdict verdict;
+    char note[160];                 /* why inconclusive / not compared, "" otherwise */
+    size_t order;                   /* its place in the benchmark's list (gates first) */
+} pg_metric_cmp;
+
+/* One row of the per-function table: a function's self cost on both sides. */
+typedef struct pg_func_row {
+    char *name;
+    double base, cand, delta;       /* self cost (samples, or instructions with valgrind) */
+} pg_func_row;
+
+typedef struct pg_bench_cmp {
+    const char *name;               /* borrowed */
+    pg_verdict verdict;
+    pg_metric_cmp *m;               /* gating metrics first, then the usual order (docs/metrics.md) */
+    size_t nm;
+    char note[512];                 /* a failure on either side, "" otherwise */
+    const char *stacks_a, *stacks_b;/* folded stacks of each side, or NULL (borrowed) */
+    pg_func_row *funcs;             /* top self-cost changes, filled by pg_compare_funcs() */
+    size_t nfuncs;
+    char *funcs_unit;               /* "samples" or "instructions" (owned) */
+} pg_bench_cmp;
+
+typedef struct pg_comparison {
+    const pg_side *base, *cand;     /* borrowed: must outlive the comparison */
+    pg_verdict verdict;
+    pg_bench_cmp *bench;            /* in the candidate's order */
+    size_t nbench;
+    const char **added;             /* benchmark names only in the candidate (borrowed) */
+    size_t nadded;
+    const char **vanished;          /* only in the baseline */
+    size_t nvanished;
+    size_t count[4];                /* benchmarks per pg_verdict */
+    const pg_gates *gates;          /* borrowed */
+    double alpha;
+    int cross_machine;              /* the sides come from different machines (allowed) */
+} pg_comparison;
+
+typedef struct pg_compare_opts {
+    const pg_thresholds *thresholds;/* --threshold rules, or NULL */
+    const pg_gates *gates;          /* required, at least one metric */
+    double alpha;                   /* significance after BH; 0: 0.05 */
+    size_t min_samples;             /* per side for a noisy metric; 0: 3 */
+} pg_compare_opts;
+
+/* Compares `base` against `cand` into `out` (which borrows from both sides
+ * and from o->gates). PG_ENOMEM. */
+int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o);
+void pg_comparison_free(pg_comparison *c);
+
+/* Fills the per-function table (top `top` functions by absolute change of self
+ * cost, those that did not change left out) of every regressed or improved
+ * benchmark with stacks on both sides. valgrind stacks are compared raw (exact
+ * instructions); sampled stacks with the baseline scaled to the candidate's total.
+ * A stacks file that cannot be read is a notice on stderr, not an error: the
+ * verdict stands without it. */
+int pg_compare_funcs(pg_comparison *c, size_t top);
+
+/* The benchmark's metric `name`, or NULL. */
+const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name);
+
+#endif

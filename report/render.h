@@ -1,0 +1,64 @@
+/* report/render.h — a pg_comparison as text, markdown, JSON or JUnit XML.
+ *
+ * Every renderer writes the whole report to `out` and returns 0 or PG_EIO
+ * when writing failed. Each shows, per benchmark, the gating metrics (and,
+ * with `verbose` or in the complete tables, every metric), the new and
+ * vanished benchmarks, and the per-function self-cost table of benchmarks
+ * that have one (pg_compare_funcs()). None of them decides anything: the
+ * verdicts are the comparison's.
+ */
+#ifndef PG_REPORT_RENDER_H
+#define PG_REPORT_RENDER_H
+
+#include "report/compare.h"
+
+#include <stdio.h>
+
+typedef struct pg_render_opts {
+    int color;          /* text: ANSI colours (the caller decides: a terminal and no NO_COLOR) */
+    int verbose;        /* text: every metric, not only the gating and changed ones */
+} pg_render_opts;
+
+/* Aligned table for a terminal, one line per shown metric, then the function
+ * tables, new/vanished benchmarks and a last line "verdict: <verdict> ...". */
+int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o);
+
+/* A pull-request comment: a summary line, the table of changed benchmarks,
+ * function tables, then the complete table in a collapsed <details>. */
+int pg_render_markdown(FILE *out, const pg_comparison *c);
+
+/* The DESIGN.md shape ({"verdict", "baseline", "candidate", "benchmarks":
+ * [{"name", "verdict", "metrics": [...]}]}) plus counts, gates, new and
+ * vanished benchmarks, p-values, notes and function tables. */
+int pg_render_json(FILE *out, const pg_comparison *c);
+
+/* JUnit XML: one <testsuite> of one <testcase> per benchmark; regressions are
+ * <failure>s, inconclusive, new and vanished benchmarks <skipped>. */
+int pg_render_junit(FILE *out, const pg_comparison *c);
+
+/* Shared by the renderers. */
+
+/* "1 regressed, 2 unchanged of 3 benchmarks compared" (zero counts left out). */
+void pg_render_counts(char *buf, size_t len, const pg_comparison *c);
+/* "HEAD~1 (3f2a9c1d8e07)", "a.json", "a.json (3f2a9c1d8e07)",
+ * "HEAD (3f2a9c1d8e07, dirty work tree)". */
+void pg_render_side(char *buf, size_t len, const pg_side *s);
+/* Whether a metric row belongs in a short table: gating, or regressed/improved. */
+int pg_render_notable(const pg_metric_cmp *m);
+/* "instructions,cycles" */
+void pg_render_gates(char *buf, size_t len, const pg_gates *g);
+
+/* A metric's numbers as every renderer shows them: "1,030,001", "12.500 ms",
+ * "+30,001", "+3.00%", "1%". */
+typedef struct pg_metric_cells {
+    char base[48], cand[48], delta[48], pct[24], th[24];
+} pg_metric_cells;
+void pg_render_metric_cells(pg_metric_cells *out, const pg_metric_cmp *m);
+
+/* A function row's numbers: base, candidate, signed delta, delta in %. */
+typedef struct pg_func_cells {
+    char base[32], cand[32], delta[32], pct[24];
+} pg_func_cells;
+void pg_render_func_cells(pg_func_cells *out, const pg_func_row *f);
+
+#endif

@@ -1,0 +1,251 @@
+/* report/render_json.c — the comparison as JSON (DESIGN.md's shape and more).
+ *
+ * Written straight out rather than built as a cJSON tree and printed: a
+ * comparison of 10^4 benchmarks is a million values, and building, printing
+ * and freeing the tree took longer than the comparison itself. Output goes
+ * through a small buffer of our own (one locked stdio call per 8 KiB, not per
+ * character). One metric per line keeps it readable and diffable. */
+#include "report/render.h"
+#include "util/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct jw {
+    FILE *out;
+    size_t n;
+    char buf[8192];
+} jw;
+
+static void flush(jw *w)
+{
+    fwrite(w->buf, 1, w->n, w->out);
+    w->n = 0;
+}
+
+static void raw(jw *w, const char *s, size_t n)
+{
+    if (w->n + n > sizeof w->buf) {
+        flush(w);
+        if (n > sizeof w->buf) {
+            fwrite(s, 1, n, w->out);
+            return;
+        }
+    }
+    memcpy(w->buf + w->n, s, n);
+    w->n += n;
+}
+
+static void put(jw *w, const char *s) { raw(w, s, strlen(s)); }
+
+/* Characters a JSON string cannot hold as they are: '"', '\\' and controls. */
+static int special(unsigned char ch)
+{
+    return ch < 0x20 || ch == '"' || ch == '\\';
+}
+
+static void str(jw *w, const char *s)
+{
+    raw(w, "\"", 1);
+    for (;;) {
+        size_t n = 0;
+        while (s[n] && !special((unsigned char)s[n]))
+            n++;
+        raw(w, s, n);
+        s += n;
+        if (!*s)
+            break;
+        unsigned char ch = (unsigned char)*s++;
+        char esc[8];
+        if (ch == '"' || ch == '\\')
+            esc[0] = '\\', esc[1] = (char)ch, esc[2] = '\0';
+        else if (ch == '\n')
+            strcpy(esc, "\\n");
+        else if (ch == '\t')
+            strcpy(esc, "\\t");
+        else
+            snprintf(esc, sizeof esc, "\\u%04x", ch);
+        put(w, esc);
+    }
+    raw(w, "\"", 1);
+}
+
+/* JSON has no NaN or infinity: a value that does not exist is null. Integers
+ * (counts, and most deltas) print exactly; other values with 15 significant
+ * digits, more than any measurement has. */
+static void num(jw *w, double v)
+{
+    char buf[32];
+    if (!isfinite(v)) {
+        put(w, "null");
+    } else if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        long long i = (long long)v;
+        unsigned long long u = i < 0 ? 0ULL - (unsigned long long)i : (unsigned long long)i;
+        char *p = buf + sizeof buf;
+        do
+            *--p = (char)('0' + u % 10);
+        while (u /= 10);
+        if (i < 0)
+            *--p = '-';
+        raw(w, p, (size_t)(buf + sizeof buf - p));
+    } else {
+        snprintf(buf, sizeof buf, "%.15g", v);
+        put(w, buf);
+    }
+}
+
+static void kstr(jw *w, const char *k, const char *v)
+{
+    str(w, k);
+    put(w, ": ");
+    str(w, v);
+}
+
+static void knum(jw *w, const char *k, double v)
+{
+    str(w, k);
+    put(w, ": ");
+    num(w, v);
+}
+
+/* The same after a comma: the second and later fields of an object. */
+static void fstr(jw *w, const char *k, const char *v)
+{
+    raw(w, ", ", 2);
+    kstr(w, k, v);
+}
+
+static void fnum(jw *w, const char *k, double v)
+{
+    raw(w, ", ", 2);
+    knum(w, k, v);
+}
+
+static void side(jw *w, const char *key, const pg_side *s)
+{
+    put(w, "  \"");
+    put(w, key);
+    put(w, "\": {");
+    kstr(w, "label", s->label);
+    put(w, ", \"commit\": ");
+    if (s->commit[0])
+        str(w, s->commit);
+    else
+        put(w, "null");
+    fstr(w, "machine", s->machine_id);
+    fstr(w, "machine_description", s->machine_desc);
+    fstr(w, "backend", s->backend);
+    fnum(w, "runs", (double)s->nruns);
+    put(w, "},\n");
+}
+
+static const char *const sources[] = {"default", "manifest", "command line"};
+
+static void metric(jw *w, const pg_metric_cmp *m)
+{
+    put(w, "{");
+    kstr(w, "name", m->metric);
+    fstr(w, "unit", m->unit);
+    fstr(w, "backend", m->backend);
+    fnum(w, "baseline", m->base);
+    fnum(w, "candidate", m->cand);
+    fnum(w, "delta", m->delta_abs);
+    fnum(w, "delta_pct", m->delta_pct);
+    fnum(w, "threshold_pct", m->threshold_pct);
+    fstr(w, "threshold_source", sources[m->threshold_source]);
+    fstr(w, "verdict", pg_verdict_name(m->verdict));
+    put(w, m->gating ? ", \"gating\": true" : ", \"gating\": false");
+    put(w, m->deterministic ? ", \"deterministic\": true" : ", \"deterministic\": false");
+    put(w, m->not_compared ? ", \"compared\": false" : ", \"compared\": true");
+    fnum(w, "baseline_samples", (double)m->na);
+    fnum(w, "candidate_samples", (double)m->nb);
+    fnum(w, "p", m->p);
+    fnum(w, "p_adjusted", m->q);
+    if (m->note[0])
+        fstr(w, "note", m->note);
+    put(w, "}");
+}
+
+static void bench(jw *w, const pg_bench_cmp *b)
+{
+    put(w, "    {");
+    kstr(w, "name", b->name);
+    fstr(w, "verdict", pg_verdict_name(b->verdict));
+    if (b->note[0])
+        fstr(w, "note", b->note);
+    put(w, ",\n     \"metrics\": [");
+    for (size_t k = 0; k < b->nm; k++) {
+        put(w, k ? ",\n       " : "\n       ");
+        metric(w, &b->m[k]);
+    }
+    put(w, "]");
+    if (b->nfuncs) {
+        put(w, ",\n     \"functions\": {");
+        kstr(w, "unit", b->funcs_unit ? b->funcs_unit : "samples");
+        put(w, ", \"top\": [");
+        for (size_t i = 0; i < b->nfuncs; i++) {
+            put(w, i ? ",\n       {" : "\n       {");
+            kstr(w, "name", b->funcs[i].name);
+            fnum(w, "baseline", b->funcs[i].base);
+            fnum(w, "candidate", b->funcs[i].cand);
+            fnum(w, "delta", b->funcs[i].delta);
+            put(w, "}");
+        }
+        put(w, "]}");
+    }
+    put(w, "}");
+}
+
+static void names(jw *w, const char *key, const char *const *v, size_t n, int last)
+{
+    put(w, "  \"");
+    put(w, key);
+    put(w, "\": [");
+    for (size_t i = 0; i < n; i++) {
+        put(w, i ? ", " : "");
+        str(w, v[i]);
+    }
+    put(w, last ? "]\n" : "],\n");
+}
+
+int pg_render_json(FILE *out, const pg_comparison *c)
+{
+    jw *w = malloc(sizeof *w);
+    if (!w)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    w->out = out;
+    w->n = 0;
+    put(w, "{\n  \"schema\": \"perfgate-compare/1\",\n  ");
+    kstr(w, "verdict", pg_verdict_name(c->verdict));
+    put(w, ",\n");
+    side(w, "baseline", c->base);
+    side(w, "candidate", c->cand);
+    put(w, c->cross_machine ? "  \"cross_machine\": true,\n  \"gates\": [" : "  \"cross_machine\": false,\n  \"gates\": [");
+    for (size_t i = 0; c->gates && i < c->gates->n; i++) {
+        put(w, i ? ", " : "");
+        str(w, c->gates->v[i]);
+    }
+    put(w, "],\n  ");
+    knum(w, "alpha", c->alpha);
+    put(w, ",\n  \"counts\": {");
+    for (int v = 0; v < 4; v++) {
+        put(w, v ? ", " : "");
+        knum(w, pg_verdict_name((pg_verdict)v), (double)c->count[v]);
+    }
+    put(w, "},\n  \"benchmarks\": [");
+    for (size_t i = 0; i < c->nbench; i++) {
+        put(w, i ? ",\n" : "\n");
+        bench(w, &c->bench[i]);
+    }
+    put(w, c->nbench ? "\n  ],\n" : "],\n");
+    names(w, "new", c->added, c->nadded, 0);
+    names(w, "vanished", c->vanished, c->nvanished, 1);
+    put(w, "}\n");
+    flush(w);
+    free(w);
+    if (fflush(out) != 0 || ferror(out))
+        return pg_error_errno(PG_EIO, "cannot write the report");
+    return 0;
+}

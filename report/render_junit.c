@@ -1,0 +1,160 @@
+/* report/render_junit.c — the comparison as JUnit XML, for CI test reports
+ * (GitLab's junit artifact, GitHub test-report actions, Jenkins).
+ *
+ * Elements and attributes the common JUnit schema requires: <testsuites>,
+ * <testsuite name tests failures errors>, <testcase name classname>. A
+ * regression is a <failure message type>; inconclusive, new and vanished
+ * benchmarks are <skipped message>, so they are seen but do not fail.
+ */
+#include "report/format.h"
+#include "report/render.h"
+#include "util/error.h"
+
+#include <math.h>
+#include <string.h>
+
+/* XML 1.0 text or attribute value: the five specials escaped; control
+ * characters XML 1.0 cannot carry at all become '?'. */
+static void xml(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        switch (ch) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&apos;", out); break;
+        case '\n': fputs("&#10;", out); break;
+        case '\t': fputs("&#9;", out); break;
+        default: fputc(ch < 0x20 ? '?' : ch, out);
+        }
+    }
+}
+
+/* "instructions +3.02% (+30,000), threshold 1%" */
+static void describe(char *buf, size_t len, const pg_metric_cmp *m)
+{
+    pg_metric_cells ce;
+    pg_render_metric_cells(&ce, m);
+    snprintf(buf, len, "%s %s (%s), threshold %s", m->metric, ce.pct, ce.delta, ce.th);
+}
+
+/* The metric lines of a benchmark, as the body of its <failure> or <system-out>. */
+static void body(FILE *out, const pg_bench_cmp *b)
+{
+    for (size_t k = 0; k < b->nm; k++) {
+        const pg_metric_cmp *m = &b->m[k];
+        pg_metric_cells ce;
+        char d[160];
+        pg_render_metric_cells(&ce, m);
+        describe(d, sizeof d, m);
+        fprintf(out, "%s: ", pg_verdict_name(m->verdict));
+        xml(out, d);
+        fputs(": ", out);
+        xml(out, ce.base);
+        fputs(" -> ", out);
+        xml(out, ce.cand);
+        if (m->note[0]) {
+            fputs(" (", out);
+            xml(out, m->note);
+            fputc(')', out);
+        }
+        fputc('\n', out);
+    }
+    if (b->nfuncs) {
+        fprintf(out, "self cost by function (%s), largest changes:\n", b->funcs_unit ? b->funcs_unit : "samples");
+        for (size_t i = 0; i < b->nfuncs; i++) {
+            pg_func_cells fc;
+            pg_render_func_cells(&fc, &b->funcs[i]);
+            fputs("  ", out);
+            xml(out, b->funcs[i].name);
+            fprintf(out, ": %s -> %s (%s)\n", fc.base, fc.cand, fc.delta);
+        }
+    }
+}
+
+static void testcase(FILE *out, const pg_bench_cmp *b)
+{
+    fputs("    <testcase name=\"", out);
+    xml(out, b->name);
+    fputs("\" classname=\"perfgate.benchmarks\">\n", out);
+    if (b->verdict == PG_VERDICT_REGRESSED) {
+        char msg[512] = "";
+        size_t o = 0;
+        for (size_t k = 0; k < b->nm && o < sizeof msg; k++) {
+            if (b->m[k].gating && b->m[k].verdict == PG_VERDICT_REGRESSED) {
+                char d[160];
+                describe(d, sizeof d, &b->m[k]);
+                o += (size_t)snprintf(msg + o, sizeof msg - o, "%sregressed: %s", o ? "; " : "", d);
+            }
+        }
+        fputs("      <failure type=\"regression\" message=\"", out);
+        xml(out, msg);
+        fputs("\">", out);
+        body(out, b);
+        fputs("</failure>\n", out);
+    } else {
+        if (b->verdict == PG_VERDICT_INCONCLUSIVE) {
+            fputs("      <skipped message=\"inconclusive", out);
+            if (b->note[0]) {
+                fputs(": ", out);
+                xml(out, b->note);
+            }
+            fputs("\"/>\n", out);
+        }
+        fputs("      <system-out>", out);
+        body(out, b);
+        fputs("</system-out>\n", out);
+    }
+    fputs("    </testcase>\n", out);
+}
+
+static void one_sided(FILE *out, const char *name, const char *why)
+{
+    fputs("    <testcase name=\"", out);
+    xml(out, name);
+    fprintf(out, "\" classname=\"perfgate.benchmarks\">\n      <skipped message=\"%s\"/>\n    </testcase>\n", why);
+}
+
+int pg_render_junit(FILE *out, const pg_comparison *c)
+{
+    size_t tests = c->nbench + c->nadded + c->nvanished;
+    size_t failures = c->count[PG_VERDICT_REGRESSED];
+    size_t skipped = c->count[PG_VERDICT_INCONCLUSIVE] + c->nadded + c->nvanished;
+    char a[200], b[200], counts[256];
+    pg_render_side(a, sizeof a, c->base);
+    pg_render_side(b, sizeof b, c->cand);
+    pg_render_counts(counts, sizeof counts, c);
+
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    fprintf(out, "<testsuites name=\"perfgate\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n", tests,
+            failures, skipped);
+    fputs("  <testsuite name=\"perfgate compare ", out);
+    xml(out, a);
+    fputs(" -&gt; ", out);
+    xml(out, b);
+    fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n", tests, failures, skipped);
+    fputs("    <properties>\n", out);
+    fputs("      <property name=\"verdict\" value=\"", out);
+    xml(out, pg_verdict_name(c->verdict));
+    fputs("\"/>\n      <property name=\"machine\" value=\"", out);
+    xml(out, c->cand->machine_id);
+    fputs("\"/>\n      <property name=\"backend\" value=\"", out);
+    xml(out, c->cand->backend);
+    fputs("\"/>\n    </properties>\n", out);
+    for (size_t i = 0; i < c->nbench; i++)
+        testcase(out, &c->bench[i]);
+    for (size_t i = 0; i < c->nadded; i++)
+        one_sided(out, c->added[i], "new benchmark: not in the baseline");
+    for (size_t i = 0; i < c->nvanished; i++)
+        one_sided(out, c->vanished[i], "vanished benchmark: not in the candidate");
+    fputs("    <system-out>verdict: ", out);
+    xml(out, pg_verdict_name(c->verdict));
+    fputs(" -- ", out);
+    xml(out, counts);
+    fputs("</system-out>\n  </testsuite>\n</testsuites>\n", out);
+    if (fflush(out) != 0 || ferror(out))
+        return pg_error_errno(PG_EIO, "cannot write the report");
+    return 0;
+}

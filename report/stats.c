@@ -1,0 +1,213 @@
+/* report/stats.c — see stats.h. */
+#include "report/stats.h"
+#include "util/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Samples are a handful: insertion sort beats qsort's calls through a pointer. */
+static void sort_small(double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        double x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+double pg_stats_median(const double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    /* Medians are taken 10^5 times in a large comparison: avoid malloc for
+     * the usual handful of samples. */
+    double small[64], *w = n <= 64 ? small : malloc(n * sizeof *w);
+    if (!w)
+        return NAN;
+    memcpy(w, v, n * sizeof *w);
+    if (n <= 64)
+        sort_small(w, n);
+    else
+        qsort(w, n, sizeof *w, cmp_double);
+    double m = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
+    if (w != small)
+        free(w);
+    return m;
+}
+
+int pg_stats_all_equal(const double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (v[i] != v[0])
+            return 0;
+    return 1;
+}
+
+typedef struct ranked {
+    double v;
+    int first;      /* from the first sample */
+} ranked;
+
+static int cmp_ranked(const void *x, const void *y)
+{
+    return cmp_double(&((const ranked *)x)->v, &((const ranked *)y)->v);
+}
+
+/* P(U <= u) for u = 0..m*n under the null hypothesis for sample sizes m and
+ * n, without ties, into cdf[]. The number of orderings with U = u is the
+ * coefficient of q^u in the Gaussian binomial [m+n choose m]_q =
+ * prod_{i=1..m} (1 - q^(n+i)) / (1 - q^i), built one factor at a time; every
+ * intermediate is an integer below C(m+n, m), exact in a double up to
+ * PG_MWU_EXACT_MAX. */
+static void exact_table(double *cdf, size_t m, size_t n)
+{
+    size_t top = m * n;
+    memset(cdf, 0, (top + 1) * sizeof *cdf);
+    cdf[0] = 1;
+    for (size_t i = 1; i <= m; i++) {
+        size_t s = n + i;
+        for (size_t u = top; u >= s; u--)      /* times (1 - q^s) */
+            cdf[u] -= cdf[u - s];
+        for (size_t u = i; u <= top; u++)      /* divided by (1 - q^i) */
+            cdf[u] += cdf[u - i];
+    }
+    double total = 0;
+    for (size_t u = 0; u <= top; u++)
+        total += cdf[u];
+    double run = 0;
+    for (size_t u = 0; u <= top; u++) {
+        run += cdf[u];
+        cdf[u] = run / total;
+    }
+}
+
+/* A comparison tests thousands of pairs of the same sample sizes: the table
+ * of the last sizes is kept (per thread; reachable, so not a leak). */
+static _Thread_local struct {
+    size_t m, n;
+    double *cdf;
+} cached;
+
+static int exact_cdf(double *out, size_t m, size_t n, size_t k)
+{
+    if (!cached.cdf || cached.m != m || cached.n != n) {
+        double *t = realloc(cached.cdf, (m * n + 1) * sizeof *t);
+        if (!t)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        exact_table(t, m, n);
+        cached.cdf = t;
+        cached.m = m;
+        cached.n = n;
+    }
+    *out = cached.cdf[k];
+    return 0;
+}
+
+int pg_stats_mannwhitney(pg_mwu *out, const double *a, size_t na, const double *b, size_t nb)
+{
+    if (na == 0 || nb == 0)
+        return pg_error_set(PG_EINVAL, "Mann-Whitney U needs samples on both sides (got %zu and %zu)", na, nb);
+    size_t n = na + nb;
+    ranked small[128], *r = n <= 128 ? small : malloc(n * sizeof *r);
+    if (!r)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < na; i++)
+        r[i] = (ranked){a[i], 1};
+    for (size_t i = 0; i < nb; i++)
+        r[na + i] = (ranked){b[i], 0};
+    if (n <= 64) {
+        for (size_t i = 1; i < n; i++) {
+            ranked x = r[i];
+            size_t j = i;
+            for (; j > 0 && r[j - 1].v > x.v; j--)
+                r[j] = r[j - 1];
+            r[j] = x;
+        }
+    } else {
+        qsort(r, n, sizeof *r, cmp_ranked);
+    }
+
+    /* Midranks for ties; sum of t^3 - t over tie groups for the variance. */
+    double rank_a = 0, ties = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && r[j].v == r[i].v)
+            j++;
+        double t = (double)(j - i), mid = (double)(i + j + 1) / 2;   /* ranks are 1-based */
+        for (size_t k = i; k < j; k++)
+            if (r[k].first)
+                rank_a += mid;
+        ties += t * t * t - t;
+        i = j;
+    }
+    if (r != small)
+        free(r);
+
+    double m1 = (double)na, m2 = (double)nb, mn = m1 * m2;
+    out->u1 = rank_a - m1 * (m1 + 1) / 2;
+    out->u2 = mn - out->u1;
+    double u = out->u1 > out->u2 ? out->u1 : out->u2;
+
+    if (ties == 0 && n <= PG_MWU_EXACT_MAX) {
+        /* Two-sided: twice the tail beyond the larger U, by symmetry P(U >= u) = P(U <= mn - u). */
+        double cdf = 1;
+        int rc = exact_cdf(&cdf, na, nb, (size_t)llround(mn - u));
+        if (rc < 0)
+            return rc;
+        out->exact = 1;
+        out->p = fmin(1.0, 2 * cdf);
+        return 0;
+    }
+    out->exact = 0;
+    double N = (double)n;
+    double var = mn / 12 * ((N + 1) - ties / (N * (N - 1)));
+    if (var <= 0) {
+        out->p = 1;     /* every value tied: no evidence of any difference */
+        return 0;
+    }
+    double z = (u - mn / 2 - 0.5) / sqrt(var);
+    out->p = fmin(1.0, erfc(z / sqrt(2.0)));
+    return 0;
+}
+
+typedef struct indexed {
+    double p;
+    size_t i;
+} indexed;
+
+static int cmp_indexed(const void *x, const void *y)
+{
+    const indexed *a = x, *b = y;
+    int c = cmp_double(&a->p, &b->p);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+int pg_stats_bh(double *q, const double *p, size_t n)
+{
+    if (n == 0)
+        return 0;
+    indexed *s = malloc(n * sizeof *s);
+    if (!s)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        s[i] = (indexed){p[i], i};
+    qsort(s, n, sizeof *s, cmp_indexed);
+    double running = 1.0;
+    for (size_t k = n; k-- > 0;) {
+        double v = s[k].p * (double)n / (double)(k + 1);
+        if (v < running)
+            running = v;
+        q[s[k].i] = running;
+    }
+    free(s);
+    return 0;
+}

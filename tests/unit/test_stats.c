@@ -1,0 +1,132 @@
+/* Statistics against values computed independently: scipy.stats.mannwhitneyu's
+ * documented example, a brute-force enumeration of every ordering (exact p),
+ * the normal approximation with ties by hand, and Benjamini & Hochberg's
+ * (1995) own 15 p-values. */
+#include "report/stats.h"
+#include "util/error.h"
+#include "tests/check.h"
+
+#include <math.h>
+
+static void test_median(void)
+{
+    double odd[] = {5, 1, 3};
+    double even[] = {4, 1, 3, 2};
+    CHECK_NEAR(pg_stats_median(odd, 3), 3, 0);
+    CHECK_NEAR(pg_stats_median(even, 4), 2.5, 0);
+    CHECK_NEAR(odd[0], 5, 0);                  /* input untouched */
+    CHECK(isnan(pg_stats_median(odd, 0)));
+    double big[100];
+    for (int i = 0; i < 100; i++)
+        big[i] = 99 - i;
+    CHECK_NEAR(pg_stats_median(big, 100), 49.5, 0);     /* the malloc path */
+    CHECK(pg_stats_all_equal(odd, 1));
+    CHECK(!pg_stats_all_equal(odd, 2));
+}
+
+static void test_mwu_exact(void)
+{
+    /* scipy docs: mannwhitneyu(males, females) -> statistic=17.0, pvalue=0.1111111111111111 */
+    double males[] = {19, 22, 16, 29, 24}, females[] = {20, 11, 17, 12};
+    pg_mwu u;
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, males, 5, females, 4), 0);
+    CHECK_NEAR(u.u1, 17, 0);
+    CHECK_NEAR(u.u2, 3, 0);
+    CHECK(u.exact);
+    CHECK_NEAR(u.p, 14.0 / 126.0, 1e-12);      /* 2 * 7 orderings with U <= 3 of C(9,4) */
+    /* Symmetric: swapping the samples swaps U, keeps p. */
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, females, 4, males, 5), 0);
+    CHECK_NEAR(u.u1, 3, 0);
+    CHECK_NEAR(u.p, 14.0 / 126.0, 1e-12);
+
+    /* 8 vs 9 without ties: brute force over all C(17,8) = 24310 orderings gives 0.015220074043603456. */
+    double a[] = {1.1, 2.3, 0.7, 4.4, 3.9, 2.8, 5.0, 1.9};
+    double b[] = {3.3, 4.8, 6.1, 5.5, 2.2, 7.0, 6.6, 4.1, 5.9};
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, a, 8, b, 9), 0);
+    CHECK_NEAR(u.u1, 11, 0);
+    CHECK(u.exact);
+    CHECK_NEAR(u.p, 0.015220074043603456, 1e-12);
+
+    /* Completely separated 5 vs 5: the smallest p possible, 2 / C(10,5). */
+    double lo[] = {1, 2, 3, 4, 5}, hi[] = {6, 7, 8, 9, 10};
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, lo, 5, hi, 5), 0);
+    CHECK_NEAR(u.u1, 0, 0);
+    CHECK_NEAR(u.p, 2.0 / 252.0, 1e-12);
+    /* 2 vs 2 can never be significant: p = 2/6. */
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, lo, 2, hi, 2), 0);
+    CHECK_NEAR(u.p, 1.0 / 3.0, 1e-12);
+}
+
+static void test_mwu_normal(void)
+{
+    /* With ties: normal approximation, tie-corrected variance, continuity correction
+     * (scipy's method="asymptotic"): U1 = 4.5, p = 0.06414661873440443. */
+    double x[] = {1, 2, 2, 3, 4}, y[] = {2, 3, 5, 6, 6, 7};
+    pg_mwu u;
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, x, 5, y, 6), 0);
+    CHECK(!u.exact);
+    CHECK_NEAR(u.u1, 4.5, 0);
+    CHECK_NEAR(u.p, 0.06414661873440443, 1e-12);
+
+    /* Every value tied: no evidence at all. */
+    double t[] = {3, 3, 3};
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, t, 3, t, 3), 0);
+    CHECK_NEAR(u.p, 1, 0);
+
+    /* Large samples without ties use the normal approximation too; 30 vs 30
+     * interleaved: U1 = 0+1+...+29 = 435 of 900, z = (465 - 450 - 0.5) / sqrt(900 * 61 / 12). */
+    double e[30], o[30];
+    for (int i = 0; i < 30; i++)
+        e[i] = 2 * i, o[i] = 2 * i + 1;
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, e, 30, o, 30), 0);
+    CHECK(!u.exact);
+    CHECK_NEAR(u.u1, 435, 0);
+    CHECK_NEAR(u.p, 0.8302552839111963, 1e-12);
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, e, 0, o, 30), PG_EINVAL);
+    /* 40 vs 40 (the other sorting path): U1 = 780 of 1600, z = 19.5 / sqrt(1600 * 81 / 12). */
+    double e4[40], o4[40];
+    for (int i = 0; i < 40; i++)
+        e4[39 - i] = 2 * i, o4[i] = 2 * i + 1;
+    CHECK_EQ_INT(pg_stats_mannwhitney(&u, e4, 40, o4, 40), 0);
+    CHECK_NEAR(u.u1, 780, 0);
+    CHECK_NEAR(u.p, 0.8511597790430958, 1e-12);
+}
+
+static void test_bh(void)
+{
+    /* Benjamini & Hochberg (1995), section 4: 15 p-values; at q = 0.05 the
+     * procedure rejects the four smallest. Adjusted values: p_(i) * m / i,
+     * made monotone from the top. */
+    double p[] = {0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344,
+                  0.0459, 0.3240, 0.4262, 0.5719, 0.6528, 0.7590, 1.000};
+    double want[] = {0.0015, 0.003, 0.0095, 0.035625, 0.0603, 0.06385714285714286, 0.06385714285714286,
+                     0.0645, 0.0765, 0.486, 0.5811818181818182, 0.714875, 0.7532307692307694,
+                     0.8132142857142857, 1};
+    double q[15];
+    CHECK_EQ_INT(pg_stats_bh(q, p, 15), 0);
+    int rejected = 0;
+    for (int i = 0; i < 15; i++) {
+        CHECK_NEAR(q[i], want[i], 1e-12);
+        rejected += q[i] < 0.05;
+    }
+    CHECK_EQ_INT(rejected, 4);
+
+    /* Order of the input does not matter; q may alias p. */
+    double shuffled[] = {0.0459, 1.000, 0.0001, 0.0344, 0.0095};
+    CHECK_EQ_INT(pg_stats_bh(shuffled, shuffled, 5), 0);
+    CHECK_NEAR(shuffled[2], 0.0005, 1e-12);      /* 0.0001 * 5 / 1 */
+    CHECK_NEAR(shuffled[4], 0.02375, 1e-12);     /* 0.0095 * 5 / 2 */
+    CHECK_NEAR(shuffled[3], 0.0344 * 5 / 3, 1e-12); /* min(0.0344*5/3, 0.0459*5/4) */
+    CHECK_NEAR(shuffled[0], 0.0459 * 5 / 4, 1e-12);
+    CHECK_NEAR(shuffled[1], 1, 0);
+    CHECK_EQ_INT(pg_stats_bh(q, p, 0), 0);
+}
+
+int main(void)
+{
+    test_median();
+    test_mwu_exact();
+    test_mwu_normal();
+    test_bh();
+    return pg_check_done();
+}

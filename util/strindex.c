@@ -1,0 +1,82 @@
+/* util/strindex.c — see strindex.h. Open addressing, linear probing, load <= 1/2. */
+#include "util/strindex.h"
+#include "util/error.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static size_t slot(const char **key, size_t cap, const char *k)
+{
+    size_t i = (size_t)hash(k) & (cap - 1);
+    while (key[i] && strcmp(key[i], k))
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+static int grow(pg_strindex *m)
+{
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    const char **key = calloc(cap, sizeof *key);
+    size_t *val = malloc(cap * sizeof *val);
+    if (!key || !val) {
+        free(key);
+        free(val);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->key[i]) {
+            size_t j = slot(key, cap, m->key[i]);
+            key[j] = m->key[i];
+            val[j] = m->val[i];
+        }
+    }
+    free(m->key);
+    free(m->val);
+    m->key = key;
+    m->val = val;
+    m->cap = cap;
+    return 0;
+}
+
+int pg_strindex_put(pg_strindex *m, const char *key, size_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        int rc = grow(m);
+        if (rc < 0)
+            return rc;
+    }
+    size_t i = slot(m->key, m->cap, key);
+    if (!m->key[i]) {
+        m->key[i] = key;
+        m->n++;
+    }
+    m->val[i] = val;
+    return 0;
+}
+
+int pg_strindex_get(const pg_strindex *m, const char *key, size_t *val)
+{
+    if (!m->cap)
+        return 0;
+    size_t i = slot(m->key, m->cap, key);
+    if (!m->key[i])
+        return 0;
+    *val = m->val[i];
+    return 1;
+}
+
+void pg_strindex_free(pg_strindex *m)
+{
+    free(m->key);
+    free(m->val);
+    memset(m, 0, sizeof *m);
+}
