@@ -1,0 +1,281 @@
+/* counters/profile.c — records -> unwound, symbolized, folded stacks. See profile.h. */
+#include "counters/profile.h"
+#include "counters/maps.h"
+#include "counters/symbolize.h"
+#include "counters/unwind.h"
+#include "util/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FRAMES 512
+
+typedef struct sample {
+    uint32_t pid, tid;
+    uint64_t ip;
+    uint64_t period;
+    uint64_t nchain;
+    const uint64_t *chain;
+    uint64_t nregs;
+    const uint64_t *regs;
+    uint64_t stack_len;
+    const unsigned char *stack;
+} sample;
+
+/* Decodes a PERF_RECORD_SAMPLE written with `type` (sampler.h's layout). */
+static int decode(sample *out, const struct perf_event_header *h, uint64_t type, uint64_t mask)
+{
+    const uint64_t *w = (const uint64_t *)(h + 1);
+    const uint64_t *end = (const uint64_t *)((const char *)h + h->size);
+    memset(out, 0, sizeof *out);
+#define NEED(k) do { if (w + (k) > end) return -1; } while (0)
+    if (type & PERF_SAMPLE_IP) { NEED(1); out->ip = *w++; }
+    if (type & PERF_SAMPLE_TID) { NEED(1); out->pid = (uint32_t)*w; out->tid = (uint32_t)(*w >> 32); w++; }
+    if (type & PERF_SAMPLE_TIME) { NEED(1); w++; }
+    if (type & PERF_SAMPLE_PERIOD) { NEED(1); out->period = *w++; }
+    if (type & PERF_SAMPLE_CALLCHAIN) {
+        NEED(1);
+        out->nchain = *w++;
+        NEED(out->nchain);
+        out->chain = w;
+        w += out->nchain;
+    }
+    if (type & PERF_SAMPLE_REGS_USER) {
+        NEED(1);
+        uint64_t abi = *w++;
+        if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+            out->nregs = (uint64_t)__builtin_popcountll(mask);
+            NEED(out->nregs);
+            out->regs = w;
+            w += out->nregs;
+        }
+    }
+    if (type & PERF_SAMPLE_STACK_USER) {
+        NEED(1);
+        uint64_t size = *w++;
+        if (size) {
+            NEED(size / 8 + 1);
+            const unsigned char *data = (const unsigned char *)w;
+            w += size / 8;
+            uint64_t dyn = *w++;
+            out->stack = data;
+            out->stack_len = dyn < size ? dyn : size;
+        }
+    }
+#undef NEED
+    return 0;
+}
+
+/* Outermost frames of a complete stack: where a process or thread begins. */
+static int is_root_name(const char *frames)
+{
+    static const char *const roots[] = {"_start", "__libc_start_main", "__libc_start_main_impl",
+                                        "__libc_start_call_main", "start_thread", "clone", "__clone",
+                                        "clone3", "__clone3", "thread_start", NULL};
+    for (const char *const *r = roots; *r; r++) {
+        size_t l = strlen(*r);
+        if (!strncmp(frames, *r, l) && (frames[l] == '\0' || frames[l] == ';'))
+            return 1;
+    }
+    return 0;
+}
+
+/* ...or, in a stripped program, the function at its ELF entry point. */
+static int is_root_addr(const pg_procs *procs, pid_t pid, uint64_t addr)
+{
+    const pg_map *m = pg_procs_find(procs, pid, addr);
+    uint64_t start;
+    return m && m->file->ok && m->file->entry &&
+           pg_elffile_func_start(m->file, addr - m->bias, &start) == 0 && start == m->file->entry;
+}
+
+typedef struct builder {
+    pg_procs *procs;
+    pg_unwinder *unw;
+    pg_symbolizer *sym;
+    pg_folded *out;
+    pg_profile_stats *st;
+    uint64_t type, mask;
+    pg_callgraph cg;
+    uint64_t ips[MAX_FRAMES];
+    const char *names[MAX_FRAMES + 2];
+    char unknown[MAX_FRAMES][48];
+} builder;
+
+/* Symbolized frames of one address (maybe several, with inlining), outermost first. */
+static const char *name_of(builder *b, size_t slot, pid_t pid, uint64_t addr)
+{
+    const pg_map *m = pg_procs_find(b->procs, pid, addr);
+    if (!m) {
+        snprintf(b->unknown[slot], sizeof b->unknown[slot], "[unknown]");
+        return b->unknown[slot];
+    }
+    if (!m->file->ok) {
+        /* [vdso], anonymous memory or a file that is gone: module+offset into the mapping */
+        snprintf(b->unknown[slot], sizeof b->unknown[slot], "%.24s+0x%llx", m->file->base,
+                 (unsigned long long)(addr - m->start + m->pgoff));
+        return b->unknown[slot];
+    }
+    return pg_symbolize(b->sym, m->file, addr - m->bias);
+}
+
+/* The frame-pointer walk starts from the sampled rbp, so when the leaf has not
+ * set up a frame of its own (gcc omits it in leaf functions, and every
+ * function is sampled in its prologue at times) the leaf's caller is missing
+ * from the chain. One DWARF step over the copied top of the stack finds the
+ * leaf's real return address; when the chain lacks it, it is inserted. */
+static void fix_leaf(builder *b, const sample *s, size_t *n)
+{
+    uint64_t two[2];
+    size_t m = 0;
+    if (!s->regs || !s->stack || *n >= MAX_FRAMES)
+        return;
+    pg_unwind(b->unw, two, 2, &m, b->procs, (pid_t)s->pid, s->regs, b->mask, s->stack, s->stack_len);
+    if (m < 2 || two[0] != b->ips[0] || (*n > 1 && two[1] == b->ips[1]))
+        return;
+    memmove(&b->ips[2], &b->ips[1], (*n - 1) * sizeof *b->ips);
+    b->ips[1] = two[1];
+    ++*n;
+}
+
+static int add_sample(builder *b, const struct perf_event_header *h)
+{
+    sample s;
+    if (decode(&s, h, b->type, b->mask) < 0)
+        return 0;   /* a malformed record is skipped, not fatal */
+    size_t n = 0;
+    int truncated = 0;
+    if (b->cg == PG_CALLGRAPH_FP) {
+        for (uint64_t i = 0; i < s.nchain && n < MAX_FRAMES; i++)
+            if (s.chain[i] < PERF_CONTEXT_MAX)
+                b->ips[n++] = s.chain[i];
+        if (!n)
+            b->ips[n++] = s.ip;
+        fix_leaf(b, &s, &n);
+    } else if (s.regs && s.stack) {
+        truncated = pg_unwind(b->unw, b->ips, MAX_FRAMES, &n, b->procs, (pid_t)s.pid, s.regs, b->mask,
+                              s.stack, s.stack_len) != 0;
+    } else {
+        b->ips[n++] = s.ip;
+        truncated = 1;
+    }
+    /* names[0] is the comm; then the frames root first. Return addresses point
+     * after the call: look up addr - 1 so the caller's line and inlining are right. */
+    size_t k = 0;
+    b->names[k++] = pg_procs_comm_of(b->procs, (pid_t)s.pid, (pid_t)s.tid);
+    size_t first = k;
+    k++;    /* room for [truncated] */
+    for (size_t i = n; i-- > 0;) {
+        const char *nm = name_of(b, i, (pid_t)s.pid, i ? b->ips[i] - 1 : b->ips[i]);
+        if (!nm)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        b->names[k++] = nm;
+    }
+    if (!truncated && k > first + 1 && !is_root_name(b->names[first + 1]) &&
+        !is_root_addr(b->procs, (pid_t)s.pid, b->ips[n - 1] - (n > 1)))
+        truncated = 1;
+    if (truncated) {
+        b->names[first] = "[truncated]";
+        b->st->truncated++;
+    } else {
+        memmove(&b->names[first], &b->names[first + 1], (k - first - 1) * sizeof *b->names);
+        k--;
+    }
+    b->st->samples++;
+    b->st->frames += n;
+    /* Names holding inlined chains contain ';' already: join, then add as one stack. */
+    size_t len = 0;
+    for (size_t i = 0; i < k; i++)
+        len += strlen(b->names[i]) + 1;
+    char *stack = malloc(len + 1), *p = stack;
+    if (!stack)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < k; i++) {
+        size_t l = strlen(b->names[i]);
+        memcpy(p, b->names[i], l);
+        /* a frame may not carry the separator or a newline except between inlined frames */
+        for (size_t j = 0; j < l; j++)
+            if (p[j] == '\n' || p[j] == '\r' || (p[j] == ' ' && i == 0))
+                p[j] = i == 0 ? '_' : ' ';
+        p += l;
+        *p++ = ';';
+    }
+    p[-1] = '\0';
+    int rc = pg_folded_add(b->out, stack, 1);
+    free(stack);
+    return rc;
+}
+
+struct pg_profile {
+    builder b;
+    const pg_sampler *s;    /* its layout is known once it attached */
+    pg_profile_stats st;
+};
+
+int pg_profile_new(pg_profile **out, pg_folded *f, const pg_sampler *s)
+{
+    *out = NULL;
+    pg_profile *p = calloc(1, sizeof *p);
+    if (!p)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    builder *b = &p->b;
+    int rc;
+    if ((rc = pg_procs_new(&b->procs)) < 0 || (rc = pg_unwinder_new(&b->unw)) < 0 ||
+        (rc = pg_symbolizer_new(&b->sym)) < 0) {
+        pg_profile_free(p);
+        return rc;
+    }
+    b->out = f;
+    b->st = &p->st;
+    p->s = s;
+    *out = p;
+    return 0;
+}
+
+void pg_profile_free(pg_profile *p)
+{
+    if (!p)
+        return;
+    /* The symbolizer's per-file state lives in the files, freed with the procs. */
+    pg_symbolizer_free(p->b.sym);
+    pg_unwinder_free(p->b.unw);
+    pg_procs_free(p->b.procs);
+    free(p);
+}
+
+void pg_profile_stats_get(const pg_profile *p, pg_profile_stats *out) { *out = p->st; }
+
+int pg_profile_add(void *ctx, const struct perf_event_header *h)
+{
+    pg_profile *p = ctx;
+    builder *b = &p->b;
+    if (!b->type) {
+        b->type = pg_sampler_sample_type(p->s);
+        b->mask = pg_sampler_regs_mask(p->s);
+        b->cg = pg_sampler_callgraph(p->s);
+    }
+    const uint32_t *u = (const uint32_t *)(h + 1);
+    switch (h->type) {
+    case PERF_RECORD_SAMPLE:
+        return add_sample(b, h);
+    case PERF_RECORD_MMAP2: {
+        const uint64_t *w = (const uint64_t *)(u + 2);
+        /* pid, tid, addr, len, pgoff, maj/min/ino/ino_gen (or build id), prot, flags, filename */
+        const char *fname = (const char *)(w + 3) + 24 + 8;
+        if (fname < (const char *)h + h->size)
+            return pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], fname);
+        return 0;
+    }
+    case PERF_RECORD_MMAP: {
+        const uint64_t *w = (const uint64_t *)(u + 2);
+        return pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], (const char *)(w + 3));
+    }
+    case PERF_RECORD_COMM:
+        return pg_procs_comm(b->procs, (pid_t)u[0], (pid_t)u[1], (const char *)(u + 2),
+                             (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
+    case PERF_RECORD_FORK:
+        return pg_procs_fork(b->procs, (pid_t)u[0], (pid_t)u[1], (pid_t)u[2], (pid_t)u[3]);
+    default:
+        return 0;
+    }
+}
