@@ -114,7 +114,69 @@ static void suggestions(char *buf, size_t len, const char *typed)
     }
 }
 
+/* What every encoding gets, whichever way it was made. */
+static void finish_attr(pg_evsel *ev)
+{
+    ev->attr.size = sizeof ev->attr;
+    ev->is_hardware = ev->attr.type != PERF_TYPE_SOFTWARE;
+    if (!ev->is_hardware) {
+        /* Software events happen in the kernel on the task's behalf (a context
+         * switch is never in user mode): excluding the kernel would zero them. */
+        ev->attr.exclude_kernel = 0;
+        ev->attr.exclude_hv = 0;
+    }
+    int clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
+                (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK || ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
+    snprintf(ev->unit, sizeof ev->unit, "%s", clock ? "ns" : "count");
+}
+
+/* perf's generic events, encoded exactly as libpfm4 encodes them (a unit test
+ * holds the two to it). The common case then skips pfm_initialize, which
+ * walks every PMU table libpfm4 knows: a few ms of every perfgate start. */
+static const struct generic {
+    const char *name, *pfm_name;
+    uint32_t type;
+    uint64_t config;
+} generic[] = {
+    {"instructions", "perf::PERF_COUNT_HW_INSTRUCTIONS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
+    {"cycles", "perf::PERF_COUNT_HW_CPU_CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
+    {"cache-references", "perf::PERF_COUNT_HW_CACHE_REFERENCES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
+    {"cache-misses", "perf::PERF_COUNT_HW_CACHE_MISSES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
+    {"branches", "perf::PERF_COUNT_HW_BRANCH_INSTRUCTIONS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
+    {"branch-misses", "perf::PERF_COUNT_HW_BRANCH_MISSES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
+    {"cpu-clock", "perf::PERF_COUNT_SW_CPU_CLOCK", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
+    {"task-clock", "perf::PERF_COUNT_SW_TASK_CLOCK", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
+    {"page-faults", "perf::PERF_COUNT_SW_PAGE_FAULTS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
+    {"context-switches", "perf::PERF_COUNT_SW_CONTEXT_SWITCHES", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
+    {"cpu-migrations", "perf::PERF_COUNT_SW_CPU_MIGRATIONS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
+};
+
+const char *pg_evsel_generic_name(size_t i)
+{
+    return i < sizeof generic / sizeof *generic ? generic[i].name : NULL;
+}
+
 int pg_evsel_init(pg_evsel *ev, const char *name, int user_only)
+{
+    for (size_t i = 0; name && i < sizeof generic / sizeof *generic; i++) {
+        if (strcmp(name, generic[i].name))
+            continue;
+        memset(ev, 0, sizeof *ev);
+        ev->fd = -1;
+        snprintf(ev->name, sizeof ev->name, "%s", name);
+        snprintf(ev->pfm_name, sizeof ev->pfm_name, "%s", generic[i].pfm_name);
+        ev->attr.type = generic[i].type;
+        ev->attr.config = generic[i].config;
+        ev->attr.exclude_kernel = user_only ? 1 : 0;
+        ev->attr.exclude_hv = 1;
+        ev->attr.exclude_guest = 1;
+        finish_attr(ev);
+        return 0;
+    }
+    return pg_evsel_init_pfm(ev, name, user_only);
+}
+
+int pg_evsel_init_pfm(pg_evsel *ev, const char *name, int user_only)
 {
     memset(ev, 0, sizeof *ev);
     ev->fd = -1;
@@ -154,17 +216,7 @@ int pg_evsel_init(pg_evsel *ev, const char *name, int user_only)
     if (colon)
         *colon = '\0';
 
-    ev->attr.size = sizeof ev->attr;
-    ev->is_hardware = ev->attr.type != PERF_TYPE_SOFTWARE;
-    if (!ev->is_hardware) {
-        /* Software events happen in the kernel on the task's behalf (a context
-         * switch is never in user mode): excluding the kernel would zero them. */
-        ev->attr.exclude_kernel = 0;
-        ev->attr.exclude_hv = 0;
-    }
-    int clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
-                (ev->attr.config == PERF_COUNT_SW_TASK_CLOCK || ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
-    snprintf(ev->unit, sizeof ev->unit, "%s", clock ? "ns" : "count");
+    finish_attr(ev);
     return 0;
 }
 
@@ -225,4 +277,21 @@ const char *pg_evsel_strerror(int err, char *buf, size_t len)
         break;
     }
     return buf;
+}
+
+void pg_pfm_default_pmu(char *out, size_t len)
+{
+    out[0] = '\0';
+    if (pg_pfm_init() < 0)
+        return;
+    pfm_pmu_t pmu;
+    pfm_for_all_pmus(pmu) {
+        pfm_pmu_info_t pi;
+        memset(&pi, 0, sizeof pi);
+        pi.size = sizeof pi;
+        if (pfm_get_pmu_info(pmu, &pi) == PFM_SUCCESS && pi.is_present && pi.is_dfl) {
+            snprintf(out, len, "%s", pi.name);
+            return;
+        }
+    }
 }

@@ -7,6 +7,7 @@
 #define PG_COUNTERS_EVSEL_H
 
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -30,6 +31,16 @@ int pg_pfm_init(void);
  * exclude_kernel/exclude_hv. An unknown name returns PG_ENOTFOUND with a message
  * that suggests the closest known names ("did you mean ...?"). */
 int pg_evsel_init(pg_evsel *ev, const char *name, int user_only);
+
+/* The same, always through libpfm4. pg_evsel_init encodes perf's generic
+ * events (pg_evsel_generic_name(i), i = 0.. until NULL) from a table of its
+ * own, identical to what libpfm4 gives, so that most runs never pay for
+ * pfm_initialize. */
+int pg_evsel_init_pfm(pg_evsel *ev, const char *name, int user_only);
+const char *pg_evsel_generic_name(size_t i);
+
+/* libpfm4's default PMU for this CPU ("amd64_fam17h_zen2"), "" when none. */
+void pg_pfm_default_pmu(char *out, size_t len);
 
 /* perf's scaling of a multiplexed count: value * enabled / running, and the running
  * fraction running/enabled. running == 0 (never scheduled) gives value 0 and

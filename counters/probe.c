@@ -5,7 +5,6 @@
 #include "util/error.h"
 
 #include <errno.h>
-#include <perfmon/pfmlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,18 +51,6 @@ int pg_probe_run(pg_probe *p, unsigned what)
         if (fscanf(f, "%d", &p->paranoid) != 1)
             p->paranoid = -99;
         fclose(f);
-    }
-    if (pg_pfm_init() == 0) {
-        pfm_pmu_info_t pi;
-        memset(&pi, 0, sizeof pi);
-        pi.size = sizeof pi;
-        pfm_pmu_t pmu;
-        pfm_for_all_pmus(pmu) {
-            if (pfm_get_pmu_info(pmu, &pi) == PFM_SUCCESS && pi.is_present && pi.is_dfl) {
-                snprintf(p->pmu_name, sizeof p->pmu_name, "%s", pi.name);
-                break;
-            }
-        }
     }
     /* PERFGATE_NO_PMU lets tests (and a user who distrusts the PMU) take the
      * no-counter path on any machine. */

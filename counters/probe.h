@@ -18,7 +18,6 @@ typedef struct pg_probe {
     char valgrind_version[64];
     char valgrind_why[512];
     int paranoid;                 /* /proc/sys/kernel/perf_event_paranoid, or -99 unknown */
-    char pmu_name[64];            /* libpfm4's default PMU name, "" when none detected */
 } pg_probe;
 
 /* What to probe: valgrind costs a process start, not worth it when the

@@ -69,8 +69,9 @@ int pg_cmd_doctor(int argc, char **argv)
     snprintf(buf, sizeof buf, "%d%s", p.paranoid,
              p.paranoid > 2 ? " (counting other users' or kernel events needs root)" : "");
     line("perf_event_paranoid", p.paranoid != -99, p.paranoid == -99 ? "unknown (no /proc/sys/kernel/perf_event_paranoid)" : buf);
-    line("libpfm4 default PMU", p.pmu_name[0] != 0,
-         p.pmu_name[0] ? p.pmu_name : "none detected: only the generic perf:: events are known");
+    char pmu[64];
+    pg_pfm_default_pmu(pmu, sizeof pmu);
+    line("libpfm4 default PMU", pmu[0] != 0, pmu[0] ? pmu : "none detected: only the generic perf:: events are known");
     static const char *const hw[] = {"instructions", "cycles", "cache-misses", "branch-misses"};
     for (size_t i = 0; i < sizeof hw / sizeof *hw; i++)
         event_line(hw[i]);

@@ -128,6 +128,7 @@ int pg_cmd_run(int argc, char **argv)
             return pg_die_last();
     }
     int json = !strcmp(format, "json");
+    pg_repo_init_async();
 
     /* What to run. */
     pg_benchset set;
@@ -151,6 +152,14 @@ int pg_cmd_run(int argc, char **argv)
         return pg_die_last();
     }
 
+    /* How to measure: first, so a bad event name fails before a long build,
+     * and while libgit2 initialises on the other core. */
+    pg_session sess;
+    if (pg_session_open(&sess, backend, events, user_only) < 0) {
+        pg_session_close(&sess);
+        pg_benchset_free(&set);
+        return pg_die_last();
+    }
     /* Where results go. */
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd))
@@ -168,14 +177,6 @@ int pg_cmd_run(int argc, char **argv)
                 repo ? "the repository has no commit yet" : "not in a git repository",
                 have_store || no_store ? "" : " and not stored (give --store DIR to keep them)");
 
-    /* How to measure: first, so a bad event name fails before a long build. */
-    pg_session sess;
-    if (pg_session_open(&sess, backend, events, user_only) < 0) {
-        pg_session_close(&sess);
-        pg_benchset_free(&set);
-        pg_repo_free(repo);
-        return pg_die_last();
-    }
     if (set.build && !no_build) {
         char mdir[PATH_MAX];
         pg_path_dirname(mdir, sizeof mdir, set.build_manifest);

@@ -6,6 +6,11 @@
 
 typedef struct pg_repo pg_repo;
 
+/* Starts libgit2's global initialisation on another thread; the first call
+ * below waits for it. Optional: without it that call initialises inline. Call
+ * it from the main thread, before any child is forked. */
+void pg_repo_init_async(void);
+
 /* Finds the repository containing `path` (searching upwards, like git).
  * PG_ENOTFOUND when `path` is in no repository. */
 int pg_repo_open(pg_repo **out, const char *path);

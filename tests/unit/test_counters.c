@@ -78,6 +78,27 @@ static void test_encoding(void)
     pg_evlist_free(l);
 }
 
+/* The built-in table of perf's generic events must encode exactly as libpfm4. */
+static void test_generic_table(void)
+{
+    const char *name;
+    size_t i = 0;
+    for (; (name = pg_evsel_generic_name(i)); i++) {
+        for (int user_only = 0; user_only < 2; user_only++) {
+            pg_evsel fast, pfm;
+            CHECK_EQ_INT(pg_evsel_init(&fast, name, user_only), 0);
+            CHECK_EQ_INT(pg_evsel_init_pfm(&pfm, name, user_only), 0);
+            if (memcmp(&fast.attr, &pfm.attr, sizeof fast.attr))
+                fprintf(stderr, "encoding of %s (user_only %d) differs from libpfm4's\n", name, user_only);
+            CHECK(memcmp(&fast.attr, &pfm.attr, sizeof fast.attr) == 0);
+            CHECK_STR(fast.pfm_name, pfm.pfm_name);
+            CHECK_STR(fast.unit, pfm.unit);
+            CHECK_EQ_INT(fast.is_hardware, pfm.is_hardware);
+        }
+    }
+    CHECK_EQ_INT(i, 11);
+}
+
 static void test_scaling(void)
 {
     double v, f;
@@ -251,6 +272,7 @@ static void test_valgrind_parse(void)
 int main(void)
 {
     test_encoding();
+    test_generic_table();
     test_scaling();
     test_strerror();
     test_fallback();
