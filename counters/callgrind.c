@@ -101,6 +101,11 @@ static int add_context(pg_folded *f, const char *ctx, unsigned long long cost)
         char *at = strstr(name, "@@");   /* symbol versions: noise in a profile */
         if (at)
             *at = '\0';
+        /* Code without a symbol (PLT stubs, ld.so's entry) is named by its
+         * address, which moves with every change to the binary: one name for
+         * all of it keeps two commits' stacks comparable. */
+        if (name[0] == '0' && name[1] == 'x' && name[2] && strspn(name + 2, "0123456789abcdefABCDEF") == strlen(name + 2))
+            name = "[unknown]";
         int level = 1;
         if (i + 1 < n && strspn(tok[i + 1], "0123456789") == strlen(tok[i + 1])) {
             level = atoi(tok[i + 1]);

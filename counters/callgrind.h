@@ -9,6 +9,9 @@
  *     they get a first frame "[deeper]" so the cut is visible;
  *   - recursion deeper than PG_CALLGRIND_RECS levels is folded into the last
  *     level callgrind keeps apart (callgrind's --separate-recs).
+ * Frames below main (libc's start-up, the same in every program) are left
+ * out; code without a symbol, which callgrind names by address, is
+ * "[unknown]".
  *
  * Life cycle of one stack-recording run:
  *     pg_callgrind_wrap -> run the returned argv -> pg_callgrind_collect

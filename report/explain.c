@@ -4,6 +4,7 @@
  * report/funcdelta.h and report/flamegraph.h; this file only picks the
  * benchmarks, reads their stacks and names the outputs. */
 #include "report/explain.h"
+#include "counters/callgrind.h"
 #include "report/flamegraph.h"
 #include "report/funcdelta.h"
 #include "util/folded.h"
@@ -117,6 +118,7 @@ int pg_explain_flamegraphs(size_t *written, const pg_comparison *c, const char *
         pg_flamegraph_opts_init(&o);
         o.unit = exact ? "instructions" : "samples";
         o.normalize = !exact;
+        o.subtitle = exact ? PG_CALLGRIND_NOTE : NULL;
         for (int reverse = 0; reverse <= 1 && rc == 0; reverse++) {
             snprintf(title, sizeof title, "%s: %s -> %s%s", b->name, c->base->label, c->cand->label,
                      reverse ? " (widths from the baseline)" : "");

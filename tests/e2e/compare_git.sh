@@ -114,6 +114,7 @@ contains "$T/err" "2 differential flamegraphs in $T/fg"
 check "(a) diff flamegraph written" [ -s "$T/fg/mixer.diff.svg" ]
 check "(a) reverse diff flamegraph written" [ -s "$T/fg/mixer.diff-reverse.svg" ]
 contains "$T/fg/mixer.diff.svg" ">mix<" "the diff flamegraph names mix"
+contains "$T/fg/mixer.diff.svg" "reconstructed from callgrind caller contexts" "the diff flamegraph says how valgrind stacks were made"
 check "(a) no flamegraph for the unchanged benchmark" [ ! -e "$T/fg/steady.diff.svg" ]
 expect_exit 1 "(a) markdown" "$PG" compare "$c0" "$c1" --format markdown
 contains "$T/out" "| mix | "
