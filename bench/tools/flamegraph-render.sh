@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): how fast `perfgate flamegraph` renders a big profile.
 #
-#   bench/flamegraph-render.sh [STACKS]       (default 200000 distinct stacks)
+#   bench/tools/flamegraph-render.sh [STACKS]       (default 200000 distinct stacks)
 #
 # Generates a deterministic folded file of STACKS distinct stacks (a call tree
 # 4..20 frames deep with skewed fan-out, C++-like names, skewed counts),
@@ -13,7 +13,7 @@
 # build/bench/flamegraph_render, when built, splits the time into parse+merge,
 # sort and render. Env: PERFGATE (default build/perfgate), KEEP=1 keeps the files.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 n=${1:-200000}
 pg=${PERFGATE:-build/perfgate}
 [ -x "$pg" ] || { echo "flamegraph-render: build perfgate first ($pg not found)" >&2; exit 2; }
