@@ -7,6 +7,7 @@ PG=${PERFGATE:?PERFGATE must name the perfgate binary}
 PROGS=${PG_TEST_PROGS:?}
 T=$(mktemp -d "${TMPDIR:-/tmp}/pg-e2e.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+export TMPDIR=$T     # what perfgate leaves in TMPDIR (kept logs of failures) goes with $T
 export NO_COLOR=1
 unset PERFGATE_STORE
 pass=0
