@@ -1,6 +1,6 @@
 /* bench/flamegraph_render.c — where the time of a big flamegraph goes.
  * Not one of the measured workloads (perfgate.json); run by
- * bench/flamegraph-render.sh:
+ * bench/tools/flamegraph-render.sh:
  *
  *     flamegraph_render FILE.folded [REPEATS]
  *

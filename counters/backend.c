@@ -3,14 +3,15 @@
 #include "counters/evlist.h"
 #include "counters/valgrind.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <dirent.h>
 
 const char *pg_backend_name(pg_backend_kind k)
 {
@@ -74,7 +75,7 @@ struct pg_meter {
     pg_backend_kind kind;
     pg_evlist *evlist;
     pg_valgrind *vg;
-    char outdir[256];
+    char outdir[PATH_MAX];
     char **wrapped;
     char version[96];
     char unav[8][640];
@@ -91,12 +92,8 @@ int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
     if (m->kind == PG_BACKEND_VALGRIND) {
         if ((rc = pg_valgrind_new(&m->vg)) < 0)
             goto fail;
-        const char *tmp = getenv("TMPDIR");
-        snprintf(m->outdir, sizeof m->outdir, "%s/perfgate-vg-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(m->outdir)) {
-            rc = pg_error_errno(PG_EIO, "cannot create a temporary directory in %s", tmp && *tmp ? tmp : "/tmp");
+        if ((rc = pg_mkdtemp(m->outdir, sizeof m->outdir, "perfgate-vg-")) < 0)
             goto fail;
-        }
         snprintf(m->version, sizeof m->version, "%s", pg_valgrind_version(m->vg));
     } else {
         if ((rc = pg_evlist_new(&m->evlist, o->events, o->user_only)) < 0)
@@ -122,20 +119,8 @@ void pg_meter_free(pg_meter *m)
         pg_valgrind_free(m->vg);
     if (m->wrapped)
         pg_valgrind_argv_free(m->wrapped);
-    if (m->outdir[0]) {
-        DIR *d = opendir(m->outdir);
-        if (d) {
-            struct dirent *e;
-            char p[512];
-            while ((e = readdir(d)))
-                if (e->d_name[0] != '.') {
-                    snprintf(p, sizeof p, "%s/%s", m->outdir, e->d_name);
-                    unlink(p);
-                }
-            closedir(d);
-        }
-        rmdir(m->outdir);
-    }
+    if (m->outdir[0])
+        pg_remove_tree(m->outdir);
     free(m);
 }
 
@@ -162,9 +147,14 @@ int pg_meter_attach(pg_meter *m, pid_t pid)
 {
     if (m->kind == PG_BACKEND_VALGRIND)
         return 0;
-    int rc = pg_evlist_open(m->evlist, pid);
-    if (rc < 0)
-        return rc;
+    return pg_evlist_open(m->evlist, pid);
+}
+
+/* Events that could not be counted, from the open and from the read (a
+ * counter never scheduled): those that failed for one reason are said in one
+ * line, "instructions, cycles: no PMU ...", not four times the same words. */
+static void group_unavailable(pg_meter *m)
+{
     m->nunav = 0;
     /* Events that failed for one reason are said in one line: "instructions,
      * cycles: no PMU ...", not four times the same explanation. */
@@ -192,7 +182,6 @@ int pg_meter_attach(pg_meter *m, pid_t pid)
         size_t used = strlen(m->unav[k]);
         snprintf(m->unav[k] + used, sizeof m->unav[k] - used, ": %s", whys[k]);
     }
-    return 0;
 }
 
 int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_rss)
@@ -204,6 +193,7 @@ int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_r
     } else {
         rc = pg_evlist_read(m->evlist, out);
         pg_evlist_close(m->evlist);
+        group_unavailable(m);
     }
     if (rc < 0)
         return rc;

@@ -54,8 +54,9 @@ int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_r
  * and the cache geometry ("" for perf). */
 const char *pg_meter_version(const pg_meter *m);
 const char *pg_meter_geometry(const pg_meter *m);
-/* Hardware events perf could not count on the last attach, as one plain-words
- * line each ("cycles: no PMU ... fix: ..."); NULL past the end. */
+/* Hardware events perf could not count in the last collected run (not opened,
+ * or never scheduled), one plain-words line per reason ("instructions,
+ * cycles: no PMU ... fix: ..."); NULL past the end. */
 const char *pg_meter_unavailable(const pg_meter *m, size_t i);
 
 #endif

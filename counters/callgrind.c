@@ -1,7 +1,9 @@
 /* counters/callgrind.c — folded stacks from callgrind's caller contexts. */
 #include "counters/callgrind.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/strindex.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -55,9 +57,8 @@ static void names_free(names *t)
 
 /* "fn=(12) name", "fn=(12)" or "fn=name": the context's full name, defining
  * the id when the name is given. NULL on a reference to an unknown id. */
-static const char *resolve(names *t, const char *p, size_t len, char *buf, size_t buflen, long *id_out)
+static const char *resolve(names *t, const char *p, size_t len, char *buf, size_t buflen)
 {
-    *id_out = -1;
     if (len && *p == '(') {
         char *end;
         unsigned long id = strtoul(p + 1, &end, 10);
@@ -71,7 +72,6 @@ static const char *resolve(names *t, const char *p, size_t len, char *buf, size_
             if (names_set(t, id, name, nlen) < 0)
                 return NULL;
         }
-        *id_out = (long)id;
         return id < t->n ? t->v[id] : NULL;
     }
     snprintf(buf, buflen, "%.*s", (int)len, p);
@@ -138,10 +138,9 @@ long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const c
     typedef struct { char *ctx; unsigned long long cost; } self;
     self *acc = NULL;
     size_t nacc = 0, capacc = 0;
-    long cur = -1;               /* index into acc of the current fn */
-    long *by_id = NULL;          /* compressed id -> index into acc, -1 when none yet */
-    size_t nby_id = 0;
-    long id;
+    pg_strindex by_ctx = {0};    /* context -> index into acc (keys: acc[i].ctx) */
+    size_t cur = 0;
+    int have_cur = 0;
     int skip_next_cost = 0;      /* the line after calls= is an inclusive call cost */
     int ir_col = -1;
     long long total = 0;
@@ -170,58 +169,27 @@ long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const c
                 p = q;
             }
         } else if (ll > 3 && !strncmp(line, "fn=", 3)) {
-            const char *ctx = resolve(&fn_names, line + 3, ll - 3, buf, sizeof buf, &id);
+            const char *ctx = resolve(&fn_names, line + 3, ll - 3, buf, sizeof buf);
             if (!ctx) {
                 rc = pg_error_set(PG_EINVAL, "%s:%u: a function id used before it was named", path, lineno);
                 break;
             }
-            cur = -1;
-            if (id >= 0 && (size_t)id < nby_id) {
-                cur = by_id[id];
-            } else if (id < 0) {
-                /* Uncompressed names (--compress-strings=no): look it up. */
-                for (size_t i = nacc; i-- > 0;)
-                    if (!strcmp(acc[i].ctx, ctx)) {
-                        cur = (long)i;
-                        break;
-                    }
-            }
-            if (cur < 0) {
-                if (nacc == capacc) {
-                    size_t cap = capacc ? capacc * 2 : 256;
-                    self *v = realloc(acc, cap * sizeof *v);
-                    if (!v) {
-                        rc = pg_error_set(PG_ENOMEM, "out of memory");
-                        break;
-                    }
-                    acc = v;
-                    capacc = cap;
+            if (!pg_strindex_get(&by_ctx, ctx, &cur)) {
+                char *copy = strdup(ctx);
+                if (!copy || pg_array_grow(&acc, &capacc, nacc, sizeof *acc, 256) < 0 ||
+                    pg_strindex_put(&by_ctx, copy, nacc) < 0) {
+                    free(copy);
+                    rc = pg_error_set(PG_ENOMEM, "out of memory");
+                    break;
                 }
-                acc[nacc].ctx = strdup(ctx);
-                acc[nacc].cost = 0;
-                cur = (long)nacc++;
-                if (id >= 0) {
-                    if ((size_t)id >= nby_id) {
-                        size_t n = nby_id ? nby_id : 256;
-                        while (n <= (size_t)id)
-                            n *= 2;
-                        long *v = realloc(by_id, n * sizeof *v);
-                        if (!v) {
-                            rc = pg_error_set(PG_ENOMEM, "out of memory");
-                            break;
-                        }
-                        for (size_t i = nby_id; i < n; i++)
-                            v[i] = -1;
-                        by_id = v;
-                        nby_id = n;
-                    }
-                    by_id[id] = cur;
-                }
+                acc[nacc] = (self){copy, 0};
+                cur = nacc++;
             }
+            have_cur = 1;
             skip_next_cost = 0;
         } else if (ll > 4 && !strncmp(line, "cfn=", 4)) {
             /* Only to learn the name of the id: callees become fn= later. */
-            if (!resolve(&fn_names, line + 4, ll - 4, buf, sizeof buf, &id)) {
+            if (!resolve(&fn_names, line + 4, ll - 4, buf, sizeof buf)) {
                 rc = pg_error_set(PG_EINVAL, "%s:%u: a function id used before it was named", path, lineno);
                 break;
             }
@@ -230,7 +198,7 @@ long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const c
         } else if (ll && (line[0] == '+' || line[0] == '-' || line[0] == '*' || (line[0] >= '0' && line[0] <= '9'))) {
             if (skip_next_cost) {
                 skip_next_cost = 0;
-            } else if (cur >= 0 && ir_col >= 0) {
+            } else if (have_cur && ir_col >= 0) {
                 /* position, then the costs in "events:" order */
                 const char *p = line, *e = line + ll;
                 while (p < e && *p != ' ')
@@ -259,7 +227,7 @@ long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const c
         free(acc[i].ctx);
     }
     free(acc);
-    free(by_id);
+    pg_strindex_free(&by_ctx);
     names_free(&fn_names);
     return rc < 0 ? rc : total;
 }

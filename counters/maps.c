@@ -1,5 +1,6 @@
 /* counters/maps.c — per-process mappings replayed from side-band records. See maps.h. */
 #include "counters/maps.h"
+#include "util/array.h"
 #include "util/error.h"
 
 #include <stdio.h>
@@ -47,19 +48,6 @@ void pg_procs_free(pg_procs *p)
     free(p);
 }
 
-static int grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t nc = *cap ? *cap * 2 : 16;
-    void *x = realloc(*v, nc * size);
-    if (!x)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    *v = x;
-    *cap = nc;
-    return 0;
-}
-
 static proc *find_proc(const pg_procs *p, pid_t pid)
 {
     for (size_t i = 0; i < p->nprocs; i++)
@@ -73,7 +61,7 @@ static proc *get_proc(pg_procs *p, pid_t pid)
     proc *r = find_proc(p, pid);
     if (r)
         return r;
-    if (grow((void **)&p->procs, &p->capprocs, p->nprocs, sizeof *p->procs) < 0)
+    if (pg_array_grow(&p->procs, &p->capprocs, p->nprocs, sizeof *p->procs, 16) < 0)
         return NULL;
     r = &p->procs[p->nprocs++];
     memset(r, 0, sizeof *r);
@@ -93,7 +81,7 @@ static int set_comm(pg_procs *p, pid_t tid, const char *comm)
 {
     thread *t = find_thread(p, tid);
     if (!t) {
-        if (grow((void **)&p->threads, &p->capthreads, p->nthreads, sizeof *p->threads) < 0)
+        if (pg_array_grow(&p->threads, &p->capthreads, p->nthreads, sizeof *p->threads, 16) < 0)
             return PG_ENOMEM;
         t = &p->threads[p->nthreads++];
         t->tid = tid;
@@ -107,7 +95,7 @@ static pg_elffile *get_file(pg_procs *p, const char *path)
     for (size_t i = 0; i < p->nfiles; i++)
         if (!strcmp(p->files[i]->path, path))
             return p->files[i];
-    if (grow((void **)&p->files, &p->capfiles, p->nfiles, sizeof *p->files) < 0)
+    if (pg_array_grow(&p->files, &p->capfiles, p->nfiles, sizeof *p->files, 16) < 0)
         return NULL;
     pg_elffile *f;
     if (pg_elffile_open(&f, path) < 0)
@@ -131,7 +119,7 @@ int pg_procs_mmap(pg_procs *p, pid_t pid, uint64_t start, uint64_t len, uint64_t
             pr->maps[k++] = *m;
     }
     pr->n = k;
-    if (grow((void **)&pr->maps, &pr->cap, pr->n, sizeof *pr->maps) < 0)
+    if (pg_array_grow(&pr->maps, &pr->cap, pr->n, sizeof *pr->maps, 16) < 0)
         return PG_ENOMEM;
     pg_map m = {.start = start, .end = end, .pgoff = pgoff, .file = f};
     uint64_t v;
@@ -205,13 +193,6 @@ const pg_map *pg_procs_find(const pg_procs *p, pid_t pid, uint64_t addr)
             hi = mid;
     }
     return lo < pr->n && pr->maps[lo].start <= addr && addr < pr->maps[lo].end ? &pr->maps[lo] : NULL;
-}
-
-size_t pg_procs_maps(const pg_procs *p, pid_t pid, const pg_map **out)
-{
-    const proc *pr = find_proc(p, pid);
-    *out = pr ? pr->maps : NULL;
-    return pr ? pr->n : 0;
 }
 
 const char *pg_procs_comm_of(const pg_procs *p, pid_t pid, pid_t tid)

@@ -34,9 +34,6 @@ int pg_procs_fork(pg_procs *p, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
 
 /* The mapping holding `addr` in process `pid`, or NULL. */
 const pg_map *pg_procs_find(const pg_procs *p, pid_t pid, uint64_t addr);
-/* Every mapping of `pid` (for reads outside the executable segments: the
- * unwinder looks for the file whose whole load range holds an address). */
-size_t pg_procs_maps(const pg_procs *p, pid_t pid, const pg_map **out);
 /* The thread's name, else its process's, else "[unknown]". */
 const char *pg_procs_comm_of(const pg_procs *p, pid_t pid, pid_t tid);
 /* Bumped whenever some mapping changes (unwinders flush their caches). */

@@ -11,13 +11,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Opens `name` on this process (counting or sampling) and closes it again.
- * 0 when it opened; else errno, with plain words in `why`. */
-static int try_open(const char *name, int sample, char *why, size_t len)
+int pg_probe_event(const char *name, int sample, char *detail, size_t len)
 {
     pg_evsel ev;
     if (pg_evsel_init(&ev, name, 1) < 0) {
-        snprintf(why, len, "%s", pg_error_last());
+        snprintf(detail, len, "%s", pg_error_last());
         return EINVAL;
     }
     ev.attr.disabled = 1;
@@ -29,11 +27,11 @@ static int try_open(const char *name, int sample, char *why, size_t len)
     int fd = (int)syscall(SYS_perf_event_open, &ev.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0) {
         int err = errno;
-        pg_evsel_strerror(err, why, len);
+        pg_evsel_strerror(err, detail, len);
         return err;
     }
     close(fd);
-    why[0] = '\0';
+    snprintf(detail, len, "%s", ev.pfm_name);
     return 0;
 }
 
@@ -60,12 +58,12 @@ int pg_probe_run(pg_probe *p, unsigned what)
     } else if (nopmu && *nopmu && strcmp(nopmu, "0")) {
         snprintf(p->hw_why, sizeof p->hw_why, "PERFGATE_NO_PMU is set");
     } else {
-        p->hw_instructions = try_open("instructions", 0, p->hw_why, sizeof p->hw_why) == 0;
-        p->sampling_hw = p->hw_instructions && try_open("cycles", 1, (char[512]){0}, 512) == 0;
+        p->hw_instructions = pg_probe_event("instructions", 0, p->hw_why, sizeof p->hw_why) == 0;
+        p->sampling_hw = p->hw_instructions && pg_probe_event("cycles", 1, (char[512]){0}, 512) == 0;
     }
     if (what & PG_PROBE_PERF) {
-        p->software = try_open("task-clock", 0, p->sw_why, sizeof p->sw_why) == 0;
-        p->sampling_sw = try_open("cpu-clock", 1, (char[512]){0}, 512) == 0;
+        p->software = pg_probe_event("task-clock", 0, p->sw_why, sizeof p->sw_why) == 0;
+        p->sampling_sw = pg_probe_event("cpu-clock", 1, (char[512]){0}, 512) == 0;
     }
     pg_valgrind *vg = NULL;
     if (!(what & PG_PROBE_VALGRIND)) {

@@ -20,6 +20,12 @@ typedef struct pg_probe {
     int paranoid;                 /* /proc/sys/kernel/perf_event_paranoid, or -99 unknown */
 } pg_probe;
 
+/* Opens `name` on the calling process (counting, or sampling at 997 Hz when
+ * `sample`) and closes it again: 0 when it opened, with the event as libpfm4
+ * resolved it in `detail`; else the errno (EINVAL for a bad name), with why
+ * and the fix in plain words in `detail`. */
+int pg_probe_event(const char *name, int sample, char *detail, size_t len);
+
 /* What to probe: valgrind costs a process start, not worth it when the
  * perf backend is forced. */
 enum { PG_PROBE_PERF = 1, PG_PROBE_VALGRIND = 2, PG_PROBE_ALL = 3 };

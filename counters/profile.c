@@ -182,7 +182,6 @@ static int add_sample(builder *b, const struct perf_event_header *h)
         k--;
     }
     b->st->samples++;
-    b->st->frames += n;
     /* Names holding inlined chains contain ';' already: join, then add as one stack. */
     size_t len = 0;
     for (size_t i = 0; i < k; i++)

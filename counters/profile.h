@@ -27,7 +27,6 @@
 typedef struct pg_profile_stats {
     uint64_t samples;       /* samples turned into stacks */
     uint64_t truncated;     /* of which stopped early */
-    uint64_t frames;        /* frames in all stacks */
 } pg_profile_stats;
 
 typedef struct pg_profile pg_profile;

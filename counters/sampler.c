@@ -1,5 +1,6 @@
 /* counters/sampler.c — per-CPU sampling events and their buffers. See sampler.h. */
 #include "counters/sampler.h"
+#include "util/array.h"
 #include "counters/evsel.h"
 #include "counters/ringbuf.h"
 #include "util/error.h"
@@ -88,11 +89,9 @@ int pg_sampler_new(pg_sampler **out, const pg_sampler_opts *o)
         s->o.mmap_pages = 128;
     if (!s->o.max_bytes)
         s->o.max_bytes = (size_t)512 << 20;
-    if (!s->o.flush_bytes)
-        s->o.flush_bytes = (size_t)64 << 20;
     if (s->o.stack_size % 8 || s->o.stack_size > 65000) {
         free(s);
-        return pg_error_set(PG_EINVAL, "stack size %u: must be a multiple of 8 up to 64000", o->stack_size);
+        return pg_error_set(PG_EINVAL, "stack size %u: must be a multiple of 8 up to 65000", o->stack_size);
     }
     if (s->o.mmap_pages & (s->o.mmap_pages - 1)) {
         free(s);
@@ -138,25 +137,17 @@ static int choose_event(pg_sampler *s)
 {
     struct perf_event_attr *a = &s->attr;
     const char *e = s->o.event;
-    if (!e || !strcmp(e, "cycles") || !strcmp(e, "cpu-cycles")) {
-        a->type = PERF_TYPE_HARDWARE;
-        a->config = PERF_COUNT_HW_CPU_CYCLES;
-        snprintf(s->event, sizeof s->event, "cycles");
-    } else if (!strcmp(e, "cpu-clock") || !strcmp(e, "task-clock")) {
-        a->type = PERF_TYPE_SOFTWARE;
-        a->config = e[0] == 'c' ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
-        snprintf(s->event, sizeof s->event, "%s", e);
-    } else {
-        pg_evsel ev;
-        int rc = pg_evsel_init(&ev, e, 1);
-        if (rc < 0)
-            return pg_error_wrap(rc, "-e %s", e);
-        a->type = ev.attr.type;
-        a->config = ev.attr.config;
-        a->config1 = ev.attr.config1;
-        a->config2 = ev.attr.config2;
-        snprintf(s->event, sizeof s->event, "%s", e);
-    }
+    if (!e || !strcmp(e, "cpu-cycles"))
+        e = "cycles";   /* perf's other name for it */
+    pg_evsel ev;
+    int rc = pg_evsel_init(&ev, e, 1);
+    if (rc < 0)
+        return pg_error_wrap(rc, "-e %s", e);
+    a->type = ev.attr.type;
+    a->config = ev.attr.config;
+    a->config1 = ev.attr.config1;
+    a->config2 = ev.attr.config2;
+    snprintf(s->event, sizeof s->event, "%s", e);
     return 0;
 }
 
@@ -193,8 +184,10 @@ static void fill_attr(pg_sampler *s)
     a->comm_exec = 1;
     a->task = 1;
     a->sample_id_all = 1;
-    a->watermark = 1;         /* wake the poller when half the buffer is full, not per sample */
-    a->wakeup_watermark = (uint32_t)((size_t)s->o.mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 2);
+    /* Wake the poller when half the buffer is full, not per sample: with no
+     * wakeup_watermark the kernel takes half of the buffer actually mapped,
+     * which map_all may have had to shrink. */
+    a->watermark = 1;
 }
 
 static int open_all(pg_sampler *s, pid_t pid, int *err)
@@ -242,7 +235,7 @@ static int map_all(pg_sampler *s)
                 pages /= 2;
                 continue;
             }
-            return pg_error_errno(PG_ENOTSUP, "cannot map the sampling buffer of CPU %zu (%zu pages)", i, pages);
+            return pg_error_errno(PG_ENOTSUP, "cannot map the sampling buffer of CPU %d (%zu pages)", b->cpu, pages);
         }
         pg_ringbuf_init(&b->rb, b->map, b->map_len, page);
     }
@@ -361,16 +354,10 @@ static int keep(void *ctx, const struct perf_event_header *h)
         c->next = s->chunks;
         s->chunks = c;
     }
-    if (s->nrefs == s->caprefs) {
-        size_t nc = s->caprefs ? s->caprefs * 2 : 4096;
-        rec_ref *r = realloc(s->refs, nc * sizeof *r);
-        if (!r) {
-            if (h->type == PERF_RECORD_SAMPLE)
-                s->st.dropped++;
-            return 0;
-        }
-        s->refs = r;
-        s->caprefs = nc;
+    if (pg_array_grow(&s->refs, &s->caprefs, s->nrefs, sizeof *s->refs, 4096) < 0) {
+        if (h->type == PERF_RECORD_SAMPLE)
+            s->st.dropped++;
+        return 0;
     }
     unsigned char *dst = s->chunks->data + s->chunks->used;
     memcpy(dst, h, sz);

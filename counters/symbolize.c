@@ -138,6 +138,9 @@ static void push_name(names *ns, const char *raw)
         return;
     char buf[1024];
     pg_demangle(buf, sizeof buf, raw);
+    /* A demangled name may hold ';' (Rust's <[T; N]>): it would split the frame. */
+    for (char *p = buf; (p = strchr(p, ';'));)
+        *p = ':';
     ns->v[ns->n++] = strdup(buf);
 }
 

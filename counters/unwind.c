@@ -24,6 +24,7 @@ typedef struct sample_ctx {
 struct pg_unwinder {
     unw_addr_space_t as;
     uint64_t gen;
+    pid_t pid;      /* whose code the cache holds: with ASLR off every PIE loads at one address */
 };
 
 static int reg_value(uint64_t *out, const sample_ctx *c, int perf_reg)
@@ -174,9 +175,10 @@ int pg_unwind(pg_unwinder *u, uint64_t *ips, size_t max, size_t *n,
     if (reg_value(&ip, &c, PERF_REG_X86_IP) < 0 || reg_value(&c.sp, &c, PERF_REG_X86_SP) < 0)
         return PG_EINVAL;
     ips[(*n)++] = ip;
-    if (pg_procs_generation(procs) != u->gen) {
+    if (pg_procs_generation(procs) != u->gen || pid != u->pid) {
         unw_flush_cache(u->as, 0, 0);
         u->gen = pg_procs_generation(procs);
+        u->pid = pid;
     }
     unw_cursor_t cur;
     if (unw_init_remote(&cur, u->as, &c) < 0)
@@ -187,9 +189,11 @@ int pg_unwind(pg_unwinder *u, uint64_t *ips, size_t max, size_t *n,
             return 0;       /* the outermost frame: the CFI says there is no caller */
         if (r < 0)
             return 1;
-        unw_word_t pc;
-        if (unw_get_reg(&cur, UNW_REG_IP, &pc) < 0 || pc == 0)
-            return pc == 0 ? 0 : 1;
+        unw_word_t pc = 0;
+        if (unw_get_reg(&cur, UNW_REG_IP, &pc) < 0)
+            return 1;
+        if (pc == 0)
+            return 0;
         if (*n == max)
             return 1;
         ips[(*n)++] = pc;

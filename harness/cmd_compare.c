@@ -101,6 +101,7 @@ static int parse_args(opts *o, int argc, char **argv, const char **a, const char
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":t:g:f:o:r:vh", longopts, NULL)) != -1) {
         int rc = 0;
+        long long v;
         switch (c) {
         case 't': rc = pg_thresholds_add(&o->thresholds, optarg); break;
         case 'g': rc = pg_gates_parse(&o->gates, optarg); break;
@@ -119,26 +120,18 @@ static int parse_args(opts *o, int argc, char **argv, const char **a, const char
             rc = pg_backend_parse(&o->backend, optarg);
             o->backend_name = o->backend == PG_BACKEND_AUTO ? NULL : pg_backend_name(o->backend);
             break;
-        case 'r': {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || v < 1 || v > INT_MAX)
+        case 'r':
+            if (pg_parse_whole(&v, optarg, 1, INT_MAX) < 0)
                 rc = pg_error_set(PG_EINVAL, "--repeat: expected a whole number >= 1, got '%s'", optarg);
             o->repeat = (int)v;
             break;
-        }
-        case O_SAMPLE: {
+        case O_SAMPLE:
             o->sample = 1;
-            if (optarg) {
-                char *end;
-                long v = strtol(optarg, &end, 10);
-                if (*end || end == optarg || v < 1)
-                    rc = pg_error_set(PG_EINVAL, "--sample: expected a frequency in Hz >= 1, got '%s'", optarg);
+            if (optarg && pg_parse_whole(&v, optarg, 1, 1000000) < 0)
+                rc = pg_error_set(PG_EINVAL, "--sample: expected a frequency in Hz >= 1, got '%s'", optarg);
+            else if (optarg)
                 o->sample_freq = (unsigned long)v;
-            }
             break;
-        }
         case O_CROSS: o->cross_machine = 1; break;
         case O_STORE: o->store = optarg; break;
         case 'v': o->verbose = 1; break;
@@ -218,12 +211,9 @@ static int load_input(input *in, pg_repo **repo, char *root, size_t rootlen, con
 static int has_run(const cJSON *runs, const char *machine_id, const char *backend)
 {
     const cJSON *r;
-    cJSON_ArrayForEach(r, runs) {
-        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "machine"), "id"));
-        const char *be = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "backend"));
-        if ((!machine_id || (id && !strcmp(id, machine_id))) && (!backend || (be && !strcmp(be, backend))))
+    cJSON_ArrayForEach(r, runs)
+        if ((!machine_id || !strcmp(pg_run_machine_id(r), machine_id)) && (!backend || !strcmp(pg_run_backend(r), backend)))
             return 1;
-    }
     return 0;
 }
 
@@ -242,7 +232,7 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
     const char *commits[2];
     size_t n = 0;
     for (int i = 0; i < 2; i++) {
-        if (in[i]->is_file || has_run(in[i]->runs, sess.machine.id, NULL))
+        if (in[i]->is_file || has_run(in[i]->runs, sess.machine.id, pg_backend_name(sess.backend)))
             continue;
         if (n == 1 && !strcmp(commits[0], in[i]->commit))
             continue;   /* compare X X */
@@ -270,24 +260,12 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
     return rc;
 }
 
-static const char *machine_of(const cJSON *run)
-{
-    const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "machine"), "id"));
-    return id ? id : "";
-}
-
-static const char *backend_of(const cJSON *run)
-{
-    const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "backend"));
-    return b ? b : "";
-}
-
 /* The newest run of `runs` (stored in order) that `backend` (NULL: any) measured. */
 static const cJSON *latest(const cJSON *runs, const char *backend)
 {
     const cJSON *found = NULL, *r;
     cJSON_ArrayForEach(r, runs)
-        if (!backend || !strcmp(backend_of(r), backend))
+        if (!backend || !strcmp(pg_run_backend(r), backend))
             found = r;
     return found;
 }
@@ -296,23 +274,27 @@ static void describe_machine(char *buf, size_t len, const cJSON *run)
 {
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(run, "machine");
     const char *cpu = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model"));
-    snprintf(buf, len, "%s: %s, backend %s", machine_of(run), cpu ? cpu : "unknown CPU", backend_of(run));
+    snprintf(buf, len, "%s: %s, backend %s", pg_run_machine_id(run), cpu ? cpu : "unknown CPU", pg_run_backend(run));
 }
 
-/* Chooses the machine both sides are compared on: the newest candidate run
- * whose machine the baseline has too. Different machines are refused with
- * what to do unless allowed; then each side uses its newest run's machine. */
-static int choose_machines(char ida[16], char idb[16], input *a, input *b, const opts *o)
+/* Chooses the machine and backend both sides are compared on: those of the
+ * newest candidate run that the baseline has a run of too, so that neither
+ * side mixes backends. Anything else is refused with what to do unless
+ * allowed; then each side uses its newest run's machine, `backend` is ""
+ * (any) and compare sets only metrics of one backend against each other. */
+static int choose_machines(char ida[16], char idb[16], char backend[16], input *a, input *b, const opts *o)
 {
     const cJSON *r, *found = NULL;
     cJSON_ArrayForEach(r, b->runs)
-        if ((!o->backend_name || !strcmp(backend_of(r), o->backend_name)) && has_run(a->runs, machine_of(r), o->backend_name))
+        if ((!o->backend_name || !strcmp(pg_run_backend(r), o->backend_name)) && has_run(a->runs, pg_run_machine_id(r), pg_run_backend(r)))
             found = r;
     if (found) {
-        snprintf(ida, 16, "%s", machine_of(found));
-        snprintf(idb, 16, "%s", machine_of(found));
+        snprintf(ida, 16, "%s", pg_run_machine_id(found));
+        snprintf(idb, 16, "%s", pg_run_machine_id(found));
+        snprintf(backend, 16, "%s", pg_run_backend(found));
         return 0;
     }
+    snprintf(backend, 16, "%s", o->backend_name ? o->backend_name : "");
     const cJSON *la = latest(a->runs, o->backend_name), *lb = latest(b->runs, o->backend_name);
     if (!la || !lb)
         return pg_error_set(PG_ENOTFOUND, "no results%s%s%s for %s", o->backend_name ? " measured by the " : "",
@@ -326,8 +308,8 @@ static int choose_machines(char ida[16], char idb[16], input *a, input *b, const
                             "comparable. Measure both here (perfgate compare --run-missing ...) or pass --allow-cross-machine",
                             a->arg, b->arg, da, db);
     }
-    snprintf(ida, 16, "%s", machine_of(la));
-    snprintf(idb, 16, "%s", machine_of(lb));
+    snprintf(ida, 16, "%s", pg_run_machine_id(la));
+    snprintf(idb, 16, "%s", pg_run_machine_id(lb));
     return 0;
 }
 
@@ -399,7 +381,7 @@ static int append_step_summary(const pg_comparison *c, const opts *o)
     return rc;
 }
 
-static int compare(input *in[2], const char *ida, const char *idb, const opts *o)
+static int compare(input *in[2], const char *ida, const char *idb, const char *backend, const opts *o)
 {
     pg_side side[2];
     memset(side, 0, sizeof side);
@@ -408,7 +390,7 @@ static int compare(input *in[2], const char *ida, const char *idb, const opts *o
     for (int i = 0; i < 2 && rc == 0; i++) {
         snprintf(side[i].label, sizeof side[i].label, "%s", in[i]->arg);
         snprintf(side[i].commit, sizeof side[i].commit, "%s", in[i]->commit);
-        rc = pg_results_collect(&side[i], in[i]->runs, ids[i], o->backend_name, in[i]->stacks_base);
+        rc = pg_results_collect(&side[i], in[i]->runs, ids[i], *backend ? backend : NULL, in[i]->stacks_base);
     }
     pg_comparison c;
     pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates};
@@ -427,17 +409,13 @@ static int compare(input *in[2], const char *ida, const char *idb, const opts *o
             fprintf(stderr, "perfgate: warning: gating metric '%s' was not measured for any benchmark compared\n",
                     o->gates.v[g]);
     }
-    pg_compare_funcs(&c, 10);
-
     int status = c.verdict == PG_VERDICT_REGRESSED ? PG_EXIT_FAIL : PG_EXIT_OK;
-    if (o->flamegraph) {
-        size_t written;
-        if (pg_explain_flamegraphs(&written, &c, o->flamegraph) < 0)
-            status = pg_die_last();
-        else if (written)
-            fprintf(stderr, "perfgate: %zu differential flamegraph%s in %s\n", written, written == 1 ? "" : "s",
-                    o->flamegraph);
-    }
+    size_t written;
+    if (pg_explain(&c, 10, o->flamegraph, &written) < 0)
+        status = pg_die_last();
+    else if (written)
+        fprintf(stderr, "perfgate: %zu differential flamegraph%s in %s\n", written, written == 1 ? "" : "s",
+                o->flamegraph);
     const char *nc = getenv("NO_COLOR");
     int color = !o->output && o->format == FMT_TEXT && isatty(1) && !(nc && *nc);
     char *text = NULL;
@@ -480,11 +458,11 @@ int pg_cmd_compare(int argc, char **argv)
     for (int i = 0; i < 2 && rc == 0; i++)
         if (!in[i]->runs)
             rc = missing_error(in[i], root);
-    char ida[16], idb[16];
+    char ida[16], idb[16], backend[16];
     if (rc == 0)
-        rc = choose_machines(ida, idb, &a, &b, &o);
+        rc = choose_machines(ida, idb, backend, &a, &b, &o);
     int status = rc == PG_EINTR ? (fprintf(stderr, "perfgate: %s\n", pg_error_last()), 130)
-                 : rc < 0 ? pg_die_last() : compare(in, ida, idb, &o);
+                 : rc < 0 ? pg_die_last() : compare(in, ida, idb, backend, &o);
     cJSON_Delete(a.runs);
     cJSON_Delete(b.runs);
     pg_repo_free(repo);

@@ -6,11 +6,8 @@
 #include "harness/commands.h"
 #include "util/error.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 static const char usage_text[] =
     "usage: perfgate doctor\n"
@@ -27,30 +24,22 @@ static void line(const char *what, int ok, const char *detail)
 /* One event tried on this process, counted. */
 static void event_line(const char *name)
 {
-    pg_evsel ev;
-    char why[512] = "";
-    int ok = 0;
-    if (pg_evsel_init(&ev, name, 1) < 0) {
-        snprintf(why, sizeof why, "%s", pg_error_last());
-    } else {
-        ev.attr.disabled = 1;
-        int fd = (int)syscall(SYS_perf_event_open, &ev.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-        if (fd >= 0) {
-            ok = 1;
-            close(fd);
-            snprintf(why, sizeof why, "(%s)", ev.pfm_name);
-        } else {
-            pg_evsel_strerror(errno, why, sizeof why);
-        }
+    char why[512];
+    int ok = pg_probe_event(name, 0, why, sizeof why) == 0;
+    if (ok) {
+        char shown[520];
+        snprintf(shown, sizeof shown, "(%s)", why);
+        line(name, ok, shown);
+        return;
     }
     /* Four events failing for one reason read better said once. */
     static char last_why[512];
-    if (!ok && !strcmp(why, last_why)) {
+    if (!strcmp(why, last_why)) {
         line(name, ok, "(same reason as above)");
         return;
     }
     snprintf(last_why, sizeof last_why, "%s", why);
-    line(name, ok, why);
+    line(name, 0, why);
 }
 
 int pg_cmd_doctor(int argc, char **argv)

@@ -50,27 +50,10 @@ static int load(pg_folded **out, const char *path, int *stdin_used)
         return pg_folded_read_file(*out, path);
     if ((*stdin_used)++)
         return pg_error_set(PG_EINVAL, "standard input ('-') can be read only once");
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf)
-            return pg_error_set(PG_ENOMEM, "out of memory reading standard input");
-        size_t r = fread(buf + n, 1, cap - n, stdin);
-        n += r;
-        if (r == 0) {
-            if (ferror(stdin)) {
-                free(buf);
-                return pg_error_errno(PG_EIO, "cannot read standard input");
-            }
-            break;
-        }
-        if (n == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
+    char *buf;
+    size_t n;
+    if ((rc = pg_fd_read(&buf, &n, 0, "standard input")) < 0)
+        return rc;
     rc = pg_folded_parse(*out, buf, n, "<stdin>");
     free(buf);
     return rc;
@@ -119,12 +102,11 @@ int pg_cmd_flamegraph(int argc, char **argv)
         case O_SUBTITLE: o.subtitle = optarg; break;
         case O_UNIT: o.unit = optarg; break;
         case O_WIDTH: {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || v < 100 || v > 100000)
+            long long v;
+            if (pg_parse_whole(&v, optarg, 100, 100000) < 0)
                 rc = pg_error_set(PG_EINVAL, "--width: expected pixels between 100 and 100000, got '%s'", optarg);
-            o.width = (int)v;
+            else
+                o.width = (int)v;
             break;
         }
         case O_MINWIDTH: rc = parse_minwidth(&minwidth, &minpx, optarg); break;
@@ -140,6 +122,9 @@ int pg_cmd_flamegraph(int argc, char **argv)
     }
     /* A pixel width is a share of the frame area, which is the image less its margins. */
     o.min_width_pct = minpx ? minwidth * 100.0 / (o.width - 20) : minwidth;
+    if (minpx && o.min_width_pct > 100)
+        return pg_die("--minwidth %gpx: wider than the %d px the frames have; nothing would be drawn",
+                      minwidth, o.width - 20);
     int nargs = argc - optind, want = diff ? 2 : 1;
     if ((o.reverse || !o.normalize) && !diff)
         return pg_die("--reverse and --raw need --diff; see 'perfgate flamegraph --help'");

@@ -40,14 +40,12 @@ static const char usage_text[] =
     "Exit status: 0 recorded; 1 the command failed (the stacks are still written);\n"
     "2 usage or environment error (nothing written); 130 interrupted (stacks written).\n";
 
-static int parse_ul(unsigned long long *out, const char *opt, const char *s)
+static int parse_ul(unsigned long long *out, const char *opt, const char *s, long long min)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || end == s || v == 0 || s[0] == '-')
-        return pg_error_set(PG_EINVAL, "%s: expected a whole number > 0, got '%s'", opt, s);
-    *out = v;
+    long long v;
+    if (pg_parse_whole(&v, s, min, LLONG_MAX) < 0)
+        return pg_error_set(PG_EINVAL, "%s: expected a whole number %s, got '%s'", opt, min ? "> 0" : ">= 0", s);
+    *out = (unsigned long long)v;
     return 0;
 }
 
@@ -109,14 +107,14 @@ int pg_cmd_record(int argc, char **argv)
         unsigned long long v = 0;
         switch (c) {
         case 'F':
-            if ((rc = parse_ul(&v, "-F", optarg)) == 0) {
+            if ((rc = parse_ul(&v, "-F", optarg, 1)) == 0) {
                 if (v > 100000)
                     rc = pg_error_set(PG_EINVAL, "-F %s: at most 100000 Hz", optarg);
                 so.freq = (unsigned long)v;
             }
             break;
         case 'c':
-            if ((rc = parse_ul(&v, "-c", optarg)) == 0)
+            if ((rc = parse_ul(&v, "-c", optarg, 1)) == 0)
                 so.period = v;
             break;
         case 'g': rc = pg_callgraph_parse(&so.callgraph, optarg); break;
@@ -125,17 +123,12 @@ int pg_cmd_record(int argc, char **argv)
         case O_FOLDED: folded = optarg; break;
         case O_TITLE: title = optarg; break;
         case O_CPU:
-            if ((rc = parse_ul(&v, "--cpu", optarg)) == 0 || !strcmp(optarg, "0")) {
-                rc = 0;
-                long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-                if ((long long)v >= ncpu)
-                    rc = pg_error_set(PG_EINVAL, "--cpu %s: this machine has CPUs 0 to %ld", optarg, ncpu - 1);
+            if ((rc = parse_ul(&v, "--cpu", optarg, 0)) == 0 && (rc = pg_check_cpu(v > INT_MAX ? INT_MAX : (int)v)) == 0)
                 cpu = (int)v;
-            }
             break;
         case O_NOPIN: cpu = -2; break;
         case O_STACK:
-            if ((rc = parse_ul(&v, "--stack-size", optarg)) == 0) {
+            if ((rc = parse_ul(&v, "--stack-size", optarg, 1)) == 0) {
                 if (v % 8 || v > 65000)
                     rc = pg_error_set(PG_EINVAL, "--stack-size %s: a multiple of 8 up to 65000", optarg);
                 so.stack_size = (unsigned)v;

@@ -6,7 +6,6 @@
 #include "harness/gitrepo.h"
 #include "harness/machine.h"
 #include "harness/runner.h"
-#include "harness/revisions.h"
 #include "harness/session.h"
 #include "harness/stacks.h"
 #include "harness/store.h"
@@ -54,10 +53,8 @@ static const char usage_text[] =
 
 static int parse_uint(int *out, const char *opt, const char *s, int min)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || end == s || v < min || v > INT_MAX)
+    long long v;
+    if (pg_parse_whole(&v, s, min, INT_MAX) < 0)
         return pg_error_set(PG_EINVAL, "%s: expected a whole number >= %d, got '%s'", opt, min, s);
     *out = (int)v;
     return 0;
@@ -104,7 +101,7 @@ int pg_cmd_run(int argc, char **argv)
         }
         case O_SAMPLE: {
             ro.sample = 1;
-            int hz;
+            int hz = 0;
             if (optarg && (rc = parse_uint(&hz, "--sample", optarg, 1)) == 0)
                 ro.sample_freq = (unsigned long)hz;
             break;
@@ -152,65 +149,63 @@ int pg_cmd_run(int argc, char **argv)
         return pg_die_last();
     }
 
+    /* Everything below is released at `out`. */
+    pg_session sess = {0};
+    pg_repo *repo = NULL;
+    cJSON *doc = NULL;
+    pg_stacks *stacks = NULL;
+    char logdir[PATH_MAX + 16] = "", stacks_dir[PATH_MAX * 2] = "";
+    int status = PG_EXIT_OK, have_store = 0, stored = 0, nfailed = 0;
+
     /* How to measure: first, so a bad event name fails before a long build,
      * and while libgit2 initialises on the other core. */
-    pg_session sess;
     if (pg_session_open(&sess, backend, events, user_only) < 0) {
-        pg_session_close(&sess);
-        pg_benchset_free(&set);
-        return pg_die_last();
+        status = pg_die_last();
+        goto out;
     }
     /* Where results go. */
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof cwd))
         snprintf(cwd, sizeof cwd, ".");
-    pg_repo *repo = NULL;
     char commit[PG_OID_HEXSZ + 1] = "";
     int dirty = 0, have_commit = 0;
     if (pg_repo_open(&repo, cwd) == 0)
         have_commit = pg_repo_head(commit, &dirty, repo) == 0;
     const char *workdir = repo ? pg_repo_workdir(repo) : NULL;
     char root[PATH_MAX] = "";
-    int have_store = !no_store && pg_store_root(root, sizeof root, store_opt, workdir) == 0;
+    have_store = !no_store && pg_store_root(root, sizeof root, store_opt, workdir) == 0;
     if (!have_commit && !no_store)
         fprintf(stderr, "perfgate: note: %s: results are keyed to no commit%s\n",
                 repo ? "the repository has no commit yet" : "not in a git repository",
-                have_store || no_store ? "" : " and not stored (give --store DIR to keep them)");
+                have_store ? "" : " and not stored (give --store DIR to keep them)");
 
     if (set.build && !no_build) {
         char mdir[PATH_MAX];
         pg_path_dirname(mdir, sizeof mdir, set.build_manifest);
         if (pg_session_build(set.build, workdir ? workdir : mdir) < 0) {
-            pg_session_close(&sess);
-            pg_benchset_free(&set);
-            pg_repo_free(repo);
-            return pg_die_last();
+            status = pg_die_last();
+            goto out;
         }
     }
 
     if (ro.cpu == -1) {
         ro.cpu = pg_runner_pick_cpu();
-    } else if (ro.cpu >= 0) {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        if (ro.cpu >= ncpu) {
-            pg_session_close(&sess);
-            pg_benchset_free(&set);
-            pg_repo_free(repo);
-            return pg_die("--cpu %d: this machine has CPUs 0 to %ld", ro.cpu, ncpu - 1);
-        }
+    } else if (ro.cpu >= 0 && pg_check_cpu(ro.cpu) < 0) {
+        status = pg_die_last();
+        goto out;
     }
 
-    char logdir[PATH_MAX + 16] = "";
-    if (have_store)
+    /* Logs go to the store, or else to a temporary directory kept only for a failure's logs. */
+    if (have_store) {
         snprintf(logdir, sizeof logdir, "%s/logs", root);
-    else
-        snprintf(logdir, sizeof logdir, "%s/perfgate-logs-%d", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
-    if (pg_mkdirs(logdir) < 0) {
-        /* An unwritable store is an environment error before anything runs. */
-        pg_session_close(&sess);
-        pg_benchset_free(&set);
-        pg_repo_free(repo);
-        return pg_die("cannot store results: %s", pg_error_last());
+        if (pg_mkdirs(logdir) < 0) {
+            /* An unwritable store is an environment error before anything runs. */
+            status = pg_die("cannot store results: %s", pg_error_last());
+            goto out;
+        }
+    } else if (pg_mkdtemp(logdir, sizeof logdir, "perfgate-logs-") < 0) {
+        status = pg_die_last();
+        goto out;
     }
     ro.log_dir = logdir;
     ro.progress = isatty(2);
@@ -228,75 +223,70 @@ int pg_cmd_run(int argc, char **argv)
             printf(", no commit\n\n");
         fflush(stdout);
     }
-    cJSON *doc = pg_session_new_doc(&sess, have_commit ? commit : NULL, dirty, ro.cpu);
+    doc = pg_session_new_doc(&sess, have_commit ? commit : NULL, dirty, ro.cpu);
     cJSON *benchmarks = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
 
     /* Stacks are written beside the store document, in a directory of this
-     * run's own, removed again when the run is not stored. */
-    char stacks_dir[PATH_MAX * 2] = "", stacks_rel[PATH_MAX * 2] = "";
-    pg_stacks *stacks = NULL;
+     * run's own, removed again at `out` when the run is not stored. */
     if (ro.sample) {
-        char runid[64];
-        snprintf(runid, sizeof runid, "%s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "id")));
-        for (char *p = runid; *p; p++)
-            if (*p == ':')
-                *p = '-';
+        int src;
         if (have_store) {
-            snprintf(stacks_rel, sizeof stacks_rel, "stacks/%s/%s/%s", have_commit ? commit : "nocommit", sess.machine.id, runid);
-            snprintf(stacks_dir, sizeof stacks_dir, "%s/%s", root, stacks_rel);
+            src = pg_stacks_new_in_store(&stacks, stacks_dir, sizeof stacks_dir, sess.backend, ro.sample_freq, root,
+                                         have_commit ? commit : NULL, sess.machine.id,
+                                         cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "id")));
         } else {
             snprintf(stacks_dir, sizeof stacks_dir, "%s/stacks", logdir);
-            snprintf(stacks_rel, sizeof stacks_rel, "%s", stacks_dir);
+            src = pg_stacks_new(&stacks, sess.backend, ro.sample_freq, stacks_dir, stacks_dir);
         }
-        if (pg_stacks_new(&stacks, sess.backend, ro.sample_freq, stacks_dir, stacks_rel) < 0) {
-            cJSON_Delete(doc);
-            pg_session_close(&sess);
-            pg_benchset_free(&set);
-            pg_repo_free(repo);
-            return pg_die_last();
+        if (src < 0) {
+            status = pg_die_last();
+            goto out;
         }
         ro.stacks = stacks;
     }
 
-    int nfailed = 0;
     rc = pg_runner_run(benchmarks, &nfailed, &set, sess.meter, &ro);
-    pg_stacks_free(stacks);
     pg_session_finish_doc(&sess, doc);
-    int status = PG_EXIT_OK;
     if (rc == PG_EINTR) {
         fprintf(stderr, "\nperfgate: interrupted; nothing was stored\n");
-        if (stacks_dir[0] && have_store)
-            pg_remove_tree(stacks_dir);
         status = 130;
-    } else if (rc < 0) {
-        status = pg_die_last();
-    } else {
-        if (have_store) {
-            char path[PATH_MAX + 64];
-            if (pg_store_append(path, sizeof path, root, have_commit ? commit : NULL, sess.machine.id, doc) < 0) {
-                status = pg_die_last();
-                if (stacks_dir[0])
-                    pg_remove_tree(stacks_dir);
-            } else if (!json) {
-                printf("stored: %s\n", path);
-                if (stacks_dir[0] && !access(stacks_dir, F_OK))
-                    printf("stacks: %s/\n", stacks_dir);
-            }
-        }
-        if (json) {
-            char *text = cJSON_Print(doc);
-            puts(text);
-            cJSON_free(text);
-        }
-        if (status == PG_EXIT_OK && nfailed) {
-            fprintf(stderr, "perfgate: %d of %zu benchmarks failed\n", nfailed, set.n);
-            status = PG_EXIT_FAIL;
-        }
+        goto out;
     }
-    if (!have_store && logdir[0] && !nfailed && !ro.sample)
-        pg_remove_tree(logdir);   /* a temporary directory, only worth keeping for a failure's logs */
-    else if (!have_store && ro.sample && !json && status != 130)
+    if (rc < 0) {
+        status = pg_die_last();
+        goto out;
+    }
+    if (have_store) {
+        char path[PATH_MAX + 64];
+        if (pg_store_append(path, sizeof path, root, have_commit ? commit : NULL, sess.machine.id, doc) < 0) {
+            status = pg_die_last();
+            goto out;
+        }
+        stored = 1;
+        if (!json) {
+            printf("stored: %s\n", path);
+            if (stacks_dir[0] && !access(stacks_dir, F_OK))
+                printf("stacks: %s/\n", stacks_dir);
+        }
+    } else if (ro.sample && !json) {
         printf("stacks (not stored): %s/\n", stacks_dir);
+    }
+    if (json) {
+        char *text = cJSON_Print(doc);
+        puts(text);
+        cJSON_free(text);
+    }
+    if (nfailed) {
+        fprintf(stderr, "perfgate: %d of %zu benchmarks failed\n", nfailed, set.n);
+        status = PG_EXIT_FAIL;
+    }
+
+out:
+    pg_stacks_free(stacks);
+    if (have_store && !stored && stacks_dir[0])
+        pg_remove_tree(stacks_dir);     /* the stacks of a run that was not stored */
+    if (!have_store && logdir[0] && !nfailed && !ro.sample)
+        pg_remove_tree(logdir);         /* temporary, worth keeping only for a failure's logs */
     cJSON_Delete(doc);
     pg_session_close(&sess);
     pg_benchset_free(&set);

@@ -1,8 +1,11 @@
 #include "harness/commands.h"
 #include "util/error.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int pg_die(const char *fmt, ...)
 {
@@ -29,4 +32,23 @@ int pg_split_dashdash(int argc, char **argv, char ***rest, int *nrest)
     *rest = NULL;
     *nrest = 0;
     return argc;
+}
+
+int pg_parse_whole(long long *out, const char *s, long long min, long long max)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int pg_check_cpu(int cpu)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpu >= ncpu)
+        return pg_error_set(PG_EINVAL, "--cpu %d: this machine has CPUs 0 to %ld", cpu, ncpu - 1);
+    return 0;
 }

@@ -26,6 +26,13 @@ int pg_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, with pg_error_last() as the message. */
 int pg_die_last(void);
 
+/* `s` as a whole number from min to max (decimal, nothing after it): 0 and
+ * *out, or -1 (no message: each option says what it wanted). */
+int pg_parse_whole(long long *out, const char *s, long long min, long long max);
+
+/* PG_EINVAL "--cpu N: this machine has CPUs 0 to M" when `cpu` is not online. */
+int pg_check_cpu(int cpu);
+
 /* Splits argv at the first "--": returns the number of arguments before it
  * (what getopt should see); rest and nrest get what follows it (NULL/0 when no "--"). */
 int pg_split_dashdash(int argc, char **argv, char ***rest, int *nrest);

@@ -1,5 +1,6 @@
 /* harness/results.c — see results.h. */
 #include "harness/results.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/strindex.h"
 
@@ -13,26 +14,12 @@ static const char *str(const cJSON *o, const char *k)
     return s ? s : "";
 }
 
-static const char *machine_of(const cJSON *run)
+const char *pg_run_machine_id(const cJSON *run)
 {
     return str(cJSON_GetObjectItemCaseSensitive(run, "machine"), "id");
 }
 
-size_t pg_results_machines(const cJSON *runs, char ids[][16], size_t max)
-{
-    size_t n = 0;
-    const cJSON *r;
-    cJSON_ArrayForEach(r, runs) {
-        const char *id = machine_of(r);
-        size_t i;
-        for (i = 0; i < n; i++)
-            if (!strcmp(ids[i], id))
-                break;
-        if (i == n && n < max)
-            snprintf(ids[n++], 16, "%s", id);
-    }
-    return n;
-}
+const char *pg_run_backend(const cJSON *run) { return str(run, "backend"); }
 
 typedef struct collector {
     pg_side *side;
@@ -45,14 +32,8 @@ static pg_bench_result *bench_get(collector *c, const char *name)
     size_t i;
     if (pg_strindex_get(&c->index, name, &i))
         return &s->b[i];
-    if (s->nb == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 16;
-        pg_bench_result *nb = realloc(s->b, cap * sizeof *nb);
-        if (!nb)
-            return NULL;
-        s->b = nb;
-        s->cap = cap;
-    }
+    if (pg_array_grow(&s->b, &s->cap, s->nb, sizeof *s->b, 16) < 0)
+        return NULL;
     pg_bench_result *b = &s->b[s->nb];
     memset(b, 0, sizeof *b);
     b->name = strdup(name);
@@ -105,7 +86,7 @@ static int collect_run(collector *c, const cJSON *run, const char *stacks_base)
     const cJSON *mach = cJSON_GetObjectItemCaseSensitive(run, "machine");
     const char *run_backend = str(run, "backend");
     side->nruns++;
-    snprintf(side->machine_id, sizeof side->machine_id, "%s", machine_of(run));
+    snprintf(side->machine_id, sizeof side->machine_id, "%s", pg_run_machine_id(run));
     snprintf(side->machine_desc, sizeof side->machine_desc, "%s, %d cores, %s", str(mach, "cpu_model"),
              (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(mach, "cores")), str(mach, "kernel"));
     snprintf(side->backend, sizeof side->backend, "%s", run_backend);
@@ -167,9 +148,9 @@ int pg_results_collect(pg_side *side, const cJSON *runs, const char *machine_id,
     cJSON_ArrayForEach(run, runs) {
         if (rc < 0)
             break;
-        if (machine_id && strcmp(machine_of(run), machine_id))
+        if (machine_id && strcmp(pg_run_machine_id(run), machine_id))
             continue;
-        if (backend && strcmp(str(run, "backend"), backend))
+        if (backend && strcmp(pg_run_backend(run), backend))
             continue;
         rc = collect_run(&c, run, stacks_base);
     }

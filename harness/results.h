@@ -14,9 +14,9 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-/* Distinct machine ids among `runs`, in the order first seen; returns the count
- * (at most `max`). */
-size_t pg_results_machines(const cJSON *runs, char ids[][16], size_t max);
+/* A run document's machine id and backend ("" when missing). */
+const char *pg_run_machine_id(const cJSON *run);
+const char *pg_run_backend(const cJSON *run);
 
 /* Merges into `side` the runs of `machine_id` (NULL: every run) measured by
  * `backend` (NULL: any). A relative "stacks" path resolves against

@@ -4,33 +4,13 @@
 #include "harness/spawn.h"
 #include "harness/stacks.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    if (flag == FTW_DP || flag == FTW_D)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
-int pg_remove_tree(const char *path)
-{
-    if (access(path, F_OK) != 0)
-        return 0;
-    if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
-        return pg_error_errno(PG_EIO, "cannot remove %s", path);
-    return 0;
-}
 
 typedef struct side {
     const char *commit;
@@ -41,19 +21,6 @@ typedef struct side {
     char stacks_dir[PATH_MAX * 2];
 } side;
 
-/* Stacks go where `perfgate run --sample` puts them: stacks/<commit>/<machine>/<run id>
- * under the store root, referenced relative to it from the run document. */
-static int open_stacks(side *s, const pg_session *sess, const pg_run_opts *ro, const char *store_root)
-{
-    char runid[64], rel[PATH_MAX];
-    snprintf(runid, sizeof runid, "%s", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s->doc, "id")));
-    for (char *p = runid; *p; p++)
-        if (*p == ':')
-            *p = '-';
-    snprintf(rel, sizeof rel, "stacks/%s/%s/%s", s->commit, sess->machine.id, runid);
-    snprintf(s->stacks_dir, sizeof s->stacks_dir, "%s/%s", store_root, rel);
-    return pg_stacks_new(&s->stacks, sess->backend, ro->sample_freq, s->stacks_dir, rel);
-}
 
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
                          pg_session *sess, const pg_run_opts *ro, const char *store_root)
@@ -61,7 +28,6 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
     side *sides = calloc(n, sizeof *sides);
     if (!sides)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    const char *tmp = getenv("TMPDIR");
     int rc = 0;
     int valgrind = pg_meter_backend(sess->meter) == PG_BACKEND_VALGRIND;
     pg_spawn_install_sigint();
@@ -72,10 +38,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         side *s = &sides[i];
         s->commit = commits[i];
         pg_benchset_init(&s->set);
-        snprintf(s->dir, sizeof s->dir, "%s/perfgate-rev-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(s->dir)) {
-            rc = pg_error_errno(PG_EIO, "cannot create a temporary directory for %.12s", s->commit);
-            s->dir[0] = '\0';
+        if ((rc = pg_mkdtemp(s->dir, sizeof s->dir, "perfgate-rev-")) < 0) {
+            pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
         fprintf(stderr, "perfgate: measuring %.12s (no stored results): checking out into %s\n", s->commit, s->dir);
@@ -92,7 +56,10 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             break;
         }
         s->doc = pg_session_new_doc(sess, s->commit, 0, ro->cpu);
-        if (ro->sample && (rc = open_stacks(s, sess, ro, store_root)) < 0)
+        if (ro->sample &&
+            (rc = pg_stacks_new_in_store(&s->stacks, s->stacks_dir, sizeof s->stacks_dir, sess->backend, ro->sample_freq,
+                                         store_root, s->commit, sess->machine.id,
+                                         cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s->doc, "id")))) < 0)
             break;
     }
 

@@ -22,7 +22,4 @@
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
                          pg_session *sess, const pg_run_opts *ro, const char *store_root);
 
-/* rm -rf `path` (no symlinks followed). */
-int pg_remove_tree(const char *path);
-
 #endif

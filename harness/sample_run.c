@@ -21,6 +21,8 @@ static int readable(void *ctx)
 {
     run_ctx *c = ctx;
     int rc = pg_sampler_drain_round(c->s);
+    if (rc < 0 && c->rc == 0)
+        c->rc = rc;     /* spawn does not stop for a hook's error: keep it for the caller */
     if (c->rc == 0 && pg_sampler_pending(c->s) > c->flush_bytes)
         c->rc = pg_sampler_flush(c->s, pg_profile_add, c->p);
     return rc;

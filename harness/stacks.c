@@ -6,7 +6,6 @@
 #include "util/fileio.h"
 #include "util/folded.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +32,8 @@ int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, 
     snprintf(s->rel, sizeof s->rel, "%s", rel);
     int rc = 0;
     if (backend == PG_BACKEND_VALGRIND) {
-        const char *t = getenv("TMPDIR");
-        snprintf(s->tmp, sizeof s->tmp, "%s/perfgate-cg-XXXXXX", t && *t ? t : "/tmp");
-        if ((rc = pg_valgrind_new(&s->vg)) == 0 && !mkdtemp(s->tmp))
-            rc = pg_error_errno(PG_EIO, "cannot create a temporary directory %s", s->tmp);
-        if (rc < 0)
-            s->tmp[0] = '\0';
+        if ((rc = pg_valgrind_new(&s->vg)) == 0)
+            rc = pg_mkdtemp(s->tmp, sizeof s->tmp, "perfgate-cg-");
     }
     if (rc < 0) {
         pg_stacks_free(s);
@@ -48,24 +43,25 @@ int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, 
     return 0;
 }
 
+int pg_stacks_new_in_store(pg_stacks **out, char *dir, size_t dirlen, pg_backend_kind backend, unsigned long freq,
+                           const char *store_root, const char *commit, const char *machine_id, const char *run_id)
+{
+    char rel[PATH_MAX];
+    int n = snprintf(rel, sizeof rel, "stacks/%s/%s/", commit ? commit : "nocommit", machine_id);
+    /* The run id is an ISO time: its ':' would trouble CI artifact uploads. */
+    for (const char *p = run_id; *p && (size_t)n + 1 < sizeof rel; p++)
+        rel[n++] = *p == ':' ? '-' : *p;
+    rel[n] = '\0';
+    snprintf(dir, dirlen, "%s/%s", store_root, rel);
+    return pg_stacks_new(out, backend, freq, dir, rel);
+}
+
 void pg_stacks_free(pg_stacks *s)
 {
     if (!s)
         return;
-    if (s->tmp[0]) {
-        /* Left-overs of a failed run. */
-        DIR *d = opendir(s->tmp);
-        struct dirent *e;
-        char p[PATH_MAX + 256];
-        while (d && (e = readdir(d)))
-            if (e->d_name[0] != '.') {
-                snprintf(p, sizeof p, "%s/%s", s->tmp, e->d_name);
-                unlink(p);
-            }
-        if (d)
-            closedir(d);
-        rmdir(s->tmp);
-    }
+    if (s->tmp[0])
+        pg_remove_tree(s->tmp);   /* with the left-overs of a failed run */
     pg_valgrind_free(s->vg);
     free(s);
 }
@@ -75,18 +71,14 @@ const char *pg_stacks_note(const pg_stacks *s)
     return s->backend == PG_BACKEND_VALGRIND ? PG_CALLGRIND_NOTE : "";
 }
 
-/* A benchmark name as a file name: no directories, nothing a shell trips on. */
-static void file_name(char *out, size_t len, const char *name)
+/* The stacks run's failure, or NULL when it ran to a clean exit. */
+static const char *run_failure(const pg_spawn_result *res)
 {
-    size_t i = 0;
-    for (; name[i] && i + 1 < len; i++) {
-        char c = name[i];
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-        out[i] = ok ? c : '_';
-    }
-    out[i] = '\0';
-    if (out[0] == '.')
-        out[0] = '_';
+    if (res->timed_out)
+        return "timeout";
+    if (res->signal)
+        return "killed by a signal";
+    return !res->started || res->exit_code ? "non-zero exit" : NULL;
 }
 
 static int record_valgrind(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *failed)
@@ -105,10 +97,9 @@ static int record_valgrind(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *f
         return rc;
     if (res.interrupted) {
         rc = pg_error_set(PG_EINTR, "interrupted");
-    } else if (!res.started || res.signal || res.timed_out || res.exit_code) {
+    } else if (run_failure(&res)) {
         *failed = 1;
-        pg_error_set(PG_ERROR, "the stacks run failed (%s)",
-                     res.timed_out ? "timeout" : res.signal ? "killed by a signal" : "non-zero exit");
+        pg_error_set(PG_ERROR, "the stacks run failed (%s)", run_failure(&res));
     } else if (pg_callgrind_collect(f, s->tmp) < 0) {
         *failed = 1;
     }
@@ -130,10 +121,9 @@ static int record_perf(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *faile
         rc = 0;
     } else if (res.interrupted) {
         rc = pg_error_set(PG_EINTR, "interrupted");
-    } else if (rc == 0 && (!res.started || res.signal || res.timed_out || res.exit_code)) {
+    } else if (rc == 0 && run_failure(&res)) {
         *failed = 1;
-        pg_error_set(PG_ERROR, "the stacks run failed (%s)",
-                     res.timed_out ? "timeout" : res.signal ? "killed by a signal" : "non-zero exit");
+        pg_error_set(PG_ERROR, "the stacks run failed (%s)", run_failure(&res));
     } else if (rc == 0 && pg_folded_total(f) == 0) {
         *failed = 1;
         pg_error_set(PG_ERROR, "no samples in %.0f ms at %lu Hz", res.wall_ns / 1e6, s->freq);
@@ -156,7 +146,7 @@ int pg_stacks_record(pg_stacks *s, cJSON *bench, const char *name, pg_spawn_opts
     }
     if (rc == 0 && !*failed) {
         char fname[256], path[PATH_MAX + 300], rel[PATH_MAX + 300];
-        file_name(fname, sizeof fname, name);
+        pg_path_safe_name(fname, sizeof fname, name);
         snprintf(path, sizeof path, "%s/%s.folded", s->dir, fname);
         snprintf(rel, sizeof rel, "%s/%s.folded", s->rel, fname);
         if ((rc = pg_mkdirs(s->dir)) == 0 && (rc = pg_folded_write_file(f, path)) == 0) {

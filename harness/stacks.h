@@ -22,6 +22,12 @@ typedef struct pg_stacks pg_stacks;
 
 /* `dir` is created when the first stacks are written. */
 int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, const char *dir, const char *rel);
+/* The same for a run that goes into the store at `store_root`: <dir> is
+ * <store_root>/stacks/<commit>/<machine_id>/<run_id> (commit NULL:
+ * "nocommit"), written into `dir` for the caller to remove when the run is
+ * not stored. */
+int pg_stacks_new_in_store(pg_stacks **out, char *dir, size_t dirlen, pg_backend_kind backend, unsigned long freq,
+                           const char *store_root, const char *commit, const char *machine_id, const char *run_id);
 void pg_stacks_free(pg_stacks *s);
 
 /* Runs `so` once (its argv is the bare benchmark), recording stacks, and

@@ -150,13 +150,11 @@ int pg_store_load(cJSON **runs, const char *root, const char *commit)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/results/%s", root, commit);
-    DIR *d = opendir(dir);
-    if (!d)
-        return pg_error_set(PG_ENOTFOUND, "no results stored for %.12s in %s", commit, root);
     /* Sorted names: the same store always loads in the same order. */
     struct dirent **names;
-    closedir(d);
     int n = scandir(dir, &names, NULL, alphasort);
+    if (n < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return pg_error_set(PG_ENOTFOUND, "no results stored for %.12s in %s", commit, root);
     if (n < 0)
         return pg_error_errno(PG_EIO, "cannot list %s", dir);
     cJSON *all = cJSON_CreateArray();

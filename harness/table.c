@@ -1,5 +1,6 @@
 #include "harness/table.h"
 #include "report/format.h"
+#include "report/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,24 +19,6 @@ static int is_shared(const char *n)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Sorts v. */
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-void pg_table_format(char *buf, size_t len, char *unit_out, size_t ulen, double v, const char *unit)
-{
-    pg_format_value(buf, len, unit_out, ulen, v, unit);
-}
-
 static void print_metric(FILE *out, const char *name, const cJSON *m)
 {
     const cJSON *samples = cJSON_GetObjectItemCaseSensitive(m, "samples");
@@ -45,6 +28,8 @@ static void print_metric(FILE *out, const char *name, const cJSON *m)
     if (n == 0)
         return;
     double *v = malloc((size_t)n * sizeof *v);
+    if (!v)
+        return;
     double minrun = 1.0;
     for (int i = 0; i < n; i++) {
         v[i] = cJSON_GetArrayItem(samples, i)->valuedouble;
@@ -52,7 +37,7 @@ static void print_metric(FILE *out, const char *name, const cJSON *m)
         if (r && r->valuedouble < minrun)
             minrun = r->valuedouble;
     }
-    double med = median(v, (size_t)n);
+    double med = pg_stats_median(v, (size_t)n);
     double lo = v[0], hi = v[0];
     for (int i = 1; i < n; i++) {
         lo = v[i] < lo ? v[i] : lo;
@@ -60,7 +45,7 @@ static void print_metric(FILE *out, const char *name, const cJSON *m)
     }
     free(v);
     char val[64], u[16], spread[32];
-    pg_table_format(val, sizeof val, u, sizeof u, med, unit ? unit : "");
+    pg_format_value(val, sizeof val, u, sizeof u, med, unit ? unit : "");
     double dev = fmax(hi - med, med - lo);
     if (n == 1)
         snprintf(spread, sizeof spread, "(1 run)");

@@ -12,8 +12,4 @@
  * and the tail of stderr. */
 void pg_table_print_bench(FILE *out, const cJSON *bench, int verbose);
 
-/* Formats a value for people: counts with thousands separators, ns as ms or s,
- * bytes as KiB/MiB. Writes the unit shown into `unit_out`. */
-void pg_table_format(char *buf, size_t len, char *unit_out, size_t ulen, double v, const char *unit);
-
 #endif

@@ -1,5 +1,6 @@
 /* report/compare.c — see compare.h. */
 #include "report/compare.h"
+#include "util/array.h"
 #include "report/stats.h"
 #include "util/error.h"
 #include "util/strindex.h"
@@ -107,14 +108,9 @@ static pg_verdict combine(const size_t count[4])
 
 static int add_metric(pg_bench_cmp *bc, size_t *cap, pg_metric_cmp **out)
 {
-    if (bc->nm == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        pg_metric_cmp *nm = realloc(bc->m, nc * sizeof *nm);
-        if (!nm)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        bc->m = nm;
-        *cap = nc;
-    }
+    int rc = pg_array_grow(&bc->m, cap, bc->nm, sizeof *bc->m, 8);
+    if (rc < 0)
+        return rc;
     *out = &bc->m[bc->nm++];
     memset(*out, 0, sizeof **out);
     (*out)->p = (*out)->q = NAN;

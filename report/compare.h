@@ -62,7 +62,7 @@ typedef struct pg_bench_cmp {
     size_t nm;
     char note[512];                 /* a failure on either side, "" otherwise */
     const char *stacks_a, *stacks_b;/* folded stacks of each side, or NULL (borrowed) */
-    pg_func_row *funcs;             /* top self-cost changes, filled by pg_compare_funcs() */
+    pg_func_row *funcs;             /* top self-cost changes, filled by pg_explain() (explain.h) */
     size_t nfuncs;
     char *funcs_unit;               /* "samples" or "instructions" (owned) */
 } pg_bench_cmp;
@@ -93,14 +93,6 @@ typedef struct pg_compare_opts {
  * and from o->gates). PG_ENOMEM. */
 int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o);
 void pg_comparison_free(pg_comparison *c);
-
-/* Fills the per-function table (top `top` functions by absolute change of self
- * cost, those that did not change left out) of every regressed or improved
- * benchmark with stacks on both sides. valgrind stacks are compared raw (exact
- * instructions); sampled stacks with the baseline scaled to the candidate's total.
- * A stacks file that cannot be read is a notice on stderr, not an error: the
- * verdict stands without it. */
-int pg_compare_funcs(pg_comparison *c, size_t top);
 
 /* The benchmark's metric `name`, or NULL. */
 const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name);

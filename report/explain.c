@@ -1,4 +1,4 @@
-/* report/explain.c — see explain.h and pg_compare_funcs() in compare.h.
+/* report/explain.c — see explain.h.
  *
  * The per-function deltas and the diff SVGs themselves are computed by
  * report/funcdelta.h and report/flamegraph.h; this file only picks the
@@ -15,18 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void pg_explain_file_name(char *buf, size_t len, const char *bench)
-{
-    size_t o = 0;
-    for (const char *s = bench; *s && o + 1 < len; s++) {
-        unsigned char ch = (unsigned char)*s;
-        buf[o++] = isalnum(ch) || ch == '.' || ch == '-' || ch == '_' ? (char)ch : '_';
-    }
-    buf[o] = '\0';
-    if (o == 0 || buf[0] == '.')    /* no hidden or empty names */
-        buf[0] = '_', buf[o ? o : 1] = '\0';
-}
 
 static int wanted(const pg_bench_cmp *b)
 {
@@ -56,84 +44,77 @@ static int load_pair(pg_folded **fa, pg_folded **fb, const pg_bench_cmp *b)
     return 0;
 }
 
-int pg_compare_funcs(pg_comparison *c, size_t top)
+/* The benchmark's top `top` self-cost changes into b->funcs. */
+static int funcs_of(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, int exact)
 {
-    int exact = exact_counts(c);
-    for (size_t i = 0; i < c->nbench; i++) {
-        pg_bench_cmp *b = &c->bench[i];
-        pg_folded *fa, *fb;
-        if (!wanted(b) || load_pair(&fa, &fb, b) < 0)
-            continue;
-        pg_funcdelta t;
-        int rc = pg_funcdelta_compute(&t, fa, fb, top, !exact);
-        if (rc == 0) {
-            b->funcs = calloc(t.n ? t.n : 1, sizeof *b->funcs);
-            b->funcs_unit = strdup(exact ? "instructions" : "samples, baseline scaled to the candidate's total");
-            if (!b->funcs || !b->funcs_unit)
-                rc = pg_error_set(PG_ENOMEM, "out of memory");
-            for (size_t k = 0; rc == 0 && k < t.n; k++) {
-                if (t.rows[k].delta == 0)
-                    continue;   /* the table is about what changed */
-                pg_func_row *r = &b->funcs[b->nfuncs];
-                r->name = strdup(t.rows[k].name);
-                if (!r->name) {
-                    rc = pg_error_set(PG_ENOMEM, "out of memory");
-                    break;
-                }
-                r->base = t.rows[k].before_scaled;
-                r->cand = (double)t.rows[k].after;
-                r->delta = t.rows[k].delta;
-                b->nfuncs++;
-            }
-            pg_funcdelta_free(&t);
-        }
-        pg_folded_free(fa);
-        pg_folded_free(fb);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
-int pg_explain_flamegraphs(size_t *written, const pg_comparison *c, const char *dir)
-{
-    *written = 0;
-    int any = 0;
-    for (size_t i = 0; i < c->nbench; i++)
-        any |= c->bench[i].verdict == PG_VERDICT_REGRESSED && c->bench[i].stacks_a && c->bench[i].stacks_b;
-    if (!any)
-        return 0;
-    int rc = pg_mkdirs(dir);
+    pg_funcdelta t;
+    int rc = pg_funcdelta_compute(&t, fa, fb, top, !exact);
     if (rc < 0)
         return rc;
-    int exact = exact_counts(c);
-    for (size_t i = 0; i < c->nbench && rc == 0; i++) {
-        const pg_bench_cmp *b = &c->bench[i];
-        pg_folded *fa, *fb;
-        if (b->verdict != PG_VERDICT_REGRESSED || !b->stacks_a || !b->stacks_b || load_pair(&fa, &fb, b) < 0)
-            continue;
-        char name[256], path[4096 + 300], title[512];
-        pg_explain_file_name(name, sizeof name, b->name);
-        pg_flamegraph_opts o;
-        pg_flamegraph_opts_init(&o);
-        o.unit = exact ? "instructions" : "samples";
-        o.normalize = !exact;
-        o.subtitle = exact ? PG_CALLGRIND_NOTE : NULL;
-        for (int reverse = 0; reverse <= 1 && rc == 0; reverse++) {
-            snprintf(title, sizeof title, "%s: %s -> %s%s", b->name, c->base->label, c->cand->label,
-                     reverse ? " (widths from the baseline)" : "");
-            o.title = title;
-            o.reverse = reverse;
-            snprintf(path, sizeof path, "%s/%s.%s.svg", dir, name, reverse ? "diff-reverse" : "diff");
-            rc = pg_flamegraph_write_diff_file(path, fa, fb, &o);
-            if (rc == PG_EINVAL) {
-                /* A side without samples: nothing to draw, not a failure of compare. */
-                fprintf(stderr, "perfgate: note: %s: no differential flamegraph: %s\n", b->name, pg_error_last());
-                rc = 0;
-                break;
-            }
-            *written += rc == 0;
+    b->funcs = calloc(t.n ? t.n : 1, sizeof *b->funcs);
+    b->funcs_unit = strdup(exact ? "instructions" : "samples, baseline scaled to the candidate's total");
+    if (!b->funcs || !b->funcs_unit)
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t k = 0; rc == 0 && k < t.n; k++) {
+        if (t.rows[k].delta == 0)
+            continue;   /* the table is about what changed */
+        pg_func_row *r = &b->funcs[b->nfuncs];
+        r->name = strdup(t.rows[k].name);
+        if (!r->name) {
+            rc = pg_error_set(PG_ENOMEM, "out of memory");
+            break;
         }
+        r->base = t.rows[k].before_scaled;
+        r->cand = (double)t.rows[k].after;
+        r->delta = t.rows[k].delta;
+        b->nfuncs++;
+    }
+    pg_funcdelta_free(&t);
+    return rc;
+}
+
+/* The benchmark's two differential flamegraphs into `dir`. */
+static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp *b, pg_folded *fa, pg_folded *fb,
+                    const char *dir, int exact)
+{
+    char name[256], path[4096 + 300], title[512];
+    pg_path_safe_name(name, sizeof name, b->name);
+    pg_flamegraph_opts o;
+    pg_flamegraph_opts_init(&o);
+    o.unit = exact ? "instructions" : "samples";
+    o.normalize = !exact;
+    o.subtitle = exact ? PG_CALLGRIND_NOTE : NULL;
+    int rc = pg_mkdirs(dir);
+    for (int reverse = 0; reverse <= 1 && rc == 0; reverse++) {
+        snprintf(title, sizeof title, "%s: %s -> %s%s", b->name, c->base->label, c->cand->label,
+                 reverse ? " (widths from the baseline)" : "");
+        o.title = title;
+        o.reverse = reverse;
+        snprintf(path, sizeof path, "%s/%s.%s.svg", dir, name, reverse ? "diff-reverse" : "diff");
+        rc = pg_flamegraph_write_diff_file(path, fa, fb, &o);
+        if (rc == PG_EINVAL) {
+            /* A side without samples: nothing to draw, not a failure of compare. */
+            fprintf(stderr, "perfgate: note: %s: no differential flamegraph: %s\n", b->name, pg_error_last());
+            return 0;
+        }
+        *written += rc == 0;
+    }
+    return rc;
+}
+
+int pg_explain(pg_comparison *c, size_t top, const char *dir, size_t *written)
+{
+    *written = 0;
+    int exact = exact_counts(c), rc = 0;
+    for (size_t i = 0; i < c->nbench && rc == 0; i++) {
+        pg_bench_cmp *b = &c->bench[i];
+        pg_folded *fa, *fb;
+        /* Each side's stacks are read once, for the table and the flamegraphs. */
+        if (!wanted(b) || load_pair(&fa, &fb, b) < 0)
+            continue;
+        rc = funcs_of(b, fa, fb, top, exact);
+        if (rc == 0 && dir && b->verdict == PG_VERDICT_REGRESSED)
+            rc = diffs_of(written, c, b, fa, fb, dir, exact);
         pg_folded_free(fa);
         pg_folded_free(fb);
     }

@@ -5,17 +5,19 @@
 
 #include "report/compare.h"
 
-/* Writes, for every regressed benchmark with stacks on both sides, two
- * differential flamegraphs into `dir` (created when missing):
+/* For every regressed or improved benchmark with stacks on both sides, read
+ * once: the `top` largest per-function self-cost changes into its `funcs`
+ * (functions whose self cost did not change left out)
+ * (valgrind stacks compared raw, in exact instructions; sampled stacks with
+ * the baseline scaled to the candidate's total); and, when `dir` is given and
+ * the benchmark regressed, two differential flamegraphs in `dir` (created
+ * when missing):
  *   <name>.diff.svg          widths from the candidate, red where a function grew
  *   <name>.diff-reverse.svg  widths from the baseline, so code that vanished shows
- * where <name> is the benchmark's name with anything but [A-Za-z0-9._-] made '_'.
- * Sets *written to the number of files written. A stacks file that cannot be
- * read is a notice on stderr, not an error. PG_EIO when `dir` cannot be made
- * or an SVG cannot be written. */
-int pg_explain_flamegraphs(size_t *written, const pg_comparison *c, const char *dir);
-
-/* The file-name form of a benchmark name (see above) into buf. */
-void pg_explain_file_name(char *buf, size_t len, const char *bench);
+ * where <name> is the benchmark's name made a file name (pg_path_safe_name).
+ * Sets *written to the number of SVG files written. A stacks file that cannot
+ * be read is a notice on stderr, not an error: the verdict stands without it.
+ * PG_EIO when `dir` cannot be made or an SVG cannot be written; PG_ENOMEM. */
+int pg_explain(pg_comparison *c, size_t top, const char *dir, size_t *written);
 
 #endif

@@ -107,13 +107,9 @@ static int flow(layout *L, const item *items, size_t n, double min_pct)
         while (pos <= clen && rc == 0) {
             const char *s = cur + pos, *e = memchr(s, ';', clen - pos);
             size_t l = e ? (size_t)(e - s) : clen - pos;
-            if (nopen == ocap) {
-                void *p = realloc(open, (ocap *= 2) * sizeof *open);
-                if (!p) {
-                    rc = pg_error_set(PG_ENOMEM, "out of memory drawing a flamegraph");
-                    break;
-                }
-                open = p;
+            if (pg_array_grow(&open, &ocap, nopen, sizeof *open, 64) < 0) {
+                rc = pg_error_set(PG_ENOMEM, "out of memory drawing a flamegraph");
+                break;
             }
             open[nopen++] = (open_frame){s, (uint32_t)l, (uint32_t)(pos + l), cx, cb, ca, 0, 0};
             pos += l + 1;

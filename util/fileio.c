@@ -1,33 +1,29 @@
 #include "util/fileio.h"
 #include "util/error.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int pg_file_read(char **out, size_t *len, const char *path)
+int pg_fd_read(char **out, size_t *len, int fd, const char *name)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return pg_error_errno(errno == ENOENT ? PG_ENOTFOUND : PG_EIO, "cannot read %s", path);
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap + 1);
     for (;;) {
-        if (!buf) {
-            close(fd);
-            return pg_error_set(PG_ENOMEM, "out of memory reading %s", path);
-        }
+        if (!buf)
+            return pg_error_set(PG_ENOMEM, "out of memory reading %s", name);
         ssize_t r = read(fd, buf + n, cap - n);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            int rc = pg_error_errno(PG_EIO, "cannot read %s", path);
+            int rc = pg_error_errno(PG_EIO, "cannot read %s", name);
             free(buf);
-            close(fd);
             return rc;
         }
         if (r == 0)
@@ -41,12 +37,21 @@ int pg_file_read(char **out, size_t *len, const char *path)
             buf = nb;
         }
     }
-    close(fd);
     buf[n] = '\0';
     *out = buf;
     if (len)
         *len = n;
     return 0;
+}
+
+int pg_file_read(char **out, size_t *len, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pg_error_errno(errno == ENOENT ? PG_ENOTFOUND : PG_EIO, "cannot read %s", path);
+    int rc = pg_fd_read(out, len, fd, path);
+    close(fd);
+    return rc;
 }
 
 int pg_file_write_atomic(const char *path, const void *data, size_t len)
@@ -125,4 +130,50 @@ void pg_path_dirname(char *out, size_t len, const char *path)
         *(slash == out ? slash + 1 : slash) = '\0';
     else
         snprintf(out, len, ".");
+}
+
+int pg_mkdtemp(char *out, size_t len, const char *prefix)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
+    snprintf(out, len, "%s/%sXXXXXX", tmp, prefix);
+    if (!mkdtemp(out)) {
+        int rc = pg_error_errno(PG_EIO, "cannot create a temporary directory in %s", tmp);
+        out[0] = '\0';
+        return rc;
+    }
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    if (flag == FTW_DP || flag == FTW_D)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+int pg_remove_tree(const char *path)
+{
+    if (access(path, F_OK) != 0)
+        return 0;
+    if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
+        return pg_error_errno(PG_EIO, "cannot remove %s", path);
+    return 0;
+}
+
+void pg_path_safe_name(char *buf, size_t len, const char *name)
+{
+    size_t o = 0;
+    for (const char *s = name; *s && o + 1 < len; s++) {
+        unsigned char ch = (unsigned char)*s;
+        buf[o++] = isalnum(ch) || ch == '.' || ch == '-' || ch == '_' ? (char)ch : '_';
+    }
+    buf[o] = '\0';
+    if (o == 0 || buf[0] == '.')    /* no hidden or empty names */
+        buf[0] = '_', buf[o ? o : 1] = '\0';
 }

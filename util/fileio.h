@@ -8,6 +8,10 @@
  * it does not exist, PG_EIO otherwise; the message names the path. */
 int pg_file_read(char **out, size_t *len, const char *path);
 
+/* The same from an open descriptor (standard input: 0), read to its end;
+ * `name` is what messages call it ("<stdin>"). */
+int pg_fd_read(char **out, size_t *len, int fd, const char *name);
+
 /* Writes `data` to `path` atomically: a temporary file in the same directory,
  * fsync, rename over `path`, fsync of the directory. A reader sees the old
  * file or the new one, never a part. On failure nothing is left behind. */
@@ -16,6 +20,17 @@ int pg_file_write_atomic(const char *path, const void *data, size_t len);
 /* The directory part of `path` into `out` ("a/b/c.json" -> "a/b", "c.json" ->
  * ".", "/c" -> "/"), as dirname(1) says it. */
 void pg_path_dirname(char *out, size_t len, const char *path);
+
+/* `name` as one file name: anything but [A-Za-z0-9._-] becomes '_', and a
+ * leading '.' or an empty name becomes '_' (no hidden files, no directories). */
+void pg_path_safe_name(char *out, size_t len, const char *name);
+
+/* A new private directory "$TMPDIR/<prefix>XXXXXX" (TMPDIR unset or empty:
+ * /tmp) into `out`. PG_EIO naming where it could not be made. */
+int pg_mkdtemp(char *out, size_t len, const char *prefix);
+
+/* rm -rf `path`, following no symbolic link; a missing `path` is no error. */
+int pg_remove_tree(const char *path);
 
 /* mkdir -p; PG_EIO naming the first directory that could not be made. */
 int pg_mkdirs(const char *path);

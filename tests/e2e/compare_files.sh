@@ -75,9 +75,11 @@ contains "$T/err" "--allow-cross-machine"
 expect_exit 0 "--allow-cross-machine compares what it can" "$PG" compare --allow-cross-machine base.json p1.json
 contains "$T/out" "different machines"
 contains "$T/out" "verdict: inconclusive"
-expect_exit 0 "cross-backend metric listed as not compared" "$PG" compare --allow-cross-machine -v --format json base.json p1.json
-cp "$T/out" x.json
-check "no benchmark in common across the two sets" [ "$(json x.json "len(d['benchmarks'])")" = 0 ]
+# One machine, two backends: as incomparable as two machines.
+doc vm1.json m1 valgrind -- a:instructions=5000
+doc pm1.json m1 perf -- a:instructions=5300 a:instructions=5300 a:instructions=5300
+expect_exit 2 "same machine, different backends refused" "$PG" compare vm1.json pm1.json
+contains "$T/err" "were measured on different machines or backends"
 doc v.json m3 valgrind -- a:instructions=5000 a:cycles=100
 expect_exit 0 "perf vs valgrind instructions not compared" "$PG" compare --allow-cross-machine --format json p0.json v.json
 cp "$T/out" y.json

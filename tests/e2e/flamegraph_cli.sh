@@ -11,7 +11,8 @@ printf 'main;parse;hash 60\nmain;parse 20\nmain;sort;compare 20\nmain;fresh 10\n
 expect_exit 0 "plain to a file" "$PG" flamegraph -o a.svg --title "My <profile>" a.folded
 check "a.svg written" test -s a.svg
 [ ! -s "$T/out" ] && ok || bad "nothing on stdout with -o"
-contains a.svg "<title>parse"$'\n'"50 samples, 50.00%</title>"
+# grep -F takes a newline as "either line": compare the tooltip as one line.
+tr '\n' '|' < a.svg | grep -qF '<title>parse|50 samples, 50.00%</title>' && ok || bad "parse's tooltip says 50 samples, 50.00%"
 contains a.svg ">My &lt;profile&gt;</text>"
 contains a.svg 'width="50.0000%"'
 python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' a.svg && ok || bad "a.svg is well-formed XML"
@@ -26,6 +27,10 @@ lacks m.svg "<title>hash"
 contains m.svg "<title>compare"
 expect_exit 0 "--minwidth in pixels" "$PG" flamegraph --minwidth 400px -o m.svg a.folded
 lacks m.svg "<title>hash"
+contains m.svg "<title>parse"
+expect_exit 2 "--minwidth wider than the image" "$PG" flamegraph --minwidth 2000px -o m2.svg a.folded
+contains "$T/err" "--minwidth 2000px: wider than the"
+check "no file written for a refused --minwidth" test ! -e m2.svg
 
 expect_exit 0 "--diff" "$PG" flamegraph --diff a.folded b.folded -o d.svg
 contains d.svg "Differential Flame Graph"

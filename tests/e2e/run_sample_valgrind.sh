@@ -24,7 +24,7 @@ check "weight is instructions" [ "$(json "$doc" "d['runs'][0]['benchmarks'][0]['
 check "the note says how they were made" [ "$(json "$doc" "'callgrind' in d['runs'][0]['benchmarks'][0]['stacks_note']")" = True ]
 f=".perfgate/$rel"
 ph=$(awk '$1 == "main;parse;hash" {print $2}' "$f"); mh=$(awk '$1 == "main;hash" {print $2}' "$f")
-check "main;parse;hash and main;hash present" [ -n "$ph" ] && [ -n "$mh" ]
+check "main;parse;hash and main;hash present" test -n "$ph" -a -n "$mh"
 check "parse's hash does 3x the work of main's ($ph / $mh)" python3 -c "import sys; sys.exit(not 2.9 < $ph / $mh < 3.1)"
 check "recursion kept: main;rec;rec;rec" grep -q '^main;rec;rec;rec ' "$f"
 i1=$(json "$doc" "d['runs'][0]['benchmarks'][0]['metrics']['instructions']['samples'][0]")

@@ -353,7 +353,7 @@ static void funcdelta(void)
 }
 
 /* Big profiles render in one pass; this checks it is correct at size (the
- * speed is measured by bench/flamegraph-render.sh, not asserted here). */
+ * speed is measured by bench/tools/flamegraph-render.sh, not asserted here). */
 static void large(void)
 {
     pg_folded *f;

@@ -6,6 +6,7 @@
 #include "report/explain.h"
 #include "report/render.h"
 #include "tests/check.h"
+#include "util/fileio.h"
 #include "tests/unit/fixture_side.h"
 
 #include <ctype.h>
@@ -51,7 +52,7 @@ static void build(pg_side *a, pg_side *b)
     fx_bench(b, "new<1>");
 }
 
-/* Functions as pg_compare_funcs() would set them. */
+/* Functions as pg_explain() would set them. */
 static void add_funcs(pg_comparison *c)
 {
     pg_bench_cmp *s = &c->bench[0];
@@ -469,13 +470,13 @@ static void test_side_names(void)
 static void test_file_names(void)
 {
     char buf[64];
-    pg_explain_file_name(buf, sizeof buf, "sort-1m");
+    pg_path_safe_name(buf, sizeof buf, "sort-1m");
     CHECK_STR(buf, "sort-1m");
-    pg_explain_file_name(buf, sizeof buf, "../etc/passwd x");
+    pg_path_safe_name(buf, sizeof buf, "../etc/passwd x");
     CHECK_STR(buf, "_._etc_passwd_x");
-    pg_explain_file_name(buf, sizeof buf, ".hidden");
+    pg_path_safe_name(buf, sizeof buf, ".hidden");
     CHECK_STR(buf, "_hidden");
-    pg_explain_file_name(buf, sizeof buf, "");
+    pg_path_safe_name(buf, sizeof buf, "");
     CHECK_STR(buf, "_");
 }
 

@@ -1,6 +1,7 @@
 /* The per-benchmark table: median, spread, units, and the running fraction
  * shown only when the PMU multiplexed the counter. */
 #include "harness/table.h"
+#include "report/format.h"
 #include "tests/check.h"
 
 #include <stdlib.h>
@@ -41,10 +42,10 @@ int main(void)
     free(text);
 
     char buf[64], unit[16];
-    pg_table_format(buf, sizeof buf, unit, sizeof unit, 1234567890, "count");
+    pg_format_value(buf, sizeof buf, unit, sizeof unit, 1234567890, "count");
     CHECK_STR(buf, "1,234,567,890");
     CHECK_STR(unit, "count");
-    pg_table_format(buf, sizeof buf, unit, sizeof unit, 2.5e9, "ns");
+    pg_format_value(buf, sizeof buf, unit, sizeof unit, 2.5e9, "ns");
     CHECK_STR(unit, "s");
     cJSON_Delete(b);
     return pg_check_done();
