@@ -125,7 +125,6 @@ int pg_cmd_run(int argc, char **argv)
             return pg_die_last();
     }
     int json = !strcmp(format, "json");
-    pg_repo_init_async();
 
     /* What to run. */
     pg_benchset set;
@@ -158,7 +157,8 @@ int pg_cmd_run(int argc, char **argv)
     int status = PG_EXIT_OK, have_store = 0, stored = 0, nfailed = 0;
 
     /* How to measure: first, so a bad event name fails before a long build,
-     * and while libgit2 initialises on the other core. */
+     * and while libgit2 initialises on the other core (joined at `out`). */
+    pg_repo_init_async();
     if (pg_session_open(&sess, backend, events, user_only) < 0) {
         status = pg_die_last();
         goto out;
@@ -282,6 +282,7 @@ int pg_cmd_run(int argc, char **argv)
     }
 
 out:
+    pg_repo_init_wait();
     pg_stacks_free(stacks);
     if (have_store && !stored && stacks_dir[0])
         pg_remove_tree(stacks_dir);     /* the stacks of a run that was not stored */

@@ -31,11 +31,18 @@ void pg_repo_init_async(void)
         init_state = 1;
 }
 
+void pg_repo_init_wait(void)
+{
+    if (init_state == 1) {
+        pthread_join(init_thread, NULL);
+        init_state = 2;
+    }
+}
+
 static void lib_init(void)
 {
-    if (init_state == 1)
-        pthread_join(init_thread, NULL);
-    else if (init_state == 0)
+    pg_repo_init_wait();
+    if (init_state == 0)
         git_libgit2_init();
     init_state = 2;
 }

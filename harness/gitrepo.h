@@ -8,8 +8,11 @@ typedef struct pg_repo pg_repo;
 
 /* Starts libgit2's global initialisation on another thread; the first call
  * below waits for it. Optional: without it that call initialises inline. Call
- * it from the main thread, before any child is forked. */
+ * it from the main thread, before any child is forked, and pg_repo_init_wait
+ * before returning from main on a path that opened no repository: exit's
+ * clean-up of the TLS library must not run under a live initialisation. */
 void pg_repo_init_async(void);
+void pg_repo_init_wait(void);
 
 /* Finds the repository containing `path` (searching upwards, like git).
  * PG_ENOTFOUND when `path` is in no repository. */
