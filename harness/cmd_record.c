@@ -190,7 +190,7 @@ int pg_cmd_record(int argc, char **argv)
     } else if (pg_folded_total(f) == 0) {
         pg_die("no samples: %s ran for %.0f ms%s", cmd[0], res.wall_ns / 1e6,
                         sr.sampler.lost ? " and every sample was lost" :
-                        "; raise -F or record a longer run");
+                        so.period ? "; lower -c or record a longer run" : "; raise -F or record a longer run");
         status = res.signal || res.exit_code || res.timed_out ? PG_EXIT_FAIL : PG_EXIT_USAGE;
     } else {
         if (folded && !strcmp(folded, "-")) {

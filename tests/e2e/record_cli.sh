@@ -27,11 +27,15 @@ check "stacks of a failing command" grep -q "main;parse;hash" fail.folded
 expect_exit 1 "crashing command" "$PG" record --folded crash.folded -- "$PROGS/sample_tree" crash 0.2
 contains "$T/err" "killed by signal 11 (SIGSEGV)"
 check "stacks of a crashing command" grep -q "main;parse;hash" crash.folded
-expect_exit 1 "a failure too short to sample" "$PG" record --folded c2.folded -- "$PROGS/crash"
+# "No samples" is made certain, not left to chance: a period of 10^12 ns of
+# CPU time cannot elapse in these commands, however the scheduler treats them.
+never="-e cpu-clock -c 1000000000000"
+expect_exit 1 "a failure with no sample" "$PG" record $never --folded c2.folded -- "$PROGS/crash"
 contains "$T/err" "no samples"
-# A command too short for a single sample says so.
-expect_exit 2 "no samples" "$PG" record --folded short.folded -- /bin/true
-contains "$T/err" "no samples"
+# A command that gave no sample says so.
+expect_exit 2 "no samples" "$PG" record $never --folded short.folded -- /bin/true
+contains "$T/err" "no samples: /bin/true ran for"
+contains "$T/err" "lower -c or record a longer run"
 check "nothing written without samples" test ! -e short.folded
 # -e: a software event works everywhere; a hardware one needs a PMU, and says so when there is none.
 expect_exit 0 "-e page-faults" "$PG" record -e page-faults -c 1 --folded pf.folded -- "$PROGS/sample_tree" parse 0.1
