@@ -151,7 +151,7 @@ int pg_cmd_run(int argc, char **argv)
     /* Everything below is released at `out`. */
     pg_session sess = {0};
     pg_repo *repo = NULL;
-    cJSON *doc = NULL;
+    pg_rundoc doc = {0};
     pg_stacks *stacks = NULL;
     char logdir[PATH_MAX + 16] = "", stacks_dir[PATH_MAX * 2] = "";
     int status = PG_EXIT_OK, have_store = 0, stored = 0, nfailed = 0;
@@ -179,15 +179,6 @@ int pg_cmd_run(int argc, char **argv)
                 repo ? "the repository has no commit yet" : "not in a git repository",
                 have_store ? "" : " and not stored (give --store DIR to keep them)");
 
-    if (set.build && !no_build) {
-        char mdir[PATH_MAX];
-        pg_path_dirname(mdir, sizeof mdir, set.build_manifest);
-        if (pg_session_build(set.build, workdir ? workdir : mdir) < 0) {
-            status = pg_die_last();
-            goto out;
-        }
-    }
-
     if (ro.cpu == -1) {
         ro.cpu = pg_runner_pick_cpu();
     } else if (ro.cpu >= 0 && pg_check_cpu(ro.cpu) < 0) {
@@ -203,10 +194,24 @@ int pg_cmd_run(int argc, char **argv)
             status = pg_die("cannot store results: %s", pg_error_last());
             goto out;
         }
+        /* So is a store document that cannot be appended to: measuring first would lose the measurements. */
+        if (pg_store_check(root, have_commit ? commit : NULL, sess.machine.id) < 0) {
+            status = pg_die_last();
+            goto out;
+        }
     } else if (pg_mkdtemp(logdir, sizeof logdir, "perfgate-logs-") < 0) {
         status = pg_die_last();
         goto out;
     }
+    if (set.build && !no_build) {
+        char mdir[PATH_MAX];
+        pg_path_dirname(mdir, sizeof mdir, set.build_manifest);
+        if (pg_session_build(set.build, workdir ? workdir : mdir) < 0) {
+            status = pg_die_last();
+            goto out;
+        }
+    }
+
     ro.log_dir = logdir;
     ro.progress = isatty(2);
     ro.out = json ? NULL : stdout;
@@ -223,8 +228,10 @@ int pg_cmd_run(int argc, char **argv)
             printf(", no commit\n\n");
         fflush(stdout);
     }
-    doc = pg_session_new_doc(&sess, have_commit ? commit : NULL, dirty, ro.cpu);
-    cJSON *benchmarks = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
+    if (pg_session_new_doc(&doc, &sess, have_commit ? commit : NULL, dirty, ro.cpu) < 0) {
+        status = pg_die_last();
+        goto out;
+    }
 
     /* Stacks are written beside the store document, in a directory of this
      * run's own, removed again at `out` when the run is not stored. */
@@ -233,7 +240,7 @@ int pg_cmd_run(int argc, char **argv)
         if (have_store) {
             src = pg_stacks_new_in_store(&stacks, stacks_dir, sizeof stacks_dir, sess.backend, ro.sample_freq, root,
                                          have_commit ? commit : NULL, sess.machine.id,
-                                         cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "id")));
+                                         doc.id);
         } else {
             snprintf(stacks_dir, sizeof stacks_dir, "%s/stacks", logdir);
             src = pg_stacks_new(&stacks, sess.backend, ro.sample_freq, stacks_dir, stacks_dir);
@@ -245,8 +252,9 @@ int pg_cmd_run(int argc, char **argv)
         ro.stacks = stacks;
     }
 
-    rc = pg_runner_run(benchmarks, &nfailed, &set, sess.meter, &ro);
-    pg_session_finish_doc(&sess, doc);
+    rc = pg_runner_run(&doc, &nfailed, &set, sess.meter, &ro);
+    if (rc == 0)
+        rc = pg_session_finish_doc(&sess, &doc);
     if (rc == PG_EINTR) {
         fprintf(stderr, "\nperfgate: interrupted; nothing was stored\n");
         status = 130;
@@ -258,7 +266,7 @@ int pg_cmd_run(int argc, char **argv)
     }
     if (have_store) {
         char path[PATH_MAX + 64];
-        if (pg_store_append(path, sizeof path, root, have_commit ? commit : NULL, sess.machine.id, doc) < 0) {
+        if (pg_store_append(path, sizeof path, root, have_commit ? commit : NULL, sess.machine.id, &doc) < 0) {
             status = pg_die_last();
             goto out;
         }
@@ -272,9 +280,13 @@ int pg_cmd_run(int argc, char **argv)
         printf("stacks (not stored): %s/\n", stacks_dir);
     }
     if (json) {
-        char *text = cJSON_Print(doc);
-        puts(text);
-        cJSON_free(text);
+        char *text;
+        if (pg_rundoc_write(&text, &doc) < 0) {
+            status = pg_die_last();
+            goto out;
+        }
+        fputs(text, stdout);
+        free(text);
     }
     if (nfailed) {
         fprintf(stderr, "perfgate: %d of %zu benchmarks failed\n", nfailed, set.n);
@@ -288,7 +300,7 @@ out:
         pg_remove_tree(stacks_dir);     /* the stacks of a run that was not stored */
     if (!have_store && logdir[0] && !nfailed && !ro.sample)
         pg_remove_tree(logdir);         /* temporary, worth keeping only for a failure's logs */
-    cJSON_Delete(doc);
+    pg_rundoc_free(&doc);
     pg_session_close(&sess);
     pg_benchset_free(&set);
     pg_repo_free(repo);

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,7 +52,7 @@ int pg_cmd_show(int argc, char **argv)
         return pg_die("show takes one revision; see 'perfgate show --help'");
     const char *rev = optind < argc ? argv[optind] : "HEAD";
 
-    cJSON *runs = NULL;
+    pg_rundoc_list runs = {0};
     int rc;
     struct stat st;
     if (optind < argc && stat(rev, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -73,35 +74,32 @@ int pg_cmd_show(int argc, char **argv)
         }
         pg_repo_free(repo);
     }
-    if (rc < 0)
+    if (rc < 0) {
+        pg_rundoc_list_free(&runs);
         return pg_die_last();
+    }
 
     if (!strcmp(format, "json")) {
-        char *text = cJSON_Print(runs);
-        puts(text);
-        cJSON_free(text);
-        cJSON_Delete(runs);
+        char *text;
+        rc = pg_rundoc_list_write(&text, &runs);
+        pg_rundoc_list_free(&runs);
+        if (rc < 0)
+            return pg_die_last();
+        fputs(text, stdout);
+        free(text);
         return PG_EXIT_OK;
     }
-    const cJSON *run;
-    int i = 0;
-    cJSON_ArrayForEach(run, runs) {
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(run, "machine");
-        const char *commit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "commit"));
-        printf("%srun %s\n", i++ ? "\n" : "", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "id")));
-        printf("  commit   %s%s\n", commit ? commit : "(none)",
-               cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "dirty")) ? " (dirty work tree)" : "");
-        printf("  machine  %s  %s, %s, %d cores\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "id")),
-               cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model")),
-               cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "kernel")),
-               (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "cores")));
-        printf("  backend  %s (%s)\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "backend")),
-               cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "backend_version")));
-        printf("  started  %s\n\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "start_time")));
-        const cJSON *b;
-        cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(run, "benchmarks"))
-            pg_table_print_bench(stdout, b, verbose);
+    for (size_t i = 0; i < runs.n; i++) {
+        const pg_rundoc *run = &runs.v[i];
+        const pg_machine *m = &run->machine;
+        printf("%srun %s\n", i ? "\n" : "", run->id ? run->id : "(no id)");
+        printf("  commit   %s%s\n", run->commit ? run->commit : "(none)", run->dirty ? " (dirty work tree)" : "");
+        printf("  machine  %s  %s, %s, %d cores\n", m->id, m->cpu_model, m->kernel, m->cores);
+        printf("  backend  %s (%s)\n", run->backend, m->backend_version);
+        printf("  started  %s\n\n", run->start_time ? run->start_time : "(unknown)");
+        for (size_t b = 0; b < run->nbench; b++)
+            pg_table_print_bench(stdout, &run->bench[b], verbose);
     }
-    cJSON_Delete(runs);
+    pg_rundoc_list_free(&runs);
     return PG_EXIT_OK;
 }

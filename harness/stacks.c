@@ -132,7 +132,7 @@ static int record_perf(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *faile
     return rc;
 }
 
-int pg_stacks_record(pg_stacks *s, cJSON *bench, const char *name, pg_spawn_opts *so, int *failed)
+int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_spawn_opts *so, int *failed)
 {
     *failed = 0;
     pg_folded *f = NULL;
@@ -149,12 +149,11 @@ int pg_stacks_record(pg_stacks *s, cJSON *bench, const char *name, pg_spawn_opts
         pg_path_safe_name(fname, sizeof fname, name);
         snprintf(path, sizeof path, "%s/%s.folded", s->dir, fname);
         snprintf(rel, sizeof rel, "%s/%s.folded", s->rel, fname);
-        if ((rc = pg_mkdirs(s->dir)) == 0 && (rc = pg_folded_write_file(f, path)) == 0) {
-            cJSON_AddStringToObject(bench, "stacks", rel);
-            cJSON_AddStringToObject(bench, "stacks_weight", s->backend == PG_BACKEND_VALGRIND ? "instructions" : "samples");
-            if (*pg_stacks_note(s))
-                cJSON_AddStringToObject(bench, "stacks_note", pg_stacks_note(s));
-        }
+        if ((rc = pg_mkdirs(s->dir)) == 0 && (rc = pg_folded_write_file(f, path)) == 0 &&
+            (rc = pg_rundoc_set(&bench->stacks, rel)) == 0 &&
+            (rc = pg_rundoc_set(&bench->stacks_weight, s->backend == PG_BACKEND_VALGRIND ? "instructions" : "samples")) == 0 &&
+            *pg_stacks_note(s))
+            rc = pg_rundoc_set(&bench->stacks_note, pg_stacks_note(s));
     }
     pg_folded_free(f);
     return rc;
