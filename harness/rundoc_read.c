@@ -434,7 +434,7 @@ static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
         (rc = get_str(&b->stacks_weight, r, jb, "stacks_weight", 0, 0)) == 0 &&
         (rc = get_str(&b->stacks_note, r, jb, "stacks_note", 0, 0)) == 0)
         rc = get_str(&b->stacks_error, r, jb, "stacks_error", 0, 0);
-    const cJSON *metrics, *jm;
+    const cJSON *metrics = NULL, *jm;
     if (rc == 0)
         rc = get_container(&metrics, r, jb, "metrics", 0, 1);
     size_t old = push_key(r, "metrics");
