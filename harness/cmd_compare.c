@@ -13,7 +13,7 @@
 #include "harness/session.h"
 #include "harness/store.h"
 #include "report/compare.h"
-#include "report/explain.h"
+#include "harness/explain.h"
 #include "report/render.h"
 #include "report/threshold.h"
 #include "util/error.h"

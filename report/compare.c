@@ -232,6 +232,7 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         bc->name = b->name;
         bc->stacks_a = a->stacks;
         bc->stacks_b = b->stacks;
+        bc->stacks_note = b->stacks_note ? b->stacks_note : a->stacks_note;
         rc = compare_bench(bc, a, b, o, min_samples);
         for (size_t k = 0; k < bc->nm; k++)
             ntested += bc->m[k].tested;
