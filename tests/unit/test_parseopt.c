@@ -1,9 +1,8 @@
 /* The option tables of util/parseopt.h: every kind of argument, bad values,
  * unknown and ambiguous options, operands and "--", and the generated help. */
+#include "tests/check.h"
 #include "util/error.h"
 #include "util/parseopt.h"
-
-#include "../check.h"
 
 #include <limits.h>
 #include <math.h>
