@@ -79,48 +79,74 @@ static void replay_output(const pg_spawn_result *res, int stdout_taken)
         fwrite(res->err_log, 1, res->err_len, stderr);
 }
 
-int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
+/* What the command line asked for. */
+typedef struct record_args {
+    pg_sampler_opts so;
+    const char *svg, *folded, *title;
+    int cpu;
+    char **cmd;
+    int ncmd;
+} record_args;
+
+/* 0, or 1 with the exit status in *status. */
+static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char **argv)
 {
-    pg_sampler_opts so = {.freq = PG_SAMPLE_FREQ_DEFAULT};
-    const char *svg = NULL, *folded = NULL, *title = NULL;
-    int cpu = -1, status;
+    *a = (record_args){.so = {.freq = PG_SAMPLE_FREQ_DEFAULT}, .cpu = -1};
+    pg_sampler_opts *so = &a->so;
     const pg_opt opts[] = {
-        PG_OPT_INT('F', "freq", "HZ", "samples per second (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) ")", &so.freq, 1,
+        PG_OPT_INT('F', "freq", "HZ", "samples per second (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) ")", &so->freq, 1,
                    100000, .what = "a whole number > 0"),
-        PG_OPT_INT('c', "count", "N", "sample every N events instead of by frequency", &so.period, 1, LLONG_MAX,
+        PG_OPT_INT('c', "count", "N", "sample every N events instead of by frequency", &so->period, 1, LLONG_MAX,
                    .what = "a whole number > 0"),
         PG_OPT_CALLBACK('g', "call-graph", "M", "dwarf (default: copy the stack, unwind with libunwind;\n"
-                        "works without frame pointers) or fp (frame pointers)", &so.callgraph, parse_callgraph),
+                        "works without frame pointers) or fp (frame pointers)", &so->callgraph, parse_callgraph),
         PG_OPT_CALLBACK(0, "stack-size", "B", "dwarf: bytes of stack copied per sample (default 8192)",
-                        &so.stack_size, parse_stack_size),
+                        &so->stack_size, parse_stack_size),
         PG_OPT_STRING('e', "event", "EVENT", "event to sample on (default: cycles, or cpu-clock when\n"
-                      "the machine has no PMU); any libpfm4 event name", &so.event),
-        PG_OPT_STRING('o', "output", "FILE.svg", "the flamegraph (default flamegraph.svg unless --folded)", &svg),
+                      "the machine has no PMU); any libpfm4 event name", &so->event),
+        PG_OPT_STRING('o', "output", "FILE.svg", "the flamegraph (default flamegraph.svg unless --folded)", &a->svg),
         PG_OPT_STRING(0, "folded", "FILE", "folded stacks (flamegraph.pl / inferno / speedscope); - for stdout",
-                      &folded),
-        PG_OPT_STRING(0, "title", "TEXT", "the flamegraph's title", &title),
-        PG_OPT_INT(0, "cpu", "N", "pin the command to CPU N (default: chosen)", &cpu, 0, INT_MAX),
-        PG_OPT_SET_INT(0, "no-pin", "do not pin", &cpu, -2),
+                      &a->folded),
+        PG_OPT_STRING(0, "title", "TEXT", "the flamegraph's title", &a->title),
+        PG_OPT_INT(0, "cpu", "N", "pin the command to CPU N (default: chosen)", &a->cpu, 0, INT_MAX),
+        PG_OPT_SET_INT(0, "no-pin", "do not pin", &a->cpu, -2),
         PG_OPT_END(),
     };
-    if (pg_cmd_parse(&status, ctx, &spec, opts, argc, argv))
-        return status;
-    char **cmd = ctx->args.rest;
-    int ncmd = ctx->args.nrest;
+    if (pg_cmd_parse(status, ctx, &spec, opts, argc, argv))
+        return 1;
+    a->cmd = ctx->args.rest;
+    a->ncmd = ctx->args.nrest;
     if (ctx->args.nargs > 0)
-        return pg_die("unexpected argument '%s': put the command after '--'", ctx->args.args[0]);
-    if (ncmd == 0)
-        return pg_die("no command to record: perfgate record [OPTIONS] -- CMD [ARG...]");
-    if (cpu >= 0 && pg_check_cpu(cpu) < 0)
-        return pg_die_last();
-    if (!svg && !folded)
-        svg = "flamegraph.svg";
-    if (cpu == -1)
-        cpu = pg_runner_pick_cpu();
+        *status = pg_die("unexpected argument '%s': put the command after '--'", ctx->args.args[0]);
+    else if (a->ncmd == 0)
+        *status = pg_die("no command to record: perfgate record [OPTIONS] -- CMD [ARG...]");
+    else if (a->cpu >= 0 && pg_check_cpu(a->cpu) < 0)
+        *status = pg_die_last();
+    else
+        *status = PG_EXIT_OK;
+    if (*status != PG_EXIT_OK)
+        return 1;
+    if (!a->svg && !a->folded)
+        a->svg = "flamegraph.svg";
+    if (a->cpu == -1)
+        a->cpu = pg_runner_pick_cpu();
     /* Memory bound of a long recording (docs/sampling.md); small values make tests flush often. */
     const char *fb = getenv("PERFGATE_SAMPLE_FLUSH");
     if (fb && *fb)
-        so.flush_bytes = (size_t)strtoull(fb, NULL, 10);
+        so->flush_bytes = (size_t)strtoull(fb, NULL, 10);
+    return 0;
+}
+
+int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
+{
+    record_args a;
+    int status;
+    if (parse_args(&status, &a, ctx, argc, argv))
+        return status;
+    pg_sampler_opts so = a.so;
+    const char *svg = a.svg, *folded = a.folded, *title = a.title;
+    char **cmd = a.cmd;
+    int ncmd = a.ncmd, cpu = a.cpu;
 
     char cmdline[512] = "";
     for (int i = 0; i < ncmd; i++) {

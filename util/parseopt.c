@@ -181,6 +181,28 @@ static const pg_opt HELP = {.kind = PG_OPT_KIND_FLAG, .short_name = 'h', .long_n
 
 static int takes_arg(const pg_opt *o) { return o->kind != PG_OPT_KIND_FLAG; }
 
+/* The long name closest to the unknown `body` (up to len), NULL when none is
+ * close: fewer than 3 edits, and not a rewrite of a word that short. */
+static const char *closest_long(const pg_opt *opts, const char *body, size_t len)
+{
+    char typed[64];
+    snprintf(typed, sizeof typed, "%.*s", (int)(len < 63 ? len : 63), body);
+    const char *best = NULL;
+    size_t bestd = len < 3 ? len : 3;
+    for (const pg_opt *o = opts;; o++) {
+        if (o->kind == PG_OPT_KIND_END)
+            o = &HELP;
+        size_t d = pg_str_distance(typed, o->long_name);
+        if (d < bestd) {
+            bestd = d;
+            best = o->long_name;
+        }
+        if (o == &HELP)
+            break;
+    }
+    return best;
+}
+
 /* The option `body` (up to len) names: exactly, or as the prefix of only one. */
 static int find_long(const pg_opt **out, const pg_opt *opts, const char *body, size_t len, const pg_opt_cmd *cmd)
 {
@@ -209,21 +231,7 @@ static int find_long(const pg_opt **out, const pg_opt *opts, const char *body, s
     }
     if (nprefix > 1)
         return pg_error_set(PG_EINVAL, "option '--%.*s' is ambiguous (%s); see '%s --help'", (int)len, body, names, cmd->prog);
-    const char *best = NULL;
-    size_t bestd = len < 3 ? len : 3;   /* closer than 3 edits, and not a rewrite of a short word */
-    for (const pg_opt *o = opts;; o++) {
-        if (o->kind == PG_OPT_KIND_END)
-            o = &HELP;
-        char typed[64];
-        snprintf(typed, sizeof typed, "%.*s", (int)(len < 63 ? len : 63), body);
-        size_t d = pg_str_distance(typed, o->long_name);
-        if (d < bestd) {
-            bestd = d;
-            best = o->long_name;
-        }
-        if (o == &HELP)
-            break;
-    }
+    const char *best = closest_long(opts, body, len);
     if (best)
         return pg_error_set(PG_EINVAL, "unknown option '--%.*s' (did you mean '--%s'?); see '%s --help'", (int)len, body, best,
                             cmd->prog);
