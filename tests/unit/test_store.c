@@ -6,6 +6,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,10 +28,8 @@ static void make_run(pg_rundoc *r, const char *id, double instr)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    char root[4096];
-    snprintf(root, sizeof root, "%s/pg-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root))
+    char root[PATH_MAX];
+    if (pg_mkdtemp(root, sizeof root, "pg-store-") < 0)
         return 2;
     const char *commit = "0123456789abcdef0123456789abcdef01234567";
     char path[4096];
