@@ -44,7 +44,7 @@ PY
 expect_exit 2 "another major schema" "$PG" compare base.json v2.json
 contains "$T/err" 'perfgate: v2.json: schema: unsupported schema "perfgate-run/2": this perfgate reads perfgate-run/1'
 
-expect_exit 0 "mutations at every key" python3 "$(dirname "$0")/lib/mutate.py" "$PG" "$T/base.json" "$T/m" --every 15
+expect_exit 0 "mutations at every key" python3 "$(dirname "$0")/lib/mutate.py" "$PG" "$T/base.json" "$T/m" --every 50
 contains "$T/out" " 0 bad"
 cat "$T/out" | tail -1
 finish
