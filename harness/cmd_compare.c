@@ -19,6 +19,7 @@
 #include "report/threshold.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/metrics.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -372,9 +373,10 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
         int seen = 0;
         for (size_t i = 0; i < c.nbench && !seen; i++)
             seen = pg_bench_cmp_metric(&c.bench[i], o->gates.v[g]) != NULL;
+        const pg_metric_info *alias = pg_metric_find_alias(o->gates.v[g]);
         if (!seen && c.nbench)
-            fprintf(stderr, "perfgate: warning: gating metric '%s' was not measured for any benchmark compared\n",
-                    o->gates.v[g]);
+            fprintf(stderr, "perfgate: warning: gating metric '%s' was not measured for any benchmark compared%s%s%s\n",
+                    o->gates.v[g], alias ? " (did you mean '" : "", alias ? alias->name : "", alias ? "'?)" : "");
     }
     int status = c.verdict == PG_VERDICT_REGRESSED ? PG_EXIT_FAIL : PG_EXIT_OK;
     size_t written;
