@@ -74,6 +74,8 @@ static uint64_t regs_mask(void)
     return m;
 }
 
+static void fill_attr(pg_sampler *s);
+
 int pg_sampler_new(pg_sampler **out, const pg_sampler_opts *o)
 {
     *out = NULL;
@@ -97,6 +99,9 @@ int pg_sampler_new(pg_sampler **out, const pg_sampler_opts *o)
         free(s);
         return pg_error_set(PG_EINVAL, "mmap pages %u: must be a power of two", o->mmap_pages);
     }
+    /* The record layout is known from the options alone: pg_sampler_sample_type
+     * and a profile can use it before the events are opened. */
+    fill_attr(s);
     *out = s;
     return 0;
 }
@@ -247,11 +252,9 @@ int pg_sampler_attach(pg_sampler *s, pid_t pid)
     if (s->attached)
         return pg_error_set(PG_EINVAL, "sampler already attached");
     s->attached = 1;
-    memset(&s->attr, 0, sizeof s->attr);
     int rc = choose_event(s);
     if (rc < 0)
         return rc;
-    fill_attr(s);
     int err = 0;
     if (open_all(s, pid, &err) < 0) {
         int fallback = !s->o.event && s->attr.type == PERF_TYPE_HARDWARE &&
@@ -310,7 +313,7 @@ static uint64_t rec_time(const struct perf_event_header *h)
     return h->size >= 16 ? w[h->size / 8 - 1] : 0;
 }
 
-static int keep(void *ctx, const struct perf_event_header *h)
+int pg_sampler_keep(void *ctx, const struct perf_event_header *h)
 {
     pg_sampler *s = ctx;
     switch (h->type) {
@@ -379,7 +382,7 @@ int pg_sampler_drain(pg_sampler *s)
     for (size_t i = 0; i < s->nbufs; i++) {
         if (!s->bufs[i].map)
             continue;
-        int r = pg_ringbuf_read(&s->bufs[i].rb, keep, s);
+        int r = pg_ringbuf_read(&s->bufs[i].rb, pg_sampler_keep, s);
         if (r < 0)
             rc = r;
     }
@@ -438,8 +441,8 @@ int pg_sampler_flush(pg_sampler *s, pg_sampler_fn fn, void *ctx)
     s->st.bytes = 0;
     uint64_t samples = s->st.samples, dropped = s->st.dropped;
     for (size_t i = 0; i < rest; i++)
-        keep(s, keep_refs[i].h);
-    /* keep() counted them again: a copy is not a new sample */
+        pg_sampler_keep(s, keep_refs[i].h);
+    /* pg_sampler_keep counted them again: a copy is not a new sample */
     s->st.samples = samples;
     s->st.dropped = dropped;
     free(keep_refs);

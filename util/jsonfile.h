@@ -3,10 +3,15 @@
 #define PG_UTIL_JSONFILE_H
 
 #include <cjson/cJSON.h>
+#include <stddef.h>
 
 /* Parses all of `path` into `*out` (free with cJSON_Delete). PG_ENOTFOUND when
  * it does not exist; PG_EINVAL "path:LINE:COL: invalid JSON" (as an editor
  * counts) when it does not parse. */
 int pg_json_read_file(cJSON **out, const char *path);
+
+/* The same from text[0..len) (need not be NUL-terminated); `name` is what
+ * the message calls it. */
+int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name);
 
 #endif
