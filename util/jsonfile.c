@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name)
@@ -30,4 +31,12 @@ int pg_json_read_file(cJSON **out, const char *path)
     rc = pg_json_parse(out, text, len, path);
     free(text);
     return rc;
+}
+
+int pg_json_int(const cJSON *item, int fallback)
+{
+    if (!cJSON_IsNumber(item))
+        return fallback;
+    double v = item->valuedouble;
+    return v > INT_MIN - 1.0 && v < INT_MAX + 1.0 ? (int)v : fallback;   /* false for NaN */
 }

@@ -14,4 +14,8 @@ int pg_json_read_file(cJSON **out, const char *path);
  * the message calls it. */
 int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name);
 
+/* A number item as an int (truncated); `fallback` when it is missing, not a
+ * number, or out of int's range: a cast would be undefined there. */
+int pg_json_int(const cJSON *item, int fallback);
+
 #endif
