@@ -317,13 +317,15 @@ int pg_sampler_keep(void *ctx, const struct perf_event_header *h)
 {
     pg_sampler *s = ctx;
     switch (h->type) {
-    case PERF_RECORD_LOST: {
+    case PERF_RECORD_LOST: {    /* id, lost */
         const uint64_t *w = (const uint64_t *)(h + 1);
-        s->st.lost += w[1];
+        if (h->size >= sizeof *h + 16)
+            s->st.lost += w[1];
         return 0;
     }
-    case PERF_RECORD_LOST_SAMPLES:
-        s->st.lost += *(const uint64_t *)(h + 1);
+    case PERF_RECORD_LOST_SAMPLES:  /* lost */
+        if (h->size >= sizeof *h + 8)
+            s->st.lost += *(const uint64_t *)(h + 1);
         return 0;
     case PERF_RECORD_THROTTLE:
         s->st.throttled++;
@@ -424,7 +426,9 @@ int pg_sampler_flush(pg_sampler *s, pg_sampler_fn fn, void *ctx)
     qsort(s->refs, s->nrefs, sizeof *s->refs, by_time);
     size_t k = 0;
     int rc = 0;
-    for (; k < s->nrefs && s->refs[k].time < s->round_mark; k++)
+    /* After finish (round_mark UINT64_MAX) everything goes, even a record
+     * stamped UINT64_MAX: a corrupt time must not keep it buffered forever. */
+    for (; k < s->nrefs && (s->refs[k].time < s->round_mark || s->round_mark == UINT64_MAX); k++)
         if ((rc = fn(ctx, s->refs[k].h)) < 0)
             break;
     if (rc < 0)
