@@ -17,8 +17,11 @@ command -v clang-14 >/dev/null || { echo "ci/fuzz.sh: clang-14 not found (ci/ins
 
 dir=build-fuzz
 CC=clang-14 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFGATE_FUZZ=ON >/dev/null || exit 2
-cmake --build "$dir" -j"$(nproc 2>/dev/null || echo 2)" --target "${parsers[@]/#/fuzz_}" >/dev/null || {
+# fuzz_records maps the test programs its seeds were captured from (tests/fuzz/fuzz_records.c).
+cmake --build "$dir" -j"$(nproc 2>/dev/null || echo 2)" --target "${parsers[@]/#/fuzz_}" \
+    prog_sample_tree prog_sample_lib pgsample >/dev/null || {
   echo "ci/fuzz.sh: build failed" >&2; exit 2; }
+export PG_TEST_PROGS=$PWD/$dir/tests/progs
 
 max_len() {   # the largest input worth trying: a little over the largest real one
   case $1 in

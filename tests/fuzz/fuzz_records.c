@@ -13,10 +13,13 @@
  * The data area is the smallest power of two (>= 64 bytes) holding the rest.
  *
  * Files a MMAP record names are opened and parsed (ELF, unwind tables,
- * symbols). Only system libraries are let through, and "[vdso]": any other
- * absolute path becomes one that does not exist, so the fuzzer never opens
- * a FIFO or a device, and a replay does not depend on this machine's files
- * beyond /usr and /lib. */
+ * symbols). Only two kinds are let through: "[vdso]", and the test programs
+ * (tests/progs/: a name ".../tests/progs/X" is read as $PG_TEST_PROGS/X, so
+ * seeds captured in one build directory replay in any). Every other absolute
+ * path becomes one that does not exist: the fuzzer never opens a FIFO or a
+ * device, a replay does not depend on this machine's files, and no input
+ * spends half a second loading the C library's DWARF (libdw's own work, not
+ * perfgate's). */
 #include "tests/fuzz/fuzz.h"
 #include "counters/profile.h"
 #include "counters/ringbuf.h"
@@ -30,28 +33,33 @@ static size_t name_offset(uint32_t type)
     return type == PERF_RECORD_MMAP ? 40 : type == PERF_RECORD_MMAP2 ? 72 : 0;
 }
 
-static int allowed(const char *name, size_t max)
+/* The name a MMAP record's file is opened by here (see above) into buf. */
+static void file_name(char *buf, size_t len, const char *name, size_t max)
 {
-    if (!max || name[0] != '/')
-        return 1;
     size_t n = strnlen(name, max);
-    char buf[PAGE];
-    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), name);
-    return (!strncmp(buf, "/usr/", 5) || !strncmp(buf, "/lib", 4)) && !strstr(buf, "/..");
+    static const char progs[] = "/tests/progs/";
+    const char *dir = getenv("PG_TEST_PROGS");
+    const char *p = memmem(name, n, progs, sizeof progs - 1);
+    if (!n || name[0] != '/')
+        snprintf(buf, len, "%.*s", (int)n, name);
+    else if (p && dir && !memchr(p + sizeof progs - 1, '/', n - (size_t)(p - name) - (sizeof progs - 1)))
+        snprintf(buf, len, "%s/%.*s", dir, (int)(n - (size_t)(p - name) - (sizeof progs - 1)), p + sizeof progs - 1);
+    else
+        snprintf(buf, len, "/nonexistent/fuzz");
 }
 
 static int add(void *profile, const struct perf_event_header *h)
 {
     size_t off = name_offset(h->type);
-    if (off && h->size > off && !allowed((const char *)h + off, h->size - off)) {
-        _Alignas(8) unsigned char copy[65536];
-        memcpy(copy, h, h->size);
-        static const char gone[] = "/nonexistent/fuzz";
-        size_t room = h->size - off;
-        memcpy(copy + off, gone, room < sizeof gone ? room : sizeof gone);
-        return pg_profile_add(profile, (const struct perf_event_header *)copy);
-    }
-    return pg_profile_add(profile, h);
+    if (!off || h->size <= off || !memchr((const char *)h + off, '\0', h->size - off))
+        return pg_profile_add(profile, h);
+    /* The record with its name replaced (and no sample_id trailer: not read). */
+    _Alignas(8) unsigned char copy[72 + PAGE + 8] = {0};
+    memcpy(copy, h, off);
+    char *name = (char *)copy + off;
+    file_name(name, PAGE, (const char *)h + off, h->size - off);
+    ((struct perf_event_header *)copy)->size = (uint16_t)((off + strlen(name) + 1 + 7) & ~(size_t)7);
+    return pg_profile_add(profile, (const struct perf_event_header *)copy);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
