@@ -5,6 +5,7 @@ set -euo pipefail
 
 pkgs=(
   build-essential cmake pkgconf git
+  clang-14 libfuzzer-14-dev   # ci/fuzz.sh: libFuzzer targets (tests/fuzz/)
   libpfm4-dev libcjson-dev libgit2-dev libunwind-dev libdw-dev libelf-dev
   valgrind            # runtime dependency of the valgrind backend
   chromium            # the flamegraph SVG's interactive test runs in headless Chromium

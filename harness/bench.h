@@ -41,6 +41,9 @@ void pg_benchset_free(pg_benchset *s);
 /* Loads a perfgate.json. Errors name the file, the key and its place
  * ("bench/perfgate.json: benchmarks[1].repeat: expected a whole number >= 1"). */
 int pg_manifest_load(pg_benchset *s, const char *path);
+/* The same from text[0..len); `path` names it in messages, and relative paths
+ * in it resolve against its directory. */
+int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path);
 
 /* Adds what a PATH argument names (see above). */
 int pg_bench_discover(pg_benchset *s, const char *path);

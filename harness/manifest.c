@@ -182,10 +182,22 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
 
 int pg_manifest_load(pg_benchset *s, const char *path)
 {
+    char *text;
+    size_t len;
+    int rc = pg_file_read(&text, &len, path);
+    if (rc < 0)
+        return rc;
+    rc = pg_manifest_parse(s, text, len, path);
+    free(text);
+    return rc;
+}
+
+int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path)
+{
     static const char *const top[] = {"build", "defaults", "benchmarks", "$schema", NULL};
     static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", NULL};
     cJSON *doc = NULL;
-    int rc = pg_json_read_file(&doc, path);
+    int rc = pg_json_parse(&doc, text, len, path);
     if (rc < 0)
         return rc;
 

@@ -2,6 +2,7 @@
 #include "harness/results.h"
 #include "util/array.h"
 #include "util/error.h"
+#include "util/jsonfile.h"
 #include "util/strindex.h"
 
 #include <stdio.h>
@@ -88,7 +89,7 @@ static int collect_run(collector *c, const cJSON *run, const char *stacks_base)
     side->nruns++;
     snprintf(side->machine_id, sizeof side->machine_id, "%s", pg_run_machine_id(run));
     snprintf(side->machine_desc, sizeof side->machine_desc, "%s, %d cores, %s", str(mach, "cpu_model"),
-             (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(mach, "cores")), str(mach, "kernel"));
+             pg_json_int(cJSON_GetObjectItemCaseSensitive(mach, "cores"), 0), str(mach, "kernel"));
     snprintf(side->backend, sizeof side->backend, "%s", run_backend);
     side->dirty |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "dirty"));
     if (!side->commit[0] && *str(run, "commit"))
@@ -117,8 +118,10 @@ static int collect_run(collector *c, const cJSON *run, const char *stacks_base)
                 snprintf(path, sizeof path, "%s", stacks);
             set_str(&b->stacks, path);
         }
-        const cJSON *jm;
-        cJSON_ArrayForEach(jm, cJSON_GetObjectItemCaseSensitive(jb, "metrics")) {
+        const cJSON *jm, *metrics = cJSON_GetObjectItemCaseSensitive(jb, "metrics");
+        if (metrics && !cJSON_IsObject(metrics))
+            return pg_error_set(PG_EINVAL, "benchmark %s: \"metrics\" is not an object", name);
+        cJSON_ArrayForEach(jm, metrics) {
             const char *source = str(jm, "backend");
             pg_series *m = metric_get(b, jm->string, str(jm, "unit"), *run_backend ? run_backend : source,
                                       source);

@@ -1,6 +1,7 @@
 #include "harness/table.h"
 #include "report/format.h"
 #include "report/stats.h"
+#include "util/jsonfile.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,13 +65,13 @@ void pg_table_print_bench(FILE *out, const cJSON *b, int verbose)
 {
     const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "name"));
     const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "status"));
-    int runs = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(b, "runs"));
+    int runs = pg_json_int(cJSON_GetObjectItemCaseSensitive(b, "runs"), 0);
     const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(b, "metrics");
     const cJSON *fail = cJSON_GetObjectItemCaseSensitive(b, "failure");
     if (status && !strcmp(status, "failed")) {
         const char *reason = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fail, "reason"));
         const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fail, "phase"));
-        int run = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fail, "run"));
+        int run = pg_json_int(cJSON_GetObjectItemCaseSensitive(fail, "run"), 0);
         fprintf(out, "%s  FAILED: %s (%s %d)\n", name, reason ? reason : "?", phase ? phase : "run", run);
         const char *tail = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fail, "stderr_tail"));
         if (tail && *tail) {
@@ -103,7 +104,7 @@ void pg_table_print_bench(FILE *out, const cJSON *b, int verbose)
             print_metric(out, *s, m);
     }
     int hidden = 0;
-    for (const cJSON *m = metrics ? metrics->child : NULL; m; m = m->next) {
+    for (const cJSON *m = cJSON_IsObject(metrics) ? metrics->child : NULL; m; m = m->next) {
         if (is_shared(m->string))
             continue;
         const char *be = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "backend"));

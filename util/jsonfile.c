@@ -3,7 +3,23 @@
 #include "util/error.h"
 #include "util/fileio.h"
 
+#include <limits.h>
 #include <stdlib.h>
+
+int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name)
+{
+    const char *end = NULL;
+    *out = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (*out)
+        return 0;
+    int line = 1, col = 1;
+    for (const char *p = text; end && p < end; p++)
+        if (*p == '\n')
+            line++, col = 1;
+        else
+            col++;
+    return pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", name, line, col);
+}
 
 int pg_json_read_file(cJSON **out, const char *path)
 {
@@ -12,18 +28,15 @@ int pg_json_read_file(cJSON **out, const char *path)
     int rc = pg_file_read(&text, &len, path);
     if (rc < 0)
         return rc;
-    const char *end = NULL;
-    *out = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!*out) {
-        int line = 1, col = 1;
-        for (const char *p = text; end && p < end; p++)
-            if (*p == '\n')
-                line++, col = 1;
-            else
-                col++;
-        free(text);
-        return pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", path, line, col);
-    }
+    rc = pg_json_parse(out, text, len, path);
     free(text);
-    return 0;
+    return rc;
+}
+
+int pg_json_int(const cJSON *item, int fallback)
+{
+    if (!cJSON_IsNumber(item))
+        return fallback;
+    double v = item->valuedouble;
+    return v > INT_MIN - 1.0 && v < INT_MAX + 1.0 ? (int)v : fallback;   /* false for NaN */
 }
