@@ -64,11 +64,12 @@ static void write_logs(const char *dir, const char *name, const pg_spawn_result 
 {
     if (!dir)
         return;
-    char p[4096];
-    snprintf(p, sizeof p, "%s/%s.stdout", dir, name);
+    char p[4096], fname[PG_SAFE_NAME_SIZE];
+    pg_path_safe_name(fname, name);
+    snprintf(p, sizeof p, "%s/%s.stdout", dir, fname);
     if (pg_file_write_atomic(p, r->out_log ? r->out_log : "", r->out_len) == 0)
         cJSON_AddStringToObject(b, "stdout_log", p);
-    snprintf(p, sizeof p, "%s/%s.stderr", dir, name);
+    snprintf(p, sizeof p, "%s/%s.stderr", dir, fname);
     if (pg_file_write_atomic(p, r->err_log ? r->err_log : "", r->err_len) == 0)
         cJSON_AddStringToObject(b, "stderr_log", p);
 }

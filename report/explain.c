@@ -77,8 +77,8 @@ static int funcs_of(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, i
 static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp *b, pg_folded *fa, pg_folded *fb,
                     const char *dir, int exact)
 {
-    char name[256], path[4096 + 300], title[512];
-    pg_path_safe_name(name, sizeof name, b->name);
+    char name[PG_SAFE_NAME_SIZE], path[4096 + 300], title[512];
+    pg_path_safe_name(name, b->name);
     pg_flamegraph_opts o;
     pg_flamegraph_opts_init(&o);
     o.unit = exact ? "instructions" : "samples";

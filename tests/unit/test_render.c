@@ -467,22 +467,8 @@ static void test_side_names(void)
     CHECK_STR(buf, "a.json");
 }
 
-static void test_file_names(void)
-{
-    char buf[64];
-    pg_path_safe_name(buf, sizeof buf, "sort-1m");
-    CHECK_STR(buf, "sort-1m");
-    pg_path_safe_name(buf, sizeof buf, "../etc/passwd x");
-    CHECK_STR(buf, "_._etc_passwd_x");
-    pg_path_safe_name(buf, sizeof buf, ".hidden");
-    CHECK_STR(buf, "_hidden");
-    pg_path_safe_name(buf, sizeof buf, "");
-    CHECK_STR(buf, "_");
-}
-
 int main(void)
 {
-    test_file_names();
     test_side_names();
     test_markdown_limits();
     pg_side a, b;
