@@ -18,6 +18,7 @@
 #include "report/threshold.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -406,16 +407,14 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
         for (size_t i = 0; i < c.nbench && !seen; i++)
             seen = pg_bench_cmp_metric(&c.bench[i], o->gates.v[g]) != NULL;
         if (!seen && c.nbench)
-            fprintf(stderr, "perfgate: warning: gating metric '%s' was not measured for any benchmark compared\n",
-                    o->gates.v[g]);
+            pg_text_warn("warning: gating metric '%s' was not measured for any benchmark compared", o->gates.v[g]);
     }
     int status = c.verdict == PG_VERDICT_REGRESSED ? PG_EXIT_FAIL : PG_EXIT_OK;
     size_t written;
     if (pg_explain(&c, 10, o->flamegraph, &written) < 0)
         status = pg_die_last();
     else if (written)
-        fprintf(stderr, "perfgate: %zu differential flamegraph%s in %s\n", written, written == 1 ? "" : "s",
-                o->flamegraph);
+        pg_text_warn("%zu differential flamegraph%s in %s", written, written == 1 ? "" : "s", o->flamegraph);
     const char *nc = getenv("NO_COLOR");
     int color = !o->output && o->format == FMT_TEXT && isatty(1) && !(nc && *nc);
     char *text = NULL;
@@ -461,7 +460,7 @@ int pg_cmd_compare(int argc, char **argv)
     char ida[16], idb[16], backend[16];
     if (rc == 0)
         rc = choose_machines(ida, idb, backend, &a, &b, &o);
-    int status = rc == PG_EINTR ? (fprintf(stderr, "perfgate: %s\n", pg_error_last()), 130)
+    int status = rc == PG_EINTR ? (pg_text_warn("%s", pg_error_last()), 130)
                  : rc < 0 ? pg_die_last() : compare(in, ida, idb, backend, &o);
     cJSON_Delete(a.runs);
     cJSON_Delete(b.runs);

@@ -11,6 +11,7 @@
 #include "harness/store.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/jsonfile.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -272,9 +273,10 @@ int pg_cmd_run(int argc, char **argv)
         printf("stacks (not stored): %s/\n", stacks_dir);
     }
     if (json) {
-        char *text = cJSON_Print(doc);
-        puts(text);
-        cJSON_free(text);
+        char *text = pg_json_print(doc, NULL);
+        if (text)
+            fputs(text, stdout);
+        free(text);
     }
     if (nfailed) {
         fprintf(stderr, "perfgate: %d of %zu benchmarks failed\n", nfailed, set.n);

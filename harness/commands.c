@@ -1,5 +1,6 @@
 #include "harness/commands.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,9 +12,7 @@ int pg_die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("perfgate: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    pg_text_vwarn(fmt, ap);     /* messages quote names and file contents: escaped */
     va_end(ap);
     return PG_EXIT_USAGE;
 }

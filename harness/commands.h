@@ -20,8 +20,9 @@ int pg_cmd_doctor(int argc, char **argv);
 /* Exit statuses shared by every command. */
 enum { PG_EXIT_OK = 0, PG_EXIT_FAIL = 1, PG_EXIT_USAGE = 2 };
 
-/* Prints "perfgate: <msg>\n" to stderr (msg printf-style) and returns PG_EXIT_USAGE,
- * for `return pg_die("...")` in a command. */
+/* Prints "perfgate: <msg>\n" to stderr (msg printf-style, escaped for the
+ * terminal: pg_text_warn) and returns PG_EXIT_USAGE, for `return pg_die("...")`
+ * in a command. */
 int pg_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, with pg_error_last() as the message. */
 int pg_die_last(void);

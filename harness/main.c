@@ -1,5 +1,6 @@
 /* perfgate — benchmark-regression harness. Dispatches to the subcommands. */
 #include "harness/commands.h"
+#include "util/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +58,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(commands[i].name, cmd))
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "perfgate: '%s' is not a perfgate command; see 'perfgate --help'\n", cmd);
+    pg_text_warn("'%s' is not a perfgate command; see 'perfgate --help'", cmd);
     return PG_EXIT_USAGE;
 }

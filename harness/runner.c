@@ -5,6 +5,7 @@
 #include "harness/table.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/text.h"
 
 #include <sched.h>
 #include <signal.h>
@@ -94,7 +95,9 @@ static void progress(const pg_run_opts *o, size_t bi, size_t bn, const char *nam
 {
     if (!o->progress)
         return;
-    fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s %d/%d", bi + 1, bn, name, phase, j, m);
+    char shown[256];
+    fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s %d/%d", bi + 1, bn, pg_text_escape_buf(shown, sizeof shown, name, PG_TEXT_TERM),
+            phase, j, m);
     fflush(stderr);
 }
 
@@ -221,7 +224,7 @@ static int run_one(cJSON *benchmarks, int *failed, const pg_benchset *set, size_
         rc = pg_stacks_record(o->stacks, b, bench->name, &so, &sfailed);
         if (rc == 0 && sfailed) {
             cJSON_AddStringToObject(b, "stacks_error", pg_error_last());
-            fprintf(stderr, "perfgate: %s: no stacks: %s\n", bench->name, pg_error_last());
+            pg_text_warn("%s: no stacks: %s", bench->name, pg_error_last());
         }
     }
     pg_readings_free(&rd);

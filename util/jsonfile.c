@@ -2,8 +2,10 @@
 #include "util/jsonfile.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/text.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int pg_json_read_file(cJSON **out, const char *path)
 {
@@ -26,4 +28,16 @@ int pg_json_read_file(cJSON **out, const char *path)
     }
     free(text);
     return 0;
+}
+
+char *pg_json_print(const cJSON *doc, size_t *len)
+{
+    char *text = cJSON_Print(doc);
+    if (!text)
+        return NULL;
+    size_t n = strlen(text);
+    text[n] = '\n';     /* cJSON_Print leaves room for the NUL: the newline takes it */
+    char *out = pg_text_utf8_repair(text, n + 1, len);
+    cJSON_free(text);
+    return out;
 }

@@ -176,7 +176,9 @@ static const char *escape_one(char esc[16], const char *s, int32_t cp, pg_text_m
 /* Plain printable ASCII that no mode escapes: the fast path. */
 static int plain(unsigned char c)
 {
-    return c >= 0x20 && c < 0x7f && !strchr("\"\\&<>'|`*_[]#~", c);
+    /* Bit c set for 0x20..0x7e except " \\ & < > ' | ` * _ [ ] # ~ . */
+    static const uint64_t mask[2] = {0xaffffb3300000000ULL, 0x2ffffffe47ffffffULL};
+    return c < 0x80 && (mask[c >> 6] >> (c & 63)) & 1;
 }
 
 void pg_text_escape(pg_text_sink put, void *ctx, const char *s, size_t n, pg_text_mode mode)
@@ -204,6 +206,11 @@ void pg_text_escape(pg_text_sink put, void *ctx, const char *s, size_t n, pg_tex
 }
 
 static void put_file(void *ctx, const char *s, size_t n) { fwrite(s, 1, n, ctx); }
+
+void pg_text_fwrite(FILE *out, const char *s, size_t n, pg_text_mode mode)
+{
+    pg_text_escape(put_file, out, s, n, mode);
+}
 
 void pg_text_fputs(FILE *out, const char *s, pg_text_mode mode)
 {

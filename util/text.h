@@ -61,7 +61,8 @@ typedef void (*pg_text_sink)(void *ctx, const char *s, size_t n);
 /* Writes s[0..n) escaped for `mode` through `put`. */
 void pg_text_escape(pg_text_sink put, void *ctx, const char *s, size_t n, pg_text_mode mode);
 
-/* The same to a stdio stream (s NULL prints nothing). */
+/* The same to a stdio stream: s[0..n), or the string s (NULL prints nothing). */
+void pg_text_fwrite(FILE *out, const char *s, size_t n, pg_text_mode mode);
 void pg_text_fputs(FILE *out, const char *s, pg_text_mode mode);
 
 /* The same into buf[len] (len >= 8), always NUL-terminated. What does not fit
