@@ -95,16 +95,14 @@ static int is_bidi_control(int32_t cp)
     return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f;
 }
 
-/* What code point `cp` (bytes s[0..l)) becomes in `mode`: NULL to copy it as
- * it is, else its escape written into esc[16]. */
-static const char *escape_one(char esc[16], const char *s, int32_t cp, pg_text_mode mode)
+/* What code point `cp` becomes in `mode`: NULL to copy it as it is, else
+ * its escape (written into esc[16] when it is made here). */
+static const char *escape_one(char esc[16], int32_t cp, pg_text_mode mode)
 {
     switch (mode) {
     case PG_TEXT_TERM:
-        if (cp == PG_TEXT_INVALID) {
-            snprintf(esc, 16, "\\x%02x", (unsigned char)s[0]);
-            return esc;
-        }
+        if (cp == PG_TEXT_INVALID)
+            return replacement;     /* as in every other output and the store */
         if (cp == '\n') return "\\n";
         if (cp == '\t') return "\\t";
         if (cp == '\r') return "\\r";
@@ -192,7 +190,7 @@ void pg_text_escape(pg_text_sink put, void *ctx, const char *s, size_t n, pg_tex
         int32_t cp;
         size_t l = pg_text_utf8_decode(s + i, n - i, &cp);
         char buf[16];
-        const char *esc = escape_one(buf, s + i, cp, mode);
+        const char *esc = escape_one(buf, cp, mode);
         if (esc) {
             if (i > run)
                 put(ctx, s + run, i - run);

@@ -7,8 +7,10 @@
  * in memory a name is the exact bytes it was given (so file names derived
  * from it and matching by name stay exact), and every writer passes it through
  * pg_text_escape() in the mode of its format. All modes decode with the same
- * strict UTF-8 decoder, so whatever the bytes, every output is valid:
- *   JSON      valid UTF-8 (invalid bytes become U+FFFD), specials escaped;
+ * strict UTF-8 decoder, and every mode turns a byte that is not UTF-8 into
+ * U+FFFD, so a name reads the same in every output and in the store. Whatever
+ * the bytes, every output is valid:
+ *   JSON      valid UTF-8, specials escaped;
  *   XML       only characters XML 1.0 allows (U+FFFD for the rest);
  *   markdown  no markup, no control characters, valid UTF-8;
  *   terminal  no control character reaches the terminal: ESC prints as \x1b.
@@ -43,7 +45,7 @@ size_t pg_text_prefix(const char *s, size_t max);
 
 typedef enum {
     PG_TEXT_TERM,       /* a terminal or log: controls as \n \t \x1b, C1 and bidi
-                           controls as \u009b, invalid bytes as \xff */
+                           controls as \u009b, invalid bytes U+FFFD */
     PG_TEXT_JSON,       /* inside a JSON string: " \ and controls escaped
                            (also DEL, C1, U+2028/9), invalid bytes U+FFFD */
     PG_TEXT_XML,        /* XML 1.0 character data or attribute value: & < > " '

@@ -51,7 +51,7 @@ static void test_escape_modes(void)
     char buf[256];
     const char *hostile = "x\x1b[2J\x07|<b>\"&\xff\xc2\x9b\xef\xbf\xbe\n";
     CHECK_STR(pg_text_escape_buf(buf, sizeof buf, hostile, PG_TEXT_TERM),
-              "x\\x1b[2J\\x07|<b>\"&\\xff\\u009b\xef\xbf\xbe\\n");
+              "x\\x1b[2J\\x07|<b>\"&\xef\xbf\xbd\\u009b\xef\xbf\xbe\\n");
     CHECK_STR(pg_text_escape_buf(buf, sizeof buf, hostile, PG_TEXT_JSON),
               "x\\u001b[2J\\u0007|<b>\\\"&\xef\xbf\xbd\\u009b\xef\xbf\xbe\\n");
     CHECK_STR(pg_text_escape_buf(buf, sizeof buf, hostile, PG_TEXT_XML),
