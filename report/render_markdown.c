@@ -224,7 +224,7 @@ static void write_cut(FILE *out, const char *text, size_t len, const pg_comparis
     fwrite(text, 1, keep, out);
     /* A blank line first: a line right after a table would be one more row. */
     snprintf(note, sizeof note,
-             "\n**This report was cut at %zu of its %zu characters to fit a pull-request comment.** "
+             "\n**This report was cut at %zu of its %zu bytes to fit a pull-request comment.** "
              "The complete comparison is `perfgate compare --format json` of the same baseline and candidate ",
              keep, len);
     fputs(note, out);
