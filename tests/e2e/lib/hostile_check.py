@@ -146,6 +146,7 @@ def main():
     func = bytes.fromhex(spec["function"])
     rows = {n: {} for n in names}
     whole = {}
+    store, cmp_json = {"runs": []}, {"benchmarks": []}   # what could not be parsed has nothing
 
     def cell(name, col, problem):
         rows[name][col] = problem
