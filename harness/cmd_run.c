@@ -12,6 +12,7 @@
 #include "harness/store.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/jsonfile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -227,9 +228,10 @@ static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
         printf("stacks (not stored): %s/\n", st->stacks_dir);
     }
     if (a->json) {
-        char *text = cJSON_Print(st->doc);
-        puts(text);
-        cJSON_free(text);
+        char *text = pg_json_print(st->doc, NULL);
+        if (text)
+            fputs(text, stdout);
+        free(text);
     }
     return 0;
 }

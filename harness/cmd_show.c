@@ -4,9 +4,12 @@
 #include "harness/store.h"
 #include "harness/table.h"
 #include "util/error.h"
+#include "util/jsonfile.h"
+#include "util/text.h"
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -57,31 +60,32 @@ int pg_cmd_show(pg_ctx *ctx, int argc, char **argv)
         return pg_die_last();
 
     if (json) {
-        char *text = cJSON_Print(runs);
-        puts(text);
-        cJSON_free(text);
+        char *text = pg_json_print(runs, NULL);
+        if (text)
+            fputs(text, stdout);
+        free(text);
         cJSON_Delete(runs);
         return PG_EXIT_OK;
     }
     const cJSON *run;
     int i = 0;
+    /* Whatever a stored document says is escaped for the terminal (util/text.h). */
+#define S(obj, key, buf) pg_text_escape_buf(buf, sizeof buf, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key)), PG_TEXT_TERM)
     cJSON_ArrayForEach(run, runs) {
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(run, "machine");
-        const char *commit = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "commit"));
-        printf("%srun %s\n", i++ ? "\n" : "", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "id")));
-        printf("  commit   %s%s\n", commit ? commit : "(none)",
+        char b1[256], b2[256], b3[256];
+        printf("%srun %s\n", i++ ? "\n" : "", S(run, "id", b1));
+        printf("  commit   %s%s\n", cJSON_IsString(cJSON_GetObjectItemCaseSensitive(run, "commit")) ? S(run, "commit", b1) : "(none)",
                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "dirty")) ? " (dirty work tree)" : "");
-        printf("  machine  %s  %s, %s, %d cores\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "id")),
-               cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model")),
-               cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "kernel")),
+        printf("  machine  %s  %s, %s, %d cores\n", S(m, "id", b1), S(m, "cpu_model", b2), S(m, "kernel", b3),
                (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "cores")));
-        printf("  backend  %s (%s)\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "backend")),
-               cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "backend_version")));
-        printf("  started  %s\n\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "start_time")));
+        printf("  backend  %s (%s)\n", S(run, "backend", b1), S(m, "backend_version", b2));
+        printf("  started  %s\n\n", S(run, "start_time", b1));
         const cJSON *b;
         cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(run, "benchmarks"))
             pg_table_print_bench(stdout, b, verbose);
     }
+#undef S
     cJSON_Delete(runs);
     return PG_EXIT_OK;
 }

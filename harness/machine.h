@@ -24,7 +24,4 @@ typedef struct pg_machine {
 void pg_machine_probe(pg_machine *m, const char *backend, const char *backend_version, const char *geometry);
 cJSON *pg_machine_to_json(const pg_machine *m);
 
-/* 64-bit FNV-1a, for ids derived from text. */
-unsigned long long pg_hash64(const char *s);
-
 #endif

@@ -127,14 +127,13 @@ int pg_store_append(char *path_out, size_t path_len, const char *root, const cha
     }
     if (rc == 0) {
         cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "runs"), cJSON_Duplicate(run, 1));
-        char *text = cJSON_Print(doc);
+        size_t n;
+        char *text = pg_json_print(doc, &n);
         if (!text) {
             rc = pg_error_set(PG_ENOMEM, "out of memory");
         } else {
-            size_t n = strlen(text);
-            text[n] = '\n';     /* cJSON_Print leaves room for the NUL only: write n+1 with the newline */
-            rc = pg_file_write_atomic(path, text, n + 1);
-            cJSON_free(text);
+            rc = pg_file_write_atomic(path, text, n);
+            free(text);
             if (rc < 0)
                 pg_error_wrap(rc, "cannot store results");
         }

@@ -2,6 +2,7 @@
 #include "report/format.h"
 #include "report/stats.h"
 #include "util/jsonfile.h"
+#include "util/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -54,7 +55,9 @@ static void print_metric(FILE *out, const char *name, const cJSON *m)
         snprintf(spread, sizeof spread, "± %.2f%%", 100.0 * dev / fabs(med));
     else
         snprintf(spread, sizeof spread, "± %.0f", dev);
-    fprintf(out, "  %-22s %18s %-6s ", name, val, u);
+    char tn[256], tu[64];
+    fprintf(out, "  %-22s %18s %-6s ", pg_text_escape_buf(tn, sizeof tn, name, PG_TEXT_TERM), val,
+            pg_text_escape_buf(tu, sizeof tu, u, PG_TEXT_TERM));
     if (minrun < 0.9995)
         fprintf(out, "%-12s running %.1f%%\n", spread, 100.0 * minrun);
     else
@@ -63,7 +66,10 @@ static void print_metric(FILE *out, const char *name, const cJSON *m)
 
 void pg_table_print_bench(FILE *out, const cJSON *b, int verbose)
 {
-    const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "name"));
+    /* Names, reasons and a child's stderr are shown escaped for the terminal
+     * (util/text.h): a benchmark cannot write escape sequences through us. */
+    char name[512], t1[256], t2[256];
+    pg_text_escape_buf(name, sizeof name, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "name")), PG_TEXT_TERM);
     const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "status"));
     int runs = pg_json_int(cJSON_GetObjectItemCaseSensitive(b, "runs"), 0);
     const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(b, "metrics");
@@ -72,7 +78,8 @@ void pg_table_print_bench(FILE *out, const cJSON *b, int verbose)
         const char *reason = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fail, "reason"));
         const char *phase = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fail, "phase"));
         int run = pg_json_int(cJSON_GetObjectItemCaseSensitive(fail, "run"), 0);
-        fprintf(out, "%s  FAILED: %s (%s %d)\n", name, reason ? reason : "?", phase ? phase : "run", run);
+        fprintf(out, "%s  FAILED: %s (%s %d)\n", name, pg_text_escape_buf(t1, sizeof t1, reason ? reason : "?", PG_TEXT_TERM),
+                pg_text_escape_buf(t2, sizeof t2, phase ? phase : "run", PG_TEXT_TERM), run);
         const char *tail = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fail, "stderr_tail"));
         if (tail && *tail) {
             fprintf(out, "  stderr (last lines):\n");
@@ -86,13 +93,17 @@ void pg_table_print_bench(FILE *out, const cJSON *b, int verbose)
                 p++;
             for (const char *q = p; *q;) {
                 size_t l = strcspn(q, "\n");
-                fprintf(out, "    | %.*s\n", (int)l, q);
+                fputs("    | ", out);
+                pg_text_fwrite(out, q, l, PG_TEXT_TERM);
+                fputc('\n', out);
                 q += l + (q[l] == '\n');
             }
         }
         const char *log = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "stderr_log"));
-        if (log)
-            fprintf(out, "  full log: %s\n", log);
+        if (log) {
+            char lg[4200];
+            fprintf(out, "  full log: %s\n", pg_text_escape_buf(lg, sizeof lg, log, PG_TEXT_TERM));
+        }
         fputc('\n', out);
         return;
     }

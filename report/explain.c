@@ -10,6 +10,7 @@
 #include "util/folded.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/text.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@ static int load_pair(pg_folded **fa, pg_folded **fb, const pg_bench_cmp *b)
     *fa = *fb = NULL;
     if (pg_folded_new(fa) < 0 || pg_folded_new(fb) < 0 || pg_folded_read_file(*fa, b->stacks_a) < 0 ||
         pg_folded_read_file(*fb, b->stacks_b) < 0) {
-        fprintf(stderr, "perfgate: note: %s: no function breakdown: %s\n", b->name, pg_error_last());
+        pg_text_warn("note: %s: no function breakdown: %s", b->name, pg_error_last());
         pg_folded_free(*fa);
         pg_folded_free(*fb);
         *fa = *fb = NULL;
@@ -77,8 +78,8 @@ static int funcs_of(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, i
 static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp *b, pg_folded *fa, pg_folded *fb,
                     const char *dir, int exact)
 {
-    char name[256], path[4096 + 300], title[512];
-    pg_path_safe_name(name, sizeof name, b->name);
+    char name[PG_SAFE_NAME_SIZE], path[4096 + 300], title[512];
+    pg_path_safe_name(name, b->name);
     pg_flamegraph_opts o;
     pg_flamegraph_opts_init(&o);
     o.unit = exact ? "instructions" : "samples";
@@ -94,7 +95,7 @@ static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp 
         rc = pg_flamegraph_write_diff_file(path, fa, fb, &o);
         if (rc == PG_EINVAL) {
             /* A side without samples: nothing to draw, not a failure of compare. */
-            fprintf(stderr, "perfgate: note: %s: no differential flamegraph: %s\n", b->name, pg_error_last());
+            pg_text_warn("note: %s: no differential flamegraph: %s", b->name, pg_error_last());
             return 0;
         }
         *written += rc == 0;
