@@ -55,17 +55,32 @@ static void names_free(names *t)
     free(t->v);
 }
 
+/* The decimal number at the start of p[0..len) into *out (saturating);
+ * returns how many digits it had. Never reads past len: the text given to
+ * pg_callgrind_parse need not end in a NUL. */
+static size_t parse_num(unsigned long long *out, const char *p, size_t len)
+{
+    unsigned long long v = 0;
+    size_t i = 0;
+    for (; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
+        unsigned d = (unsigned)(p[i] - '0');
+        v = v > (ULLONG_MAX - d) / 10 ? ULLONG_MAX : v * 10 + d;
+    }
+    *out = v;
+    return i;
+}
+
 /* "fn=(12) name", "fn=(12)" or "fn=name": the context's full name, defining
  * the id when the name is given. NULL on a reference to an unknown id. */
 static const char *resolve(names *t, const char *p, size_t len, char *buf, size_t buflen)
 {
     if (len && *p == '(') {
-        char *end;
-        unsigned long id = strtoul(p + 1, &end, 10);
-        if (*end != ')' || id > 10000000)
+        unsigned long long id;
+        size_t nd = parse_num(&id, p + 1, len - 1);
+        if (nd == 0 || 1 + nd >= len || p[1 + nd] != ')' || id > 10000000)
             return NULL;
-        const char *name = end + 1;
-        size_t nlen = len - (size_t)(name - p);
+        const char *name = p + 2 + nd;
+        size_t nlen = len - 2 - nd;
         while (nlen && *name == ' ')
             name++, nlen--;
         if (nlen) {
@@ -143,7 +158,7 @@ long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const c
     int have_cur = 0;
     int skip_next_cost = 0;      /* the line after calls= is an inclusive call cost */
     int ir_col = -1;
-    long long total = 0;
+    unsigned long long total = 0;   /* <= LLONG_MAX, so the return value holds it */
     int rc = 0;
     char buf[4096];
     const char *end = text + len;
@@ -203,18 +218,24 @@ long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const c
                 const char *p = line, *e = line + ll;
                 while (p < e && *p != ' ')
                     p++;
+                /* A cost left out at the end of the line is 0 (the format's rule). */
                 unsigned long long v = 0;
                 for (int col = 0; p < e && col <= ir_col; col++) {
                     while (p < e && *p == ' ')
                         p++;
-                    char *q;
-                    v = strtoull(p, &q, 10);
-                    if (q == p)
-                        v = 0;
-                    p = q;
+                    unsigned long long x;
+                    p += parse_num(&x, p, (size_t)(e - p));
+                    if (col == ir_col)
+                        v = x;
+                    while (p < e && *p != ' ')
+                        p++;
+                }
+                if (v > (unsigned long long)LLONG_MAX - total) {
+                    rc = pg_error_set(PG_EINVAL, "%s:%u: instruction counts add up to more than 2^63", path, lineno);
+                    break;
                 }
                 acc[cur].cost += v;
-                total += (long long)v;
+                total += v;
             }
         }
         line = nl ? nl + 1 : end;
@@ -229,7 +250,7 @@ long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const c
     free(acc);
     pg_strindex_free(&by_ctx);
     names_free(&fn_names);
-    return rc < 0 ? rc : total;
+    return rc < 0 ? rc : (long long)total;
 }
 
 int pg_callgrind_collect(pg_folded *f, const char *outdir)

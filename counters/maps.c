@@ -110,7 +110,7 @@ int pg_procs_mmap(pg_procs *p, pid_t pid, uint64_t start, uint64_t len, uint64_t
     pg_elffile *f = pr ? get_file(p, filename) : NULL;
     if (!f)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    uint64_t end = start + len;
+    uint64_t end = start + len < start ? UINT64_MAX : start + len;   /* a wrapped end would break the sorted lookup */
     /* A new mapping replaces whatever it overlaps (munmap records do not exist). */
     size_t k = 0;
     for (size_t i = 0; i < pr->n; i++) {

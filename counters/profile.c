@@ -22,13 +22,15 @@ typedef struct sample {
     const unsigned char *stack;
 } sample;
 
-/* Decodes a PERF_RECORD_SAMPLE written with `type` (sampler.h's layout). */
+/* Decodes a PERF_RECORD_SAMPLE written with `type` (sampler.h's layout).
+ * Counts come from the record, so every one is checked against the words
+ * left in it (as a count: a pointer past the end would already be undefined). */
 static int decode(sample *out, const struct perf_event_header *h, uint64_t type, uint64_t mask)
 {
     const uint64_t *w = (const uint64_t *)(h + 1);
-    const uint64_t *end = (const uint64_t *)((const char *)h + h->size);
+    uint64_t left = h->size > sizeof *h ? (h->size - sizeof *h) / 8 : 0;
     memset(out, 0, sizeof *out);
-#define NEED(k) do { if (w + (k) > end) return -1; } while (0)
+#define NEED(k) do { if ((k) > left) return -1; left -= (k); } while (0)
     if (type & PERF_SAMPLE_IP) { NEED(1); out->ip = *w++; }
     if (type & PERF_SAMPLE_TID) { NEED(1); out->pid = (uint32_t)*w; out->tid = (uint32_t)(*w >> 32); w++; }
     if (type & PERF_SAMPLE_TIME) { NEED(1); w++; }
@@ -52,14 +54,15 @@ static int decode(sample *out, const struct perf_event_header *h, uint64_t type,
     }
     if (type & PERF_SAMPLE_STACK_USER) {
         NEED(1);
-        uint64_t size = *w++;
+        uint64_t size = *w++ / 8;   /* in words: the kernel copies whole words */
         if (size) {
-            NEED(size / 8 + 1);
+            NEED(size);
+            NEED(1);
             const unsigned char *data = (const unsigned char *)w;
-            w += size / 8;
+            w += size;
             uint64_t dyn = *w++;
             out->stack = data;
-            out->stack_len = dyn < size ? dyn : size;
+            out->stack_len = dyn < size * 8 ? dyn : size * 8;
         }
     }
 #undef NEED
@@ -253,26 +256,32 @@ int pg_profile_add(void *ctx, const struct perf_event_header *h)
         b->mask = pg_sampler_regs_mask(p->s);
         b->cg = pg_sampler_callgraph(p->s);
     }
+    /* Side-band records (perf_event_open(2)): fixed fields, then a NUL-terminated
+     * name, then the sample_id trailer. One too short, or whose name does not
+     * end inside it, is skipped like a malformed sample. */
     const uint32_t *u = (const uint32_t *)(h + 1);
+    const uint64_t *w = (const uint64_t *)(u + 2);
+    size_t size = h->size;
     switch (h->type) {
     case PERF_RECORD_SAMPLE:
         return add_sample(b, h);
-    case PERF_RECORD_MMAP2: {
-        const uint64_t *w = (const uint64_t *)(u + 2);
-        /* pid, tid, addr, len, pgoff, maj/min/ino/ino_gen (or build id), prot, flags, filename */
-        const char *fname = (const char *)(w + 3) + 24 + 8;
-        if (fname < (const char *)h + h->size)
-            return pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], fname);
-        return 0;
+    case PERF_RECORD_MMAP2:     /* pid, tid, addr, len, pgoff, maj/min/ino/ino_gen (or build id), prot, flags, filename */
+    case PERF_RECORD_MMAP: {    /* pid, tid, addr, len, pgoff, filename */
+        size_t at = h->type == PERF_RECORD_MMAP2 ? 72 : 40;
+        const char *fname = (const char *)h + at;
+        if (size <= at || !memchr(fname, '\0', size - at))
+            return 0;
+        return pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], fname);
     }
-    case PERF_RECORD_MMAP: {
-        const uint64_t *w = (const uint64_t *)(u + 2);
-        return pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], (const char *)(w + 3));
+    case PERF_RECORD_COMM: {    /* pid, tid, comm */
+        const char *comm = (const char *)(u + 2);
+        if (size <= 16 || !memchr(comm, '\0', size - 16))
+            return 0;
+        return pg_procs_comm(b->procs, (pid_t)u[0], (pid_t)u[1], comm, (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
     }
-    case PERF_RECORD_COMM:
-        return pg_procs_comm(b->procs, (pid_t)u[0], (pid_t)u[1], (const char *)(u + 2),
-                             (h->misc & PERF_RECORD_MISC_COMM_EXEC) != 0);
-    case PERF_RECORD_FORK:
+    case PERF_RECORD_FORK:      /* pid, ppid, tid, ptid, time */
+        if (size < 24)
+            return 0;
         return pg_procs_fork(b->procs, (pid_t)u[0], (pid_t)u[1], (pid_t)u[2], (pid_t)u[3]);
     default:
         return 0;

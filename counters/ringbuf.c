@@ -37,7 +37,9 @@ int pg_ringbuf_read(pg_ringbuf *rb, pg_ringbuf_fn fn, void *ctx)
             memcpy(&hdr, rb->data + pos, first);
             memcpy((char *)&hdr + first, rb->data, sizeof hdr - first);
         }
-        if (hdr.size < sizeof hdr || hdr.size > head - tail || hdr.size > rb->size) {
+        /* The kernel writes whole 8-byte words: any other size is corruption,
+         * and would leave every later record misaligned. */
+        if (hdr.size < sizeof hdr || hdr.size % 8 || hdr.size > head - tail || hdr.size > rb->size) {
             rc = pg_error_set(PG_EIO, "perf ring buffer: malformed record (size %u at offset %zu)",
                               (unsigned)hdr.size, pos);
             tail = head;

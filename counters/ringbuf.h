@@ -32,7 +32,8 @@ void pg_ringbuf_init(pg_ringbuf *rb, void *base, size_t map_len, size_t page_siz
 
 /* Consumes every complete record available now, calling `fn` for each.
  * Returns the number of records read, or PG_EIO when the buffer holds a
- * malformed record (size 0 or bigger than the buffer): the rest is skipped so
+ * malformed record (size under 8, not a multiple of 8, or bigger than the
+ * buffer or what is left of it): the rest is skipped so
  * the kernel can go on writing. */
 int pg_ringbuf_read(pg_ringbuf *rb, pg_ringbuf_fn fn, void *ctx);
 

@@ -74,6 +74,8 @@ static uint64_t regs_mask(void)
     return m;
 }
 
+static void fill_attr(pg_sampler *s);
+
 int pg_sampler_new(pg_sampler **out, const pg_sampler_opts *o)
 {
     *out = NULL;
@@ -97,6 +99,9 @@ int pg_sampler_new(pg_sampler **out, const pg_sampler_opts *o)
         free(s);
         return pg_error_set(PG_EINVAL, "mmap pages %u: must be a power of two", o->mmap_pages);
     }
+    /* The record layout is known from the options alone: pg_sampler_sample_type
+     * and a profile can use it before the events are opened. */
+    fill_attr(s);
     *out = s;
     return 0;
 }
@@ -247,11 +252,9 @@ int pg_sampler_attach(pg_sampler *s, pid_t pid)
     if (s->attached)
         return pg_error_set(PG_EINVAL, "sampler already attached");
     s->attached = 1;
-    memset(&s->attr, 0, sizeof s->attr);
     int rc = choose_event(s);
     if (rc < 0)
         return rc;
-    fill_attr(s);
     int err = 0;
     if (open_all(s, pid, &err) < 0) {
         int fallback = !s->o.event && s->attr.type == PERF_TYPE_HARDWARE &&
@@ -310,17 +313,19 @@ static uint64_t rec_time(const struct perf_event_header *h)
     return h->size >= 16 ? w[h->size / 8 - 1] : 0;
 }
 
-static int keep(void *ctx, const struct perf_event_header *h)
+int pg_sampler_keep(void *ctx, const struct perf_event_header *h)
 {
     pg_sampler *s = ctx;
     switch (h->type) {
-    case PERF_RECORD_LOST: {
+    case PERF_RECORD_LOST: {    /* id, lost */
         const uint64_t *w = (const uint64_t *)(h + 1);
-        s->st.lost += w[1];
+        if (h->size >= sizeof *h + 16)
+            s->st.lost += w[1];
         return 0;
     }
-    case PERF_RECORD_LOST_SAMPLES:
-        s->st.lost += *(const uint64_t *)(h + 1);
+    case PERF_RECORD_LOST_SAMPLES:  /* lost */
+        if (h->size >= sizeof *h + 8)
+            s->st.lost += *(const uint64_t *)(h + 1);
         return 0;
     case PERF_RECORD_THROTTLE:
         s->st.throttled++;
@@ -379,7 +384,7 @@ int pg_sampler_drain(pg_sampler *s)
     for (size_t i = 0; i < s->nbufs; i++) {
         if (!s->bufs[i].map)
             continue;
-        int r = pg_ringbuf_read(&s->bufs[i].rb, keep, s);
+        int r = pg_ringbuf_read(&s->bufs[i].rb, pg_sampler_keep, s);
         if (r < 0)
             rc = r;
     }
@@ -421,7 +426,9 @@ int pg_sampler_flush(pg_sampler *s, pg_sampler_fn fn, void *ctx)
     qsort(s->refs, s->nrefs, sizeof *s->refs, by_time);
     size_t k = 0;
     int rc = 0;
-    for (; k < s->nrefs && s->refs[k].time < s->round_mark; k++)
+    /* After finish (round_mark UINT64_MAX) everything goes, even a record
+     * stamped UINT64_MAX: a corrupt time must not keep it buffered forever. */
+    for (; k < s->nrefs && (s->refs[k].time < s->round_mark || s->round_mark == UINT64_MAX); k++)
         if ((rc = fn(ctx, s->refs[k].h)) < 0)
             break;
     if (rc < 0)
@@ -438,8 +445,8 @@ int pg_sampler_flush(pg_sampler *s, pg_sampler_fn fn, void *ctx)
     s->st.bytes = 0;
     uint64_t samples = s->st.samples, dropped = s->st.dropped;
     for (size_t i = 0; i < rest; i++)
-        keep(s, keep_refs[i].h);
-    /* keep() counted them again: a copy is not a new sample */
+        pg_sampler_keep(s, keep_refs[i].h);
+    /* pg_sampler_keep counted them again: a copy is not a new sample */
     s->st.samples = samples;
     s->st.dropped = dropped;
     free(keep_refs);

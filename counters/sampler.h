@@ -80,6 +80,12 @@ int pg_sampler_attach(pg_sampler *s, pid_t pid);
  * returns how many. */
 size_t pg_sampler_pollfds(pg_sampler *s, int *fds, size_t max);
 
+/* Copies one record into the sampler's buffer, as a drain does for each
+ * record of a ring buffer (a pg_ringbuf_fn: a test or fuzzer drains its own
+ * buffer into a sampler that never attached). Records of unknown types are
+ * ignored, LOST and THROTTLE only counted. Always returns 0. */
+int pg_sampler_keep(void *sampler, const struct perf_event_header *rec);
+
 /* Copies every available record out of every buffer. */
 int pg_sampler_drain(pg_sampler *s);
 /* The same, and ends a round: a later flush may pass on every record

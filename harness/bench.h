@@ -44,12 +44,21 @@ void pg_benchset_free(pg_benchset *s);
 /* Loads a perfgate.json. Errors name the file, the key and its place
  * ("bench/perfgate.json: benchmarks[1].repeat: expected a whole number >= 1"). */
 int pg_manifest_load(pg_benchset *s, const char *path);
+/* The same from text[0..len); `path` names it in messages, and relative paths
+ * in it resolve against its directory. */
+int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path);
 
 /* Adds what a PATH argument names (see above). */
 int pg_bench_discover(pg_benchset *s, const char *path);
 
 /* Adds one benchmark running argv (argc > 0). */
 int pg_bench_add_command(pg_benchset *s, char *const *argv, int argc);
+
+/* The rule every benchmark name follows, however it was given (a manifest's
+ * "name", an executable's file name): NULL when `name` is a valid name, else
+ * what is wrong with it ("may not contain a newline"). A name is data: any
+ * other byte is allowed, and every output escapes it (util/text.h). */
+const char *pg_bench_name_problem(const char *name);
 
 /* Appends an empty entry (repeat/warmup -1) for the caller to fill. */
 int pg_bench_new_entry(pg_benchset *s, pg_bench **out);

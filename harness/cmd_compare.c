@@ -20,6 +20,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/metrics.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -375,16 +376,15 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
             seen = pg_bench_cmp_metric(&c.bench[i], o->gates.v[g]) != NULL;
         const pg_metric_info *alias = pg_metric_find_alias(o->gates.v[g]);
         if (!seen && c.nbench)
-            fprintf(stderr, "perfgate: warning: gating metric '%s' was not measured for any benchmark compared%s%s%s\n",
-                    o->gates.v[g], alias ? " (did you mean '" : "", alias ? alias->name : "", alias ? "'?)" : "");
+            pg_text_warn("warning: gating metric '%s' was not measured for any benchmark compared%s%s%s",
+                         o->gates.v[g], alias ? " (did you mean '" : "", alias ? alias->name : "", alias ? "'?)" : "");
     }
     int status = c.verdict == PG_VERDICT_REGRESSED ? PG_EXIT_FAIL : PG_EXIT_OK;
     size_t written;
     if (pg_explain(&c, 10, o->flamegraph, &written) < 0)
         status = pg_die_last();
     else if (written)
-        fprintf(stderr, "perfgate: %zu differential flamegraph%s in %s\n", written, written == 1 ? "" : "s",
-                o->flamegraph);
+        pg_text_warn("%zu differential flamegraph%s in %s", written, written == 1 ? "" : "s", o->flamegraph);
     const char *nc = getenv("NO_COLOR");
     int color = !o->output && o->format == FMT_TEXT && isatty(1) && !(nc && *nc);
     char *text = NULL;

@@ -7,6 +7,7 @@
 #include "report/flamegraph.h"
 #include "util/error.h"
 #include "util/folded.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -177,7 +178,7 @@ int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
         return PG_EXIT_USAGE;
     }
     if (sr.notice[0])
-        fprintf(stderr, "perfgate: note: %s\n", sr.notice);
+        pg_text_warn("note: %s", sr.notice);
     status = PG_EXIT_OK;
     if (rc < 0) {
         status = pg_die_last();
@@ -224,10 +225,10 @@ int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
         status = status == PG_EXIT_OK ? PG_EXIT_INTERRUPT : status;
     } else if (status != PG_EXIT_USAGE && (res.signal || res.exit_code || res.timed_out)) {
         if (res.signal)
-            fprintf(stderr, "perfgate: %s was killed by signal %d (SIG%s)\n", cmd[0], res.signal,
-                    sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?");
+            pg_text_warn("%s was killed by signal %d (SIG%s)", cmd[0], res.signal,
+                         sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?");
         else
-            fprintf(stderr, "perfgate: %s exited with status %d\n", cmd[0], res.exit_code);
+            pg_text_warn("%s exited with status %d", cmd[0], res.exit_code);
         status = PG_EXIT_FAIL;
     }
     pg_spawn_result_free(&res);

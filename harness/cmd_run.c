@@ -12,6 +12,7 @@
 #include "harness/store.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/jsonfile.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -4,6 +4,8 @@
 #include "harness/store.h"
 #include "harness/table.h"
 #include "util/error.h"
+#include "util/jsonfile.h"
+#include "util/text.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -69,17 +71,21 @@ int pg_cmd_show(pg_ctx *ctx, int argc, char **argv)
         free(text);
         return PG_EXIT_OK;
     }
+    /* Whatever a stored document says is escaped for the terminal (util/text.h). */
+#define S(str, buf) pg_text_escape_buf(buf, sizeof buf, str, PG_TEXT_TERM)
     for (size_t i = 0; i < runs.n; i++) {
         const pg_rundoc *run = &runs.v[i];
         const pg_machine *m = &run->machine;
-        printf("%srun %s\n", i ? "\n" : "", run->id ? run->id : "(no id)");
-        printf("  commit   %s%s\n", run->commit ? run->commit : "(none)", run->dirty ? " (dirty work tree)" : "");
-        printf("  machine  %s  %s, %s, %d cores\n", m->id, m->cpu_model, m->kernel, m->cores);
-        printf("  backend  %s (%s)\n", run->backend, m->backend_version);
-        printf("  started  %s\n\n", run->start_time ? run->start_time : "(unknown)");
+        char b1[256], b2[256], b3[256];
+        printf("%srun %s\n", i ? "\n" : "", run->id ? S(run->id, b1) : "(no id)");
+        printf("  commit   %s%s\n", run->commit ? S(run->commit, b1) : "(none)", run->dirty ? " (dirty work tree)" : "");
+        printf("  machine  %s  %s, %s, %d cores\n", S(m->id, b1), S(m->cpu_model, b2), S(m->kernel, b3), m->cores);
+        printf("  backend  %s (%s)\n", S(run->backend, b1), S(m->backend_version, b2));
+        printf("  started  %s\n\n", run->start_time ? S(run->start_time, b1) : "(unknown)");
         for (size_t b = 0; b < run->nbench; b++)
             pg_table_print_bench(stdout, &run->bench[b], verbose);
     }
+#undef S
     pg_rundoc_list_free(&runs);
     return PG_EXIT_OK;
 }

@@ -1,6 +1,7 @@
 #include "harness/commands.h"
 #include "harness/store.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -115,9 +116,7 @@ int pg_die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("perfgate: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    pg_text_vwarn(fmt, ap);     /* messages quote names and file contents: escaped */
     va_end(ap);
     return PG_EXIT_USAGE;
 }
@@ -128,7 +127,7 @@ int pg_exit_status(int rc)
 {
     if (rc != PG_EINTR)
         return pg_die_last();
-    fprintf(stderr, "perfgate: %s\n", pg_error_last());
+    pg_text_warn("%s", pg_error_last());
     return PG_EXIT_INTERRUPT;
 }
 

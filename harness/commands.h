@@ -84,8 +84,9 @@ int pg_ctx_repo(pg_ctx *ctx);
  * outside a repository). */
 int pg_ctx_store(pg_ctx *ctx);
 
-/* Prints "perfgate: <msg>\n" to stderr (msg printf-style) and returns PG_EXIT_USAGE,
- * for `return pg_die("...")` in a command. */
+/* Prints "perfgate: <msg>\n" to stderr (msg printf-style, escaped for the
+ * terminal: pg_text_warn) and returns PG_EXIT_USAGE, for `return pg_die("...")`
+ * in a command. */
 int pg_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, with pg_error_last() as the message. */
 int pg_die_last(void);

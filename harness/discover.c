@@ -51,6 +51,11 @@ static int is_exec_file(const char *path)
 
 static int add_exec(pg_benchset *s, const char *path, const char *name)
 {
+    /* The manifest's rule for names holds for file names too. */
+    const char *problem = pg_bench_name_problem(name);
+    if (problem)
+        return pg_error_set(PG_EINVAL, "%s: the benchmark name \"%s\" (the file's name) %s; rename the file, or "
+                            "list it in a perfgate.json with a \"name\"", path, name, problem);
     for (size_t i = 0; i < s->n; i++)
         if (!strcmp(s->v[i].name, name))
             return pg_error_set(PG_EINVAL, "two benchmarks are named \"%s\" (%s and %s)", name, s->v[i].source, path);

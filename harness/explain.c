@@ -5,6 +5,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/folded.h"
+#include "util/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@ static int load_pair(pg_folded **fa, pg_folded **fb, const pg_bench_cmp *b)
     *fa = *fb = NULL;
     if (pg_folded_new(fa) < 0 || pg_folded_new(fb) < 0 || pg_folded_read_file(*fa, b->stacks_a) < 0 ||
         pg_folded_read_file(*fb, b->stacks_b) < 0) {
-        fprintf(stderr, "perfgate: note: %s: no function breakdown: %s\n", b->name, pg_error_last());
+        pg_text_warn("note: %s: no function breakdown: %s", b->name, pg_error_last());
         pg_folded_free(*fa);
         pg_folded_free(*fb);
         *fa = *fb = NULL;
@@ -28,8 +29,8 @@ static int load_pair(pg_folded **fa, pg_folded **fb, const pg_bench_cmp *b)
 static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp *b, pg_folded *fa, pg_folded *fb,
                     const char *dir, int exact)
 {
-    char name[256], path[4096 + 300];
-    pg_path_safe_name(name, sizeof name, b->name);
+    char name[PG_SAFE_NAME_SIZE], path[4096 + 300];
+    pg_path_safe_name(name, b->name);
     int rc = pg_mkdirs(dir);
     for (int reverse = 0; reverse <= 1 && rc == 0; reverse++) {
         char *svg = NULL;
@@ -37,7 +38,7 @@ static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp 
         rc = pg_explain_diff_svg(&svg, &len, c, b, fa, fb, exact, reverse);
         if (rc == PG_EINVAL) {
             /* A side without samples: nothing to draw, not a failure of compare. */
-            fprintf(stderr, "perfgate: note: %s: no differential flamegraph: %s\n", b->name, pg_error_last());
+            pg_text_warn("note: %s: no differential flamegraph: %s", b->name, pg_error_last());
             return 0;
         }
         snprintf(path, sizeof path, "%s/%s.%s.svg", dir, name, reverse ? "diff-reverse" : "diff");

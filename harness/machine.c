@@ -1,19 +1,10 @@
 #include "harness/machine.h"
+#include "util/hash.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-unsigned long long pg_hash64(const char *s)
-{
-    unsigned long long h = 1469598103934665603ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 static void cpu_model(char *out, size_t len)
 {

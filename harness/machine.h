@@ -21,7 +21,4 @@ typedef struct pg_machine {
 
 void pg_machine_probe(pg_machine *m, const char *backend, const char *backend_version, const char *geometry);
 
-/* 64-bit FNV-1a, for ids derived from text. */
-unsigned long long pg_hash64(const char *s);
-
 #endif

@@ -1,6 +1,7 @@
 /* perfgate — benchmark-regression harness. Dispatches to the subcommands. */
 #include "harness/commands.h"
 #include "util/strdist.h"
+#include "util/text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -55,8 +56,8 @@ int main(int argc, char **argv)
         }
     }
     if (near)
-        fprintf(stderr, "perfgate: '%s' is not a perfgate command (did you mean '%s'?); see 'perfgate --help'\n", cmd, near);
+        pg_text_warn("'%s' is not a perfgate command (did you mean '%s'?); see 'perfgate --help'", cmd, near);
     else
-        fprintf(stderr, "perfgate: '%s' is not a perfgate command; see 'perfgate --help'\n", cmd);
+        pg_text_warn("'%s' is not a perfgate command; see 'perfgate --help'", cmd);
     return PG_EXIT_USAGE;
 }

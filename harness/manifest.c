@@ -112,6 +112,19 @@ static char *resolve(const char *dir, const char *p)
     return s;
 }
 
+const char *pg_bench_name_problem(const char *name)
+{
+    if (!*name)
+        return "is empty";
+    /* A name is a one-line label (a table row, a progress line), and a '/'
+     * would read as a directory. */
+    if (strchr(name, '\n'))
+        return "may not contain a newline";
+    if (strchr(name, '/'))
+        return "may not contain '/'";
+    return NULL;
+}
+
 int pg_bench_new_entry(pg_benchset *s, pg_bench **out)
 {
     int rc = pg_array_grow(&s->v, &s->cap, s->n, sizeof *s->v, 8);
@@ -137,8 +150,9 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
     if (!cJSON_IsString(name) || !*name->valuestring)
         return pg_error_set(PG_EINVAL, "%s: %s.name: required, a non-empty string", file, where);
-    if (strpbrk(name->valuestring, "/\n"))
-        return pg_error_set(PG_EINVAL, "%s: %s.name: \"%s\" may not contain '/' or a newline", file, where, name->valuestring);
+    if (pg_bench_name_problem(name->valuestring))
+        return pg_error_set(PG_EINVAL, "%s: %s.name: \"%s\" %s", file, where, name->valuestring,
+                            pg_bench_name_problem(name->valuestring));
     for (size_t i = 0; i < s->n; i++)
         if (!strcmp(s->v[i].name, name->valuestring))
             return pg_error_set(PG_EINVAL, "%s: %s.name: \"%s\" is used twice", file, where, name->valuestring);
@@ -192,10 +206,22 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
 
 int pg_manifest_load(pg_benchset *s, const char *path)
 {
+    char *text;
+    size_t len;
+    int rc = pg_file_read(&text, &len, path);
+    if (rc < 0)
+        return rc;
+    rc = pg_manifest_parse(s, text, len, path);
+    free(text);
+    return rc;
+}
+
+int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path)
+{
     static const char *const top[] = {"build", "defaults", "benchmarks", "$schema", NULL};
     static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", NULL};
     cJSON *doc = NULL;
-    int rc = pg_json_read_file(&doc, path);
+    int rc = pg_json_parse(&doc, text, len, path);
     if (rc < 0)
         return rc;
 

@@ -2,6 +2,7 @@
 #include "harness/results.h"
 #include "util/array.h"
 #include "util/error.h"
+#include "util/jsonfile.h"
 #include "util/strindex.h"
 
 #include <stdio.h>

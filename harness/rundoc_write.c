@@ -204,18 +204,12 @@ static cJSON *run_json(writer *w, const pg_rundoc *r)
 /* Prints `doc` (consumed) as text ending in a newline. */
 static int print(char **text, cJSON *doc, writer *w)
 {
-    char *s = w->oom ? NULL : cJSON_Print(doc);
+    /* pg_json_print: names and logs that are not UTF-8 become U+FFFD, so the
+     * document is valid JSON whatever the bytes (util/text.h). */
+    char *t = w->oom ? NULL : pg_json_print(doc, NULL);
     cJSON_Delete(doc);
-    size_t n = s ? strlen(s) : 0;
-    char *t = s ? malloc(n + 2) : NULL;
-    if (!t) {
-        cJSON_free(s);
+    if (!t)
         return pg_error_set(PG_ENOMEM, "out of memory writing a result document");
-    }
-    memcpy(t, s, n);
-    t[n] = '\n';
-    t[n + 1] = '\0';
-    cJSON_free(s);
     *text = t;
     return 0;
 }

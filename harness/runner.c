@@ -5,6 +5,7 @@
 #include "harness/table.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/text.h"
 
 #include <sched.h>
 #include <signal.h>
@@ -64,12 +65,13 @@ static int write_logs(const char *dir, const char *name, const pg_spawn_result *
 {
     if (!dir)
         return 0;
-    char p[4096];
+    char p[4096], fname[PG_SAFE_NAME_SIZE];
     int rc = 0;
-    snprintf(p, sizeof p, "%s/%s.stdout", dir, name);
+    pg_path_safe_name(fname, name);
+    snprintf(p, sizeof p, "%s/%s.stdout", dir, fname);
     if (pg_file_write_atomic(p, r->out_log ? r->out_log : "", r->out_len) == 0)
         rc = pg_rundoc_set(&b->stdout_log, p);
-    snprintf(p, sizeof p, "%s/%s.stderr", dir, name);
+    snprintf(p, sizeof p, "%s/%s.stderr", dir, fname);
     if (rc == 0 && pg_file_write_atomic(p, r->err_log ? r->err_log : "", r->err_len) == 0)
         rc = pg_rundoc_set(&b->stderr_log, p);
     return rc;
@@ -154,7 +156,9 @@ static void progress(const pg_run_opts *o, size_t bi, size_t bn, const char *nam
 {
     if (!o->progress)
         return;
-    fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s %d/%d", bi + 1, bn, name, phase, j, m);
+    char shown[256];
+    fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s %d/%d", bi + 1, bn, pg_text_escape_buf(shown, sizeof shown, name, PG_TEXT_TERM),
+            phase, j, m);
     fflush(stderr);
 }
 
@@ -245,7 +249,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         rc = pg_stacks_record(o->stacks, b, bench->name, &so, &sfailed);
         if (rc == 0 && sfailed) {
             rc = pg_rundoc_set(&b->stacks_error, pg_error_last());
-            fprintf(stderr, "perfgate: %s: no stacks: %s\n", bench->name, b->stacks_error ? b->stacks_error : "");
+            pg_text_warn("%s: no stacks: %s", bench->name, b->stacks_error ? b->stacks_error : "");
         }
     }
     pg_readings_free(&rd);

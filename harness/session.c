@@ -3,6 +3,7 @@
 #include "counters/probe.h"
 #include "util/error.h"
 #include "util/metrics.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,12 +23,12 @@ int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events
     if (rc < 0)
         return rc;
     if (events && s->backend == PG_BACKEND_VALGRIND)
-        fprintf(stderr, "perfgate: note: -e %s is ignored by the valgrind backend\n", events);
+        pg_text_warn("note: -e %s is ignored by the valgrind backend", events);
     pg_meter_opts mo = {.backend = s->backend, .events = events, .user_only = user_only};
     if ((rc = pg_meter_new(&s->meter, &mo)) < 0)
         return rc;
     if (s->notice[0])
-        fprintf(stderr, "perfgate: note: %s\n", s->notice);
+        pg_text_warn("note: %s", s->notice);
     s->events = events;
     s->user_only = user_only;
     pg_machine_probe(&s->machine, pg_backend_name(s->backend), pg_meter_version(s->meter), pg_meter_geometry(s->meter));
@@ -112,7 +113,7 @@ int pg_session_finish_doc(const pg_session *s, pg_rundoc *doc)
         /* The backend notice already said there are no hardware counters;
          * stderr hears it once, the document keeps every event's reason. */
         if (!s->notice[0])
-            fprintf(stderr, "perfgate: not counted, and not recorded: %s\n", pg_meter_unavailable(s->meter, i));
+            pg_text_warn("not counted, and not recorded: %s", pg_meter_unavailable(s->meter, i));
         rc = pg_rundoc_strings_add(&doc->notices, pg_meter_unavailable(s->meter, i));
     }
     char ended[32];
@@ -122,7 +123,7 @@ int pg_session_finish_doc(const pg_session *s, pg_rundoc *doc)
 
 int pg_session_build(const char *cmd, const char *dir)
 {
-    fprintf(stderr, "perfgate: building: %s\n", cmd);
+    pg_text_warn("building: %s", cmd);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)

@@ -107,8 +107,8 @@ int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_
         return rc;
     rc = record(s, f, so, failed);
     if (rc == 0 && !*failed) {
-        char fname[256], path[PATH_MAX + 300], rel[PATH_MAX + 300];
-        pg_path_safe_name(fname, sizeof fname, name);
+        char fname[PG_SAFE_NAME_SIZE], path[PATH_MAX + 300], rel[PATH_MAX + 300];
+        pg_path_safe_name(fname, name);
         snprintf(path, sizeof path, "%s/%s.folded", s->dir, fname);
         snprintf(rel, sizeof rel, "%s/%s.folded", s->rel, fname);
         if ((rc = pg_mkdirs(s->dir)) == 0 && (rc = pg_folded_write_file(f, path)) == 0 &&

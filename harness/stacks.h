@@ -5,9 +5,11 @@
  *   valgrind backend: under callgrind, weights are exact instruction counts
  *                     (counters/callgrind.h says where the stacks are inexact);
  *   perf backend:     sampled with perf_event at the requested frequency.
- * The folded stacks go to <dir>/<benchmark>.folded and the benchmark object
- * gets "stacks": "<rel>/<benchmark>.folded" (rel is relative to the store
- * root, where compare resolves it) and "stacks_weight" ("instructions" or
+ * The folded stacks go to <dir>/<benchmark>.folded (<benchmark>: the name as
+ * a file name, pg_path_safe_name: distinct for distinct names, never too
+ * long) and the benchmark object gets "stacks": "<rel>/<benchmark>.folded"
+ * (rel is relative to the store root, where compare resolves it) and
+ * "stacks_weight" ("instructions" or
  * "samples"). The caller owns <dir>: it removes it when the run is not stored.
  */
 #ifndef PG_HARNESS_STACKS_H

@@ -3,6 +3,7 @@
 #include "report/format.h"
 #include "report/stats.h"
 #include "util/metrics.h"
+#include "util/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -38,17 +39,24 @@ static void print_metric(FILE *out, const pg_rundoc_metric *m)
         snprintf(spread, sizeof spread, "± %.2f%%", 100.0 * dev / fabs(med));
     else
         snprintf(spread, sizeof spread, "± %.0f", dev);
-    fprintf(out, "  %-22s %18s %-6s ", m->name, val, u);
+    char tn[256], tu[64];
+    fprintf(out, "  %-22s %18s %-6s ", pg_text_escape_buf(tn, sizeof tn, m->name, PG_TEXT_TERM), val,
+            pg_text_escape_buf(tu, sizeof tu, u, PG_TEXT_TERM));
     if (minrun < 0.9995)
         fprintf(out, "%-12s running %.1f%%\n", spread, 100.0 * minrun);
     else
         fprintf(out, "%s\n", spread);
 }
 
+/* Names, reasons and a child's stderr are shown escaped for the terminal
+ * (util/text.h): a benchmark cannot write escape sequences through us. */
 static void print_failure(FILE *out, const pg_rundoc_bench *b)
 {
     const pg_rundoc_failure *f = &b->failure;
-    fprintf(out, "%s  FAILED: %s (%s %d)\n", b->name, f->reason ? f->reason : "?", f->phase ? f->phase : "run", f->run);
+    char name[512], t1[256], t2[256];
+    fprintf(out, "%s  FAILED: %s (%s %d)\n", pg_text_escape_buf(name, sizeof name, b->name, PG_TEXT_TERM),
+            pg_text_escape_buf(t1, sizeof t1, f->reason ? f->reason : "?", PG_TEXT_TERM),
+            pg_text_escape_buf(t2, sizeof t2, f->phase ? f->phase : "run", PG_TEXT_TERM), f->run);
     const char *tail = f->stderr_tail;
     if (tail && *tail) {
         fprintf(out, "  stderr (last lines):\n");
@@ -62,12 +70,16 @@ static void print_failure(FILE *out, const pg_rundoc_bench *b)
             p++;
         for (const char *q = p; *q;) {
             size_t l = strcspn(q, "\n");
-            fprintf(out, "    | %.*s\n", (int)l, q);
+            fputs("    | ", out);
+            pg_text_fwrite(out, q, l, PG_TEXT_TERM);
+            fputc('\n', out);
             q += l + (q[l] == '\n');
         }
     }
-    if (b->stderr_log)
-        fprintf(out, "  full log: %s\n", b->stderr_log);
+    if (b->stderr_log) {
+        char lg[4200];
+        fprintf(out, "  full log: %s\n", pg_text_escape_buf(lg, sizeof lg, b->stderr_log, PG_TEXT_TERM));
+    }
     fputc('\n', out);
 }
 
@@ -77,7 +89,9 @@ void pg_table_print_bench(FILE *out, const pg_rundoc_bench *b, int verbose)
         print_failure(out, b);
         return;
     }
-    fprintf(out, "%s  (%d run%s)\n", b->name, b->runs, b->runs == 1 ? "" : "s");
+    char name[512];
+    fprintf(out, "%s  (%d run%s)\n", pg_text_escape_buf(name, sizeof name, b->name, PG_TEXT_TERM), b->runs,
+            b->runs == 1 ? "" : "s");
     fprintf(out, "  %-22s %18s %-6s %s\n", "metric", "median", "unit", "spread");
     const pg_metric_info *info;
     for (size_t i = 0; (info = pg_metric_at(i)); i++) {

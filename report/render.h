@@ -5,7 +5,9 @@
  * with `verbose` or in the complete tables, every metric), the new and
  * vanished benchmarks, and the per-function self-cost table of benchmarks
  * that have one (pg_explain_funcs(), explain.h). None of them decides anything: the
- * verdicts are the comparison's.
+ * verdicts are the comparison's. Every string that came from a result
+ * document (names above all) is escaped for the format (util/text.h), so the
+ * output is valid whatever the bytes.
  */
 #ifndef PG_REPORT_RENDER_H
 #define PG_REPORT_RENDER_H
@@ -24,7 +26,10 @@ typedef struct pg_render_opts {
 int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o);
 
 /* A pull-request comment: a summary line, the table of changed benchmarks,
- * function tables, then the complete table in a collapsed <details>. */
+ * function tables, then the complete table in a collapsed <details>. At most
+ * 60,000 bytes (a comment holds 65,536 characters): a longer report is cut at
+ * a line, its open <details> closed, and a note says where the complete
+ * report is (--format json). */
 int pg_render_markdown(FILE *out, const pg_comparison *c);
 
 /* The comparison report of docs/result-schema.md ({"verdict", "baseline", "candidate", "benchmarks":

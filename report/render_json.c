@@ -7,6 +7,7 @@
  * character). One metric per line keeps it readable and diffable. */
 #include "report/render.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -40,35 +41,13 @@ static void raw(jw *w, const char *s, size_t n)
 
 static void put(jw *w, const char *s) { raw(w, s, strlen(s)); }
 
-/* Characters a JSON string cannot hold as they are: '"', '\\' and controls. */
-static int special(unsigned char ch)
-{
-    return ch < 0x20 || ch == '"' || ch == '\\';
-}
+static void put_raw(void *w, const char *s, size_t n) { raw(w, s, n); }
 
+/* Names are any bytes: util/text.h makes them a valid JSON string. */
 static void str(jw *w, const char *s)
 {
     raw(w, "\"", 1);
-    for (;;) {
-        size_t n = 0;
-        while (s[n] && !special((unsigned char)s[n]))
-            n++;
-        raw(w, s, n);
-        s += n;
-        if (!*s)
-            break;
-        unsigned char ch = (unsigned char)*s++;
-        char esc[8];
-        if (ch == '"' || ch == '\\')
-            esc[0] = '\\', esc[1] = (char)ch, esc[2] = '\0';
-        else if (ch == '\n')
-            strcpy(esc, "\\n");
-        else if (ch == '\t')
-            strcpy(esc, "\\t");
-        else
-            snprintf(esc, sizeof esc, "\\u%04x", ch);
-        put(w, esc);
-    }
+    pg_text_escape(put_raw, w, s, strlen(s), PG_TEXT_JSON);
     raw(w, "\"", 1);
 }
 

@@ -9,27 +9,15 @@
 #include "report/format.h"
 #include "report/render.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <math.h>
 #include <string.h>
 
-/* XML 1.0 text or attribute value: the five specials escaped; control
- * characters XML 1.0 cannot carry at all become '?'. */
+/* XML 1.0 text or attribute value, whatever the bytes (util/text.h). */
 static void xml(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        switch (ch) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&apos;", out); break;
-        case '\n': fputs("&#10;", out); break;
-        case '\t': fputs("&#9;", out); break;
-        default: fputc(ch < 0x20 ? '?' : ch, out);
-        }
-    }
+    pg_text_fputs(out, s, PG_TEXT_XML);
 }
 
 /* "instructions +3.02% (+30,000), threshold 1%" */

@@ -3,33 +3,33 @@
 #include "report/format.h"
 #include "report/render.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Text in a table cell or a sentence: markdown and HTML specials escaped, so a
- * benchmark named "a|b" or "<img>" cannot break the table or inject markup. */
+/* How much a report shows at most (see pg_render_markdown). */
+#define PG_MD_MAX_NAME 256      /* bytes of one name or note shown */
+
+/* Text in a table cell or a sentence (PG_TEXT_MARKDOWN of util/text.h):
+ * markup and control characters escaped, so a benchmark named "a|b", "<img>"
+ * or "\033[2J" cannot break the table, inject markup or reach a terminal
+ * that shows the comment's source; a name longer than PG_MD_MAX_NAME is cut. */
 static void md(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '\n': case '\r': case '\t': fputc(' ', out); break;
-        case '|': case '\\': case '`': case '*': case '_': case '[': case ']': case '#': case '~':
-            fputc('\\', out);
-            fputc(*s, out);
-            break;
-        default: fputc(*s, out);
-        }
-    }
+    size_t n = pg_text_prefix(s, PG_MD_MAX_NAME);
+    pg_text_fwrite(out, s, n, PG_TEXT_MARKDOWN);
+    if (s[n])
+        fputs("\xe2\x80\xa6", out);      /* U+2026 HORIZONTAL ELLIPSIS */
 }
 
-/* How much a report shows at most (see pg_render_markdown). */
 #define PG_MD_MAX_CHANGED 100   /* benchmarks in the table of changes */
 #define PG_MD_MAX_FUNCS 10      /* function tables */
 #define PG_MD_MAX_ROWS 300      /* rows in the complete table (whole benchmarks) */
+/* Characters of the whole report: a pull-request comment holds 65,536 (GitHub
+ * counts characters, of which bytes are an upper bound). */
+#define PG_MD_MAX_REPORT 60000
 
 static const char *mark(pg_verdict v)
 {
@@ -58,7 +58,18 @@ static void row(FILE *out, const pg_bench_cmp *b, const pg_metric_cmp *m, int fi
     md(out, m->metric);
     if (m->gating)
         fputs(" (gate)", out);
-    fprintf(out, " | %s | %s | %s (%s) | %s | ", ce.base, ce.cand, ce.pct, ce.delta, ce.th);
+    /* The numbers are ours, but the unit is the result document's. */
+    fputs(" | ", out);
+    md(out, ce.base);
+    fputs(" | ", out);
+    md(out, ce.cand);
+    fputs(" | ", out);
+    md(out, ce.pct);
+    fputs(" (", out);
+    md(out, ce.delta);
+    fputs(") | ", out);
+    md(out, ce.th);
+    fputs(" | ", out);
     if (m->verdict == PG_VERDICT_REGRESSED || m->verdict == PG_VERDICT_IMPROVED)
         fprintf(out, "**%s**", pg_verdict_name(m->verdict));
     else
@@ -116,7 +127,7 @@ static void names(FILE *out, const char *what, const char *const *v, size_t n)
     fputc('\n', out);
 }
 
-int pg_render_markdown(FILE *out, const pg_comparison *c)
+static void body(FILE *out, const pg_comparison *c)
 {
     char a[200], b[200], counts[256], gates[256];
     pg_render_side(a, sizeof a, c->base);
@@ -195,6 +206,52 @@ int pg_render_markdown(FILE *out, const pg_comparison *c)
             fprintf(out, "\nThe first %zu of %zu benchmarks; `--format json` has them all.\n", n, c->nbench);
         fputs("\n</details>\n", out);
     }
+}
+
+/* Cuts `text` (len bytes, > PG_MD_MAX_REPORT) at a line boundary, closes the
+ * <details> left open and says where the rest is, all within the limit. */
+static void write_cut(FILE *out, const char *text, size_t len, const pg_comparison *c)
+{
+    char note[512], a[96], b[96];
+    size_t keep = PG_MD_MAX_REPORT - 2048;   /* room for the note and the closing tags */
+    while (keep > 0 && text[keep - 1] != '\n')
+        keep--;
+    int open = 0;
+    for (const char *p = text; (p = strstr(p, "<details")) && p < text + keep; p++)
+        open++;
+    for (const char *p = text; (p = strstr(p, "</details>")) && p < text + keep; p++)
+        open--;
+    fwrite(text, 1, keep, out);
+    /* A blank line first: a line right after a table would be one more row. */
+    snprintf(note, sizeof note,
+             "\n**This report was cut at %zu of its %zu bytes to fit a pull-request comment.** "
+             "The complete comparison is `perfgate compare --format json` of the same baseline and candidate ",
+             keep, len);
+    fputs(note, out);
+    pg_text_escape_buf(a, sizeof a, c->base->label, PG_TEXT_MARKDOWN);
+    pg_text_escape_buf(b, sizeof b, c->cand->label, PG_TEXT_MARKDOWN);
+    fprintf(out, "(%s, %s); the CI templates keep it as the perfgate-report.json artifact.\n", a, b);
+    while (open-- > 0)
+        fputs("\n</details>\n", out);
+}
+
+int pg_render_markdown(FILE *out, const pg_comparison *c)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return pg_error_errno(PG_ENOMEM, "cannot buffer the report");
+    body(f, c);
+    if (fclose(f) != 0) {
+        free(text);
+        return pg_error_errno(PG_ENOMEM, "cannot buffer the report");
+    }
+    if (len <= PG_MD_MAX_REPORT)
+        fwrite(text, 1, len, out);
+    else
+        write_cut(out, text, len, c);
+    free(text);
     if (fflush(out) != 0 || ferror(out))
         return pg_error_errno(PG_EIO, "cannot write the report");
     return 0;

@@ -2,6 +2,7 @@
 #include "report/format.h"
 #include "report/render.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <math.h>
 #include <string.h>
@@ -11,6 +12,24 @@
 #define YELLOW "\033[33m"
 #define BOLD "\033[1m"
 #define RESET "\033[0m"
+
+/* Everything shown comes from result documents: escaped for the terminal
+ * (util/text.h), so a name cannot clear the screen or forge a line. Longer
+ * than a buffer, it is cut with "...": a terminal table is not the archive. */
+typedef char tbuf[512];
+static const char *t(char *buf, const char *s)
+{
+    return pg_text_escape_buf(buf, sizeof(tbuf), s, PG_TEXT_TERM);
+}
+
+/* s cut to `w` bytes at a character boundary, into buf. */
+static const char *cut(char *buf, const char *s, int w)
+{
+    size_t n = pg_text_prefix(s, (size_t)w);
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return buf;
+}
 
 static const char *colour_of(pg_verdict v)
 {
@@ -40,17 +59,20 @@ static void widen(int *w, const char *s)
 
 static void print_funcs(FILE *out, const pg_bench_cmp *b)
 {
+    tbuf nb, fb, cb;
     int wn = 8;
     for (size_t i = 0; i < b->nfuncs; i++)
-        widen(&wn, b->funcs[i].name);
+        widen(&wn, t(fb, b->funcs[i].name));
     if (wn > 60)
         wn = 60;
-    fprintf(out, "\n  %s: self cost by function (%s), largest changes\n", b->name, b->funcs_unit ? b->funcs_unit : "samples");
+    fprintf(out, "\n  %s: self cost by function (%s), largest changes\n", t(nb, b->name),
+            b->funcs_unit ? b->funcs_unit : "samples");
     fprintf(out, "    %-*s %15s %15s %15s %9s\n", wn, "function", "baseline", "candidate", "delta", "delta %");
     for (size_t i = 0; i < b->nfuncs; i++) {
         pg_func_cells fc;
         pg_render_func_cells(&fc, &b->funcs[i]);
-        fprintf(out, "    %-*.*s %15s %15s %15s %9s\n", wn, wn, b->funcs[i].name, fc.base, fc.cand, fc.delta, fc.pct);
+        fprintf(out, "    %-*s %15s %15s %15s %9s\n", wn, cut(cb, t(fb, b->funcs[i].name), wn), fc.base, fc.cand,
+                fc.delta, fc.pct);
     }
 }
 
@@ -59,37 +81,53 @@ static void print_names(FILE *out, const char *what, const char *const *names, s
     if (!n)
         return;
     fprintf(out, "\n%s (%zu):", what, n);
+    tbuf nb;
     for (size_t i = 0; i < n; i++)
-        fprintf(out, "%s %s", i ? "," : "", names[i]);
+        fprintf(out, "%s %s", i ? "," : "", t(nb, names[i]));
     fputc('\n', out);
+}
+
+/* A metric's cells, escaped: the numbers are ours, the unit the document's. */
+static void cells_of(pg_metric_cells *ce, const pg_metric_cmp *m)
+{
+    pg_render_metric_cells(ce, m);
+    char *f[] = {ce->base, ce->cand, ce->delta, ce->pct, ce->th};
+    size_t len[] = {sizeof ce->base, sizeof ce->cand, sizeof ce->delta, sizeof ce->pct, sizeof ce->th};
+    for (size_t i = 0; i < 5; i++) {
+        tbuf tmp;
+        snprintf(tmp, sizeof tmp, "%s", f[i]);
+        pg_text_escape_buf(f[i], len[i], tmp, PG_TEXT_TERM);
+    }
 }
 
 int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
 {
     char a[200], b[200], gates[256];
+    tbuf ta, tb, tg, t1, t2, t3, t4;
     pg_render_side(a, sizeof a, c->base);
     pg_render_side(b, sizeof b, c->cand);
     pg_render_gates(gates, sizeof gates, c->gates);
-    fprintf(out, "perfgate compare: %s -> %s\n", a, b);
+    fprintf(out, "perfgate compare: %s -> %s\n", t(ta, a), t(tb, b));
     if (c->cross_machine)
         fprintf(out, "machines: baseline %s (%s), candidate %s (%s) -- different machines, compared on request\n",
-                c->base->machine_id, c->base->machine_desc, c->cand->machine_id, c->cand->machine_desc);
+                t(t1, c->base->machine_id), t(t2, c->base->machine_desc), t(t3, c->cand->machine_id),
+                t(t4, c->cand->machine_desc));
     else
-        fprintf(out, "machine %s (%s), backend %s; gating on %s\n", c->cand->machine_id, c->cand->machine_desc,
-                c->cand->backend, gates);
+        fprintf(out, "machine %s (%s), backend %s; gating on %s\n", t(t1, c->cand->machine_id),
+                t(t2, c->cand->machine_desc), t(t3, c->cand->backend), t(tg, gates));
     if (c->cross_machine)
-        fprintf(out, "gating on %s\n", gates);
+        fprintf(out, "gating on %s\n", t(tg, gates));
 
     widths w = {9, 6, 8, 9, 5, 7, 9};
     for (size_t i = 0; i < c->nbench; i++) {
         const pg_bench_cmp *bc = &c->bench[i];
-        widen(&w.name, bc->name);
+        widen(&w.name, t(t1, bc->name));
         for (size_t k = 0; k < bc->nm; k++) {
             if (!shown(&bc->m[k], o))
                 continue;
             pg_metric_cells ce;
-            pg_render_metric_cells(&ce, &bc->m[k]);
-            widen(&w.metric, bc->m[k].metric);
+            cells_of(&ce, &bc->m[k]);
+            widen(&w.metric, t(t1, bc->m[k].metric));
             widen(&w.base, ce.base);
             widen(&w.cand, ce.cand);
             widen(&w.delta, ce.delta);
@@ -106,26 +144,27 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
     }
     for (size_t i = 0; i < c->nbench; i++) {
         const pg_bench_cmp *bc = &c->bench[i];
+        const char *name = cut(t2, t(t1, bc->name), w.name);
         int first = 1;
         for (size_t k = 0; k < bc->nm; k++) {
             const pg_metric_cmp *m = &bc->m[k];
             if (!shown(m, o))
                 continue;
             pg_metric_cells ce;
-            pg_render_metric_cells(&ce, m);
+            cells_of(&ce, m);
             const char *col = o->color ? colour_of(m->verdict) : "";
-            fprintf(out, "%-*.*s  %-*s  %*s  %*s  %*s  %*s  %*s  %s%s%s", w.name, w.name, first ? bc->name : "",
-                    w.metric, m->metric, w.base, ce.base, w.cand, ce.cand, w.delta, ce.delta, w.pct, ce.pct, w.th,
+            fprintf(out, "%-*s  %-*s  %*s  %*s  %*s  %*s  %*s  %s%s%s", w.name, first ? name : "", w.metric,
+                    t(t3, m->metric), w.base, ce.base, w.cand, ce.cand, w.delta, ce.delta, w.pct, ce.pct, w.th,
                     ce.th, col, pg_verdict_name(m->verdict), *col ? RESET : "");
             if (m->note[0])
-                fprintf(out, "  (%s)", m->note);
+                fprintf(out, "  (%s)", t(t4, m->note));
             fputc('\n', out);
             first = 0;
         }
         if (first)      /* no metric shown: still say what happened to it */
-            fprintf(out, "%-*.*s  %s\n", w.name, w.name, bc->name, pg_verdict_name(bc->verdict));
+            fprintf(out, "%-*s  %s\n", w.name, name, pg_verdict_name(bc->verdict));
         if (bc->note[0])
-            fprintf(out, "%-*s  note: %s\n", w.name, "", bc->note);
+            fprintf(out, "%-*s  note: %s\n", w.name, "", t(t4, bc->note));
     }
     for (size_t i = 0; i < c->nbench; i++)
         if (c->bench[i].nfuncs)

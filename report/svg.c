@@ -1,4 +1,5 @@
 #include "report/svg.h"
+#include "util/text.h"
 #include "util/error.h"
 
 #include <math.h>
@@ -71,68 +72,11 @@ void pg_svg_printf(pg_svgbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t need;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) { need = 2; min = 0x80; }
-    else if (c >= 0xe0 && c <= 0xef) { need = 3; min = 0x800; }
-    else if (c >= 0xf0 && c <= 0xf4) { need = 4; min = 0x10000; }
-    else return 0;
-    if (n < need)
-        return 0;
-    unsigned cp = c & (0x7f >> need);
-    for (size_t i = 1; i < need; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-        return 0;
-    return need;
-}
+static void put_svg(void *b, const char *s, size_t n) { pg_svg_put(b, s, n); }
 
 void pg_svg_escape(pg_svgbuf *b, const char *s, size_t n)
 {
-    static const char repl[] = "\xef\xbf\xbd";   /* U+FFFD */
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0, run = 0;
-    /* Copy runs of plain bytes in one go; most names have nothing to escape. */
-    while (i < n) {
-        unsigned char c = u[i];
-        const char *ent = NULL;
-        size_t skip = 1;
-        switch (c) {
-        case '&': ent = "&amp;"; break;
-        case '<': ent = "&lt;"; break;
-        case '>': ent = "&gt;"; break;
-        case '"': ent = "&quot;"; break;
-        case '\'': ent = "&#39;"; break;
-        default:
-            if ((c < 0x20 && c != '\t') || c == 0x7f)
-                ent = repl;
-            else if (c >= 0x80) {
-                size_t l = utf8_len(u + i, n - i);
-                if (l == 0)
-                    ent = repl;
-                else
-                    skip = l;
-            }
-        }
-        if (!ent) {
-            i += skip;
-            continue;
-        }
-        pg_svg_put(b, s + run, i - run);
-        pg_svg_puts(b, ent);
-        i++;
-        run = i;
-    }
-    pg_svg_put(b, s + run, n - run);
+    pg_text_escape(put_svg, b, s, n, PG_TEXT_XML);
 }
 
 void pg_svg_u64(pg_svgbuf *b, uint64_t v)

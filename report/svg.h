@@ -29,9 +29,9 @@ void pg_svg_put(pg_svgbuf *b, const char *s, size_t n);
 void pg_svg_puts(pg_svgbuf *b, const char *s);
 void pg_svg_printf(pg_svgbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Appends s[0..n) for use as XML character data or a quoted attribute value:
- * & < > " ' become entities; control characters (other than tab) and bytes
- * that are not valid UTF-8 become U+FFFD, which XML forbids or cannot parse. */
+/* Appends s[0..n) for use as XML character data or a quoted attribute value
+ * (PG_TEXT_XML of util/text.h): & < > " ' become entities; characters XML
+ * forbids and bytes that are not valid UTF-8 become U+FFFD. */
 void pg_svg_escape(pg_svgbuf *b, const char *s, size_t n);
 
 /* Fast number formatting, for the hundreds of thousands of attributes in a

@@ -3,7 +3,9 @@
  * Every fallible function returns 0 on success or a negative PG_E* code, and on
  * failure leaves a one-line, human-readable message retrievable with
  * pg_error_last(). The message names what was wrong (the file, the key, the
- * event) so the CLI can print it as is: "perfgate: <message>".
+ * event) so the CLI can print it as is: "perfgate: <message>". It stays one
+ * line whatever it quotes: control characters in it are written as C escapes
+ * ("\n", "\x1b").
  */
 #ifndef PG_UTIL_ERROR_H
 #define PG_UTIL_ERROR_H

@@ -1,5 +1,6 @@
 #include "util/fileio.h"
 #include "util/error.h"
+#include "util/hash.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -166,14 +167,26 @@ int pg_remove_tree(const char *path)
     return 0;
 }
 
-void pg_path_safe_name(char *buf, size_t len, const char *name)
+static int safe_char(unsigned char ch)
 {
-    size_t o = 0;
-    for (const char *s = name; *s && o + 1 < len; s++) {
-        unsigned char ch = (unsigned char)*s;
-        buf[o++] = isalnum(ch) || ch == '.' || ch == '-' || ch == '_' ? (char)ch : '_';
+    return isalnum(ch) || ch == '.' || ch == '-' || ch == '_';
+}
+
+void pg_path_safe_name(char out[PG_SAFE_NAME_SIZE], const char *name)
+{
+    size_t len = strlen(name);
+    int clean = len > 0 && len <= PG_SAFE_NAME_MAX && name[0] != '.';
+    for (size_t i = 0; clean && i < len; i++)
+        clean = safe_char((unsigned char)name[i]);
+    if (clean) {
+        memcpy(out, name, len + 1);
+        return;
     }
-    buf[o] = '\0';
-    if (o == 0 || buf[0] == '.')    /* no hidden or empty names */
-        buf[0] = '_', buf[o ? o : 1] = '\0';
+    enum { HASH = 13 };     /* "~" and 12 hex digits */
+    size_t o = 0;
+    for (; o < len && o < PG_SAFE_NAME_MAX - HASH; o++)
+        out[o] = safe_char((unsigned char)name[o]) ? name[o] : '_';
+    if (o == 0 || out[0] == '.')
+        out[o ? 0 : o++] = '_';     /* no hidden or empty names */
+    snprintf(out + o, HASH + 1, "~%012llx", pg_hash64(name) & 0xffffffffffffULL);
 }

@@ -21,9 +21,21 @@ int pg_file_write_atomic(const char *path, const void *data, size_t len);
  * ".", "/c" -> "/"), as dirname(1) says it. */
 void pg_path_dirname(char *out, size_t len, const char *path);
 
-/* `name` as one file name: anything but [A-Za-z0-9._-] becomes '_', and a
- * leading '.' or an empty name becomes '_' (no hidden files, no directories). */
-void pg_path_safe_name(char *out, size_t len, const char *name);
+/* `name` (any bytes: a benchmark's name) as one file name, for the files
+ * derived from it (stacks, logs, flamegraphs), into out[PG_SAFE_NAME_SIZE]:
+ *  - injective: distinct names give distinct file names, so no benchmark's
+ *    file overwrites another's;
+ *  - bounded: at most PG_SAFE_NAME_MAX bytes, so "<name>.diff-reverse.svg"
+ *    and its ".tmp.XXXXXX" while being written stay within NAME_MAX (255);
+ *  - harmless: only [A-Za-z0-9._~-], never hidden (no leading '.'), never empty.
+ * A name that is already such a name of at most PG_SAFE_NAME_MAX bytes and has
+ * no '~' is kept as it is ("sort-200k"). Any other is cleaned (other bytes
+ * become '_'), cut to leave room, and marked with '~' and 12 hex digits of a
+ * hash of its exact bytes ("a b" -> "a_b~3f2a9c1d8e07"); clean names have no
+ * '~', so the two kinds never meet. */
+#define PG_SAFE_NAME_MAX 120
+#define PG_SAFE_NAME_SIZE (PG_SAFE_NAME_MAX + 1)
+void pg_path_safe_name(char out[PG_SAFE_NAME_SIZE], const char *name);
 
 /* A new private directory "$TMPDIR/<prefix>XXXXXX" (TMPDIR unset or empty:
  * /tmp) into `out`. PG_EIO naming where it could not be made. */

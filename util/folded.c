@@ -2,6 +2,7 @@
  * stack text, strings kept in a chunked arena so 10^5..10^6 stacks cost a
  * few large allocations rather than one each. */
 #include "util/folded.h"
+#include "util/text.h"
 #include "util/array.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -470,8 +471,16 @@ static int format_all(char **out, size_t *outlen, const pg_folded *f)
     }
     *w = '\0';
     free(e);
-    *out = buf;
     *outlen = (size_t)(w - buf);
+    /* Function names are whatever a binary's symbols say: the file is text
+     * other tools read, so it is valid UTF-8 (util/text.h). */
+    if (!pg_text_utf8_valid(buf, *outlen)) {
+        char *r = pg_text_utf8_repair(buf, *outlen, outlen);
+        free(buf);
+        if (!(buf = r))
+            return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    *out = buf;
     return 0;
 }
 

@@ -39,7 +39,8 @@ int pg_folded_parse(pg_folded *f, const char *text, size_t len, const char *name
 int pg_folded_read_file(pg_folded *f, const char *path);
 
 /* Writes lines sorted by stack (stable output; the order of
- * pg_folded_stack_cmp, so equal prefixes stay adjacent). */
+ * pg_folded_stack_cmp, so equal prefixes stay adjacent), as valid UTF-8:
+ * bytes of frame names that are not become U+FFFD. */
 int pg_folded_write(const pg_folded *f, FILE *out);
 /* Atomic: temp file in the same directory, fsync, rename. */
 int pg_folded_write_file(const pg_folded *f, const char *path);

@@ -2,8 +2,11 @@
 #include "util/jsonfile.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/text.h"
 
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name)
 {
@@ -30,4 +33,24 @@ int pg_json_read_file(cJSON **out, const char *path)
     rc = pg_json_parse(out, text, len, path);
     free(text);
     return rc;
+}
+
+int pg_json_int(const cJSON *item, int fallback)
+{
+    if (!cJSON_IsNumber(item))
+        return fallback;
+    double v = item->valuedouble;
+    return v > INT_MIN - 1.0 && v < INT_MAX + 1.0 ? (int)v : fallback;   /* false for NaN */
+}
+
+char *pg_json_print(const cJSON *doc, size_t *len)
+{
+    char *text = cJSON_Print(doc);
+    if (!text)
+        return NULL;
+    size_t n = strlen(text);
+    text[n] = '\n';     /* cJSON_Print leaves room for the NUL: the newline takes it */
+    char *out = pg_text_utf8_repair(text, n + 1, len);
+    cJSON_free(text);
+    return out;
 }

@@ -10,7 +10,19 @@
  * counts) when it does not parse. */
 int pg_json_read_file(cJSON **out, const char *path);
 
-/* Parses `len` bytes of `text` the same way; `name` is the file they came from. */
+/* The same from text[0..len) (need not be NUL-terminated); `name` is what
+ * the message calls it. */
 int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name);
+
+/* A number item as an int (truncated); `fallback` when it is missing, not a
+ * number, or out of int's range: a cast would be undefined there. */
+int pg_json_int(const cJSON *item, int fallback);
+
+/* `doc` printed (formatted, as cJSON_Print) as valid UTF-8: cJSON copies a
+ * string's bytes as they are, so bytes that are not UTF-8 (a benchmark or
+ * function name, a child's stderr) become U+FFFD here (util/text.h). A new
+ * NUL-terminated string ending in a newline (its length in *len when not
+ * NULL), or NULL when out of memory. Free with free(). */
+char *pg_json_print(const cJSON *doc, size_t *len);
 
 #endif

@@ -63,6 +63,18 @@ static void test_synthetic(void)
     CHECK_EQ_INT(pg_callgrind_parse(f, "hello\n", 6, "junk.out"), PG_EINVAL);
     CHECK_CONTAINS(pg_error_last(), "junk.out: no 'events:' line");
     pg_folded_free(f);
+
+    /* Found by fuzzing (tests/fuzz/regressions/callgrind/): costs left out at
+     * the end of a line are 0, not the last one given; numbers are read within
+     * the text, up to a last line without a newline; a total past 2^63 is an error. */
+    CHECK_EQ_INT(pg_folded_new(&f), 0);
+    const char *cols = "events: Dr Dw Ir\nfn=main\n1 5 6\n2 1 1 4";
+    CHECK_EQ_INT(pg_callgrind_parse(f, cols, strlen(cols), "cols.out"), 4);
+    CHECK_EQ_INT(count_of(f, "main"), 4);
+    const char *big = "events: Ir\nfn=main\n1 18446744073709551615\n";
+    CHECK_EQ_INT(pg_callgrind_parse(f, big, strlen(big), "big.out"), PG_EINVAL);
+    CHECK_CONTAINS(pg_error_last(), "big.out:3: instruction counts add up to more than 2^63");
+    pg_folded_free(f);
 }
 
 static void test_real(void)

@@ -114,6 +114,18 @@ int main(void)
     CHECK_EQ_INT(pg_ringbuf_read(rb, collect, &s), PG_EIO);
     CHECK_EQ_INT(s.n, 0);
 
+    /* A size that is not a whole number of words is corrupt: read as is, every
+     * later record would be misaligned (found by fuzzing). */
+    tail = meta->data_tail;
+    put(data, tail, 12, 6);
+    put(data, tail + 12, 20, 7);
+    meta->data_head = tail + 32;
+    memset(&s, 0, sizeof s);
+    CHECK_EQ_INT(pg_ringbuf_read(rb, collect, &s), PG_EIO);
+    CHECK_CONTAINS(pg_error_last(), "malformed record (size 12");
+    CHECK_EQ_INT(s.n, 0);
+    CHECK_EQ_INT(meta->data_tail, tail + 32);
+
     free(rb);
     free(map);
     return pg_check_done();
