@@ -16,13 +16,14 @@
 
 #include "counters/evsel.h"
 #include "counters/readings.h"
+#include "util/metrics.h"
 
 #include <stddef.h>
 #include <sys/types.h>
 
 typedef struct pg_evlist pg_evlist;
 
-#define PG_DEFAULT_EVENTS "instructions,cycles,cache-misses,branch-misses"
+#define PG_DEFAULT_EVENTS PG_METRICS_PERF_DEFAULT
 
 /* `events` is a comma-separated list (NULL: PG_DEFAULT_EVENTS; "" : software only).
  * Encodes every event up front, so a bad name fails before anything runs. */

@@ -9,7 +9,8 @@
 #ifndef PG_HARNESS_BENCH_H
 #define PG_HARNESS_BENCH_H
 
-#include <cjson/cJSON.h>
+#include "report/threshold.h"
+
 #include <stddef.h>
 
 typedef struct pg_bench {
@@ -20,7 +21,8 @@ typedef struct pg_bench {
     int repeat;         /* -1: not set here */
     int warmup;         /* -1: not set here */
     double timeout;     /* <= 0: not set here */
-    cJSON *thresholds;  /* {"cycles": "5%"} or NULL; owned */
+    int has_thresholds; /* the manifest gave "thresholds" for it */
+    pg_thresholds thresholds;  /* per metric, percent */
     char *source;       /* where it came from, for messages */
 } pg_bench;
 
@@ -32,7 +34,8 @@ typedef struct pg_benchset {
     /* manifest "defaults", applied where a benchmark does not set its own */
     int def_repeat, def_warmup;
     double def_timeout;
-    cJSON *def_thresholds;
+    int has_def_thresholds;
+    pg_thresholds def_thresholds;
 } pg_benchset;
 
 void pg_benchset_init(pg_benchset *s);

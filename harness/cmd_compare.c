@@ -14,11 +14,12 @@
 #include "harness/session.h"
 #include "harness/store.h"
 #include "report/compare.h"
-#include "report/explain.h"
+#include "harness/explain.h"
 #include "report/render.h"
 #include "report/threshold.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/metrics.h"
 #include "util/text.h"
 
 #include <errno.h>
@@ -61,7 +62,7 @@ typedef struct input {
     const char *arg;
     int is_file;
     char commit[PG_OID_HEXSZ + 1];
-    cJSON *runs;                /* NULL: nothing stored */
+    pg_rundoc_list runs;        /* n == 0: nothing stored */
     char stacks_base[PATH_MAX];
 } input;
 
@@ -171,18 +172,16 @@ static int load_input(input *in, pg_ctx *ctx)
     snprintf(in->stacks_base, sizeof in->stacks_base, "%s", ctx->store);
     rc = pg_store_load(&in->runs, ctx->store, in->commit);
     if (rc == PG_ENOTFOUND) {
-        in->runs = NULL;
         pg_error_clear();
         return 0;
     }
     return rc;
 }
 
-static int has_run(const cJSON *runs, const char *machine_id, const char *backend)
+static int has_run(const pg_rundoc_list *runs, const char *machine_id, const char *backend)
 {
-    const cJSON *r;
-    cJSON_ArrayForEach(r, runs)
-        if ((!machine_id || !strcmp(pg_run_machine_id(r), machine_id)) && (!backend || !strcmp(pg_run_backend(r), backend)))
+    for (size_t i = 0; i < runs->n; i++)
+        if ((!machine_id || !strcmp(runs->v[i].machine.id, machine_id)) && (!backend || !strcmp(runs->v[i].backend, backend)))
             return 1;
     return 0;
 }
@@ -202,7 +201,7 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
     const char *commits[2];
     size_t n = 0;
     for (int i = 0; i < 2; i++) {
-        if (in[i]->is_file || has_run(in[i]->runs, sess.machine.id, pg_backend_name(sess.backend)))
+        if (in[i]->is_file || has_run(&in[i]->runs, sess.machine.id, pg_backend_name(sess.backend)))
             continue;
         if (n == 1 && !strcmp(commits[0], in[i]->commit))
             continue;   /* compare X X */
@@ -223,28 +222,26 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
     for (int i = 0; i < 2 && rc == 0; i++) {
         if (in[i]->is_file)
             continue;
-        cJSON_Delete(in[i]->runs);
-        in[i]->runs = NULL;
+        pg_rundoc_list_free(&in[i]->runs);
         rc = pg_store_load(&in[i]->runs, root, in[i]->commit);
     }
     return rc;
 }
 
 /* The newest run of `runs` (stored in order) that `backend` (NULL: any) measured. */
-static const cJSON *latest(const cJSON *runs, const char *backend)
+static const pg_rundoc *latest(const pg_rundoc_list *runs, const char *backend)
 {
-    const cJSON *found = NULL, *r;
-    cJSON_ArrayForEach(r, runs)
-        if (!backend || !strcmp(pg_run_backend(r), backend))
-            found = r;
+    const pg_rundoc *found = NULL;
+    for (size_t i = 0; i < runs->n; i++)
+        if (!backend || !strcmp(runs->v[i].backend, backend))
+            found = &runs->v[i];
     return found;
 }
 
-static void describe_machine(char *buf, size_t len, const cJSON *run)
+static void describe_machine(char *buf, size_t len, const pg_rundoc *run)
 {
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(run, "machine");
-    const char *cpu = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model"));
-    snprintf(buf, len, "%s: %s, backend %s", pg_run_machine_id(run), cpu ? cpu : "unknown CPU", pg_run_backend(run));
+    const char *cpu = run->machine.cpu_model;
+    snprintf(buf, len, "%s: %s, backend %s", run->machine.id, *cpu ? cpu : "unknown CPU", run->backend);
 }
 
 /* Chooses the machine and backend both sides are compared on: those of the
@@ -254,18 +251,20 @@ static void describe_machine(char *buf, size_t len, const cJSON *run)
  * (any) and compare sets only metrics of one backend against each other. */
 static int choose_machines(char ida[16], char idb[16], char backend[16], input *a, input *b, const opts *o)
 {
-    const cJSON *r, *found = NULL;
-    cJSON_ArrayForEach(r, b->runs)
-        if ((!o->backend_name || !strcmp(pg_run_backend(r), o->backend_name)) && has_run(a->runs, pg_run_machine_id(r), pg_run_backend(r)))
+    const pg_rundoc *found = NULL;
+    for (size_t i = 0; i < b->runs.n; i++) {
+        const pg_rundoc *r = &b->runs.v[i];
+        if ((!o->backend_name || !strcmp(r->backend, o->backend_name)) && has_run(&a->runs, r->machine.id, r->backend))
             found = r;
+    }
     if (found) {
-        snprintf(ida, 16, "%s", pg_run_machine_id(found));
-        snprintf(idb, 16, "%s", pg_run_machine_id(found));
-        snprintf(backend, 16, "%s", pg_run_backend(found));
+        snprintf(ida, 16, "%s", found->machine.id);
+        snprintf(idb, 16, "%s", found->machine.id);
+        snprintf(backend, 16, "%s", found->backend);
         return 0;
     }
     snprintf(backend, 16, "%s", o->backend_name ? o->backend_name : "");
-    const cJSON *la = latest(a->runs, o->backend_name), *lb = latest(b->runs, o->backend_name);
+    const pg_rundoc *la = latest(&a->runs, o->backend_name), *lb = latest(&b->runs, o->backend_name);
     if (!la || !lb)
         return pg_error_set(PG_ENOTFOUND, "no results%s%s%s for %s", o->backend_name ? " measured by the " : "",
                             o->backend_name ? o->backend_name : "", o->backend_name ? " backend" : "", !la ? a->arg : b->arg);
@@ -278,8 +277,8 @@ static int choose_machines(char ida[16], char idb[16], char backend[16], input *
                             "comparable. Measure both here (perfgate compare --run-missing ...) or pass --allow-cross-machine",
                             a->arg, b->arg, da, db);
     }
-    snprintf(ida, 16, "%s", pg_run_machine_id(la));
-    snprintf(idb, 16, "%s", pg_run_machine_id(lb));
+    snprintf(ida, 16, "%s", la->machine.id);
+    snprintf(idb, 16, "%s", lb->machine.id);
     return 0;
 }
 
@@ -360,7 +359,7 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
     for (int i = 0; i < 2 && rc == 0; i++) {
         snprintf(side[i].label, sizeof side[i].label, "%s", in[i]->arg);
         snprintf(side[i].commit, sizeof side[i].commit, "%s", in[i]->commit);
-        rc = pg_results_collect(&side[i], in[i]->runs, ids[i], *backend ? backend : NULL, in[i]->stacks_base);
+        rc = pg_results_collect(&side[i], &in[i]->runs, ids[i], *backend ? backend : NULL, in[i]->stacks_base);
     }
     pg_comparison c;
     pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates};
@@ -375,8 +374,10 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
         int seen = 0;
         for (size_t i = 0; i < c.nbench && !seen; i++)
             seen = pg_bench_cmp_metric(&c.bench[i], o->gates.v[g]) != NULL;
+        const pg_metric_info *alias = pg_metric_find_alias(o->gates.v[g]);
         if (!seen && c.nbench)
-            pg_text_warn("warning: gating metric '%s' was not measured for any benchmark compared", o->gates.v[g]);
+            pg_text_warn("warning: gating metric '%s' was not measured for any benchmark compared%s%s%s",
+                         o->gates.v[g], alias ? " (did you mean '" : "", alias ? alias->name : "", alias ? "'?)" : "");
     }
     int status = c.verdict == PG_VERDICT_REGRESSED ? PG_EXIT_FAIL : PG_EXIT_OK;
     size_t written;
@@ -423,14 +424,14 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0 && o.run_missing && ctx->repo)
         rc = run_missing(in, ctx->repo, ctx->store, &o);
     for (int i = 0; i < 2 && rc == 0; i++)
-        if (!in[i]->runs)
+        if (!in[i]->runs.n)
             rc = missing_error(in[i], ctx->store);
     char ida[16], idb[16], backend[16];
     if (rc == 0)
         rc = choose_machines(ida, idb, backend, &a, &b, &o);
     status = rc < 0 ? pg_exit_status(rc) : compare(in, ida, idb, backend, &o);
-    cJSON_Delete(a.runs);
-    cJSON_Delete(b.runs);
+    pg_rundoc_list_free(&a.runs);
+    pg_rundoc_list_free(&b.runs);
     pg_thresholds_free(&o.thresholds);
     pg_gates_free(&o.gates);
     return status;

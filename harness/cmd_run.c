@@ -49,7 +49,7 @@ typedef struct run_args {
 typedef struct run_state {
     pg_benchset set;
     pg_session sess;
-    cJSON *doc;
+    pg_rundoc doc;
     pg_stacks *stacks;
     char logdir[PATH_MAX + 16], stacks_dir[PATH_MAX * 2];
     char commit[PG_OID_HEXSZ + 1];
@@ -151,6 +151,11 @@ static int open_logs(run_state *st, run_args *a, const pg_ctx *ctx)
         int rc = pg_mkdirs(st->logdir);
         if (rc < 0)     /* an unwritable store is an environment error before anything runs */
             return pg_error_wrap(rc, "cannot store results");
+        /* So is a store document that cannot be appended to: measuring first
+         * would lose the measurements. */
+        rc = pg_store_check(ctx->store, st->have_commit ? st->commit : NULL, st->sess.machine.id);
+        if (rc < 0)
+            return rc;
     } else {
         int rc = pg_mkdtemp(st->logdir, sizeof st->logdir, "perfgate-logs-");
         if (rc < 0)
@@ -188,7 +193,7 @@ static int open_stacks(run_state *st, run_args *a, const pg_ctx *ctx)
     int rc;
     const char *commit = st->have_commit ? st->commit : NULL;
     if (st->have_store) {
-        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(st->doc, "id"));
+        const char *id = st->doc.id;
         rc = pg_stacks_new_in_store(&st->stacks, st->stacks_dir, sizeof st->stacks_dir, st->sess.backend,
                                     a->ro.sample_freq, ctx->store, commit, st->sess.machine.id, id);
     } else {
@@ -201,9 +206,9 @@ static int open_stacks(run_state *st, run_args *a, const pg_ctx *ctx)
 
 static int measure(run_state *st, const run_args *a)
 {
-    cJSON *benchmarks = cJSON_GetObjectItemCaseSensitive(st->doc, "benchmarks");
-    int rc = pg_runner_run(benchmarks, &st->nfailed, &st->set, st->sess.meter, &a->ro);
-    pg_session_finish_doc(&st->sess, st->doc);
+    int rc = pg_runner_run(&st->doc, &st->nfailed, &st->set, st->sess.meter, &a->ro);
+    if (rc == 0)
+        rc = pg_session_finish_doc(&st->sess, &st->doc);
     if (rc == PG_EINTR)
         return pg_error_set(PG_EINTR, "interrupted; nothing was stored");
     return rc;
@@ -215,7 +220,7 @@ static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
     if (st->have_store) {
         char path[PATH_MAX + 64];
         int rc = pg_store_append(path, sizeof path, ctx->store, st->have_commit ? st->commit : NULL,
-                                 st->sess.machine.id, st->doc);
+                                 st->sess.machine.id, &st->doc);
         if (rc < 0)
             return rc;
         st->stored = 1;
@@ -228,9 +233,11 @@ static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
         printf("stacks (not stored): %s/\n", st->stacks_dir);
     }
     if (a->json) {
-        char *text = pg_json_print(st->doc, NULL);
-        if (text)
-            fputs(text, stdout);
+        char *text;
+        int rc = pg_rundoc_write(&text, &st->doc);
+        if (rc < 0)
+            return rc;
+        fputs(text, stdout);
         free(text);
     }
     return 0;
@@ -243,7 +250,7 @@ static void run_state_free(run_state *st, const run_args *a)
         pg_remove_tree(st->stacks_dir);     /* the stacks of a run that was not stored */
     if (!st->have_store && st->logdir[0] && !st->nfailed && !a->ro.sample)
         pg_remove_tree(st->logdir);         /* temporary, worth keeping only for a failure's logs */
-    cJSON_Delete(st->doc);
+    pg_rundoc_free(&st->doc);
     pg_session_close(&st->sess);
     pg_benchset_free(&st->set);
 }
@@ -261,18 +268,20 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     int rc = select_benchmarks(&st, &a, &ctx->args);
     if (rc == 0)
         rc = pg_session_open(&st.sess, a.backend, a.events, a.user_only);
-    if (rc == 0) {
+    if (rc == 0)
         locate_results(&st, &a, ctx);
-        rc = build(&st, &a, ctx);
-    }
     if (rc == 0)
         rc = choose_cpu(&a.ro);
+    /* The store is checked before the build and the measuring, which it would waste. */
     if (rc == 0)
         rc = open_logs(&st, &a, ctx);
+    if (rc == 0)
+        rc = build(&st, &a, ctx);
     if (rc == 0) {
         print_header(&st, &a);
-        st.doc = pg_session_new_doc(&st.sess, st.have_commit ? st.commit : NULL, st.dirty, a.ro.cpu);
-        rc = open_stacks(&st, &a, ctx);
+        rc = pg_session_new_doc(&st.doc, &st.sess, st.have_commit ? st.commit : NULL, st.dirty, a.ro.cpu);
+        if (rc == 0)
+            rc = open_stacks(&st, &a, ctx);
     }
     if (rc == 0)
         rc = measure(&st, &a);

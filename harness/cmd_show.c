@@ -37,7 +37,7 @@ int pg_cmd_show(pg_ctx *ctx, int argc, char **argv)
         return pg_die("show takes one revision; see 'perfgate show --help'");
     const char *rev = ctx->args.nargs ? ctx->args.args[0] : "HEAD";
 
-    cJSON *runs = NULL;
+    pg_rundoc_list runs = {0};
     int rc;
     struct stat st;
     if (ctx->args.nargs && stat(rev, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -56,36 +56,36 @@ int pg_cmd_show(pg_ctx *ctx, int argc, char **argv)
                              ctx->store);
         }
     }
-    if (rc < 0)
+    if (rc < 0) {
+        pg_rundoc_list_free(&runs);
         return pg_die_last();
+    }
 
     if (json) {
-        char *text = pg_json_print(runs, NULL);
-        if (text)
-            fputs(text, stdout);
+        char *text;
+        rc = pg_rundoc_list_write(&text, &runs);
+        pg_rundoc_list_free(&runs);
+        if (rc < 0)
+            return pg_die_last();
+        fputs(text, stdout);
         free(text);
-        cJSON_Delete(runs);
         return PG_EXIT_OK;
     }
-    const cJSON *run;
-    int i = 0;
     /* Whatever a stored document says is escaped for the terminal (util/text.h). */
-#define S(obj, key, buf) pg_text_escape_buf(buf, sizeof buf, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obj, key)), PG_TEXT_TERM)
-    cJSON_ArrayForEach(run, runs) {
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(run, "machine");
+#define S(str, buf) pg_text_escape_buf(buf, sizeof buf, str, PG_TEXT_TERM)
+    for (size_t i = 0; i < runs.n; i++) {
+        const pg_rundoc *run = &runs.v[i];
+        const pg_machine *m = &run->machine;
         char b1[256], b2[256], b3[256];
-        printf("%srun %s\n", i++ ? "\n" : "", S(run, "id", b1));
-        printf("  commit   %s%s\n", cJSON_IsString(cJSON_GetObjectItemCaseSensitive(run, "commit")) ? S(run, "commit", b1) : "(none)",
-               cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "dirty")) ? " (dirty work tree)" : "");
-        printf("  machine  %s  %s, %s, %d cores\n", S(m, "id", b1), S(m, "cpu_model", b2), S(m, "kernel", b3),
-               (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(m, "cores")));
-        printf("  backend  %s (%s)\n", S(run, "backend", b1), S(m, "backend_version", b2));
-        printf("  started  %s\n\n", S(run, "start_time", b1));
-        const cJSON *b;
-        cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(run, "benchmarks"))
-            pg_table_print_bench(stdout, b, verbose);
+        printf("%srun %s\n", i ? "\n" : "", run->id ? S(run->id, b1) : "(no id)");
+        printf("  commit   %s%s\n", run->commit ? S(run->commit, b1) : "(none)", run->dirty ? " (dirty work tree)" : "");
+        printf("  machine  %s  %s, %s, %d cores\n", S(m->id, b1), S(m->cpu_model, b2), S(m->kernel, b3), m->cores);
+        printf("  backend  %s (%s)\n", S(run->backend, b1), S(m->backend_version, b2));
+        printf("  started  %s\n\n", run->start_time ? S(run->start_time, b1) : "(unknown)");
+        for (size_t b = 0; b < run->nbench; b++)
+            pg_table_print_bench(stdout, &run->bench[b], verbose);
     }
 #undef S
-    cJSON_Delete(runs);
+    pg_rundoc_list_free(&runs);
     return PG_EXIT_OK;
 }

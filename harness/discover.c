@@ -28,7 +28,7 @@ static void bench_free(pg_bench *b)
     for (char **e = b->env; e && *e; e++)
         free(*e);
     free(b->env);
-    cJSON_Delete(b->thresholds);
+    pg_thresholds_free(&b->thresholds);
     free(b->source);
 }
 
@@ -39,7 +39,7 @@ void pg_benchset_free(pg_benchset *s)
     free(s->v);
     free(s->build);
     free(s->build_manifest);
-    cJSON_Delete(s->def_thresholds);
+    pg_thresholds_free(&s->def_thresholds);
     pg_benchset_init(s);
 }
 

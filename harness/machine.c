@@ -49,17 +49,3 @@ void pg_machine_probe(pg_machine *m, const char *backend, const char *backend_ve
              m->backend_version, m->geometry);
     snprintf(m->id, sizeof m->id, "%012llx", pg_hash64(key) & 0xffffffffffffULL);
 }
-
-cJSON *pg_machine_to_json(const pg_machine *m)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "id", m->id);
-    cJSON_AddStringToObject(o, "cpu_model", m->cpu_model);
-    cJSON_AddStringToObject(o, "kernel", m->kernel);
-    cJSON_AddNumberToObject(o, "cores", m->cores);
-    cJSON_AddStringToObject(o, "backend", m->backend);
-    cJSON_AddStringToObject(o, "backend_version", m->backend_version);
-    cJSON_AddStringToObject(o, "cache_geometry", m->geometry);
-    cJSON_AddStringToObject(o, "hostname", m->hostname);
-    return o;
-}

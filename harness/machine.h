@@ -8,8 +8,6 @@
 #ifndef PG_HARNESS_MACHINE_H
 #define PG_HARNESS_MACHINE_H
 
-#include <cjson/cJSON.h>
-
 typedef struct pg_machine {
     char cpu_model[160];
     char kernel[200];
@@ -22,6 +20,5 @@ typedef struct pg_machine {
 } pg_machine;
 
 void pg_machine_probe(pg_machine *m, const char *backend, const char *backend_version, const char *geometry);
-cJSON *pg_machine_to_json(const pg_machine *m);
 
 #endif

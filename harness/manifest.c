@@ -64,7 +64,7 @@ static int get_timeout(double *out, const cJSON *obj, const char *file, const ch
 }
 
 /* "1%", "0.5%", or a bare number of percent. */
-static int check_thresholds(cJSON **out, const cJSON *obj, const char *file, const char *where)
+static int check_thresholds(pg_thresholds *out, int *has, const cJSON *obj, const char *file, const char *where)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "thresholds");
     if (!t)
@@ -81,10 +81,20 @@ static int check_thresholds(cJSON **out, const cJSON *obj, const char *file, con
             if (end == it->valuestring || (*end && strcmp(end, "%")))
                 pct = -1;
         }
-        if (!(pct >= 0) || pct > 1e6)
+        if (!(pct >= 0) || pct > 1e6 || !*it->string)
             return pg_error_set(PG_EINVAL, "%s: %s.thresholds.%s: expected a percentage like \"1%%\"", file, where, it->string);
     }
-    *out = cJSON_Duplicate(t, 1);
+    pg_thresholds th = {0};
+    for (const cJSON *it = t->child; it; it = it->next) {
+        double pct = cJSON_IsNumber(it) ? it->valuedouble : strtod(it->valuestring, NULL);
+        if (pg_thresholds_set(&th, it->string, pct) < 0) {
+            pg_thresholds_free(&th);
+            return PG_ENOMEM;
+        }
+    }
+    pg_thresholds_free(out);
+    *out = th;
+    *has = 1;
     return 0;
 }
 
@@ -172,7 +182,7 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
     if ((rc = get_int(&b->repeat, e, "repeat", 1, file, where)) < 0 ||
         (rc = get_int(&b->warmup, e, "warmup", 0, file, where)) < 0 ||
         (rc = get_timeout(&b->timeout, e, file, where)) < 0 ||
-        (rc = check_thresholds(&b->thresholds, e, file, where)) < 0)
+        (rc = check_thresholds(&b->thresholds, &b->has_thresholds, e, file, where)) < 0)
         return rc;
     b->argv = calloc((size_t)argc + 1, sizeof *b->argv);
     int i = 0;
@@ -242,17 +252,12 @@ int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *
             rc = pg_error_set(PG_EINVAL, "%s: defaults: expected an object", path);
             goto out;
         }
-        cJSON *th = NULL;
         if ((rc = check_keys(def, defk, path, "defaults")) < 0 ||
             (rc = get_int(&s->def_repeat, def, "repeat", 1, path, "defaults")) < 0 ||
             (rc = get_int(&s->def_warmup, def, "warmup", 0, path, "defaults")) < 0 ||
             (rc = get_timeout(&s->def_timeout, def, path, "defaults")) < 0 ||
-            (rc = check_thresholds(&th, def, path, "defaults")) < 0)
+            (rc = check_thresholds(&s->def_thresholds, &s->has_def_thresholds, def, path, "defaults")) < 0)
             goto out;
-        if (th) {
-            cJSON_Delete(s->def_thresholds);
-            s->def_thresholds = th;
-        }
     }
     const cJSON *benches = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
     if (!cJSON_IsArray(benches) || cJSON_GetArraySize(benches) == 0) {

@@ -9,19 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *str(const cJSON *o, const char *k)
-{
-    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
-    return s ? s : "";
-}
-
-const char *pg_run_machine_id(const cJSON *run)
-{
-    return str(cJSON_GetObjectItemCaseSensitive(run, "machine"), "id");
-}
-
-const char *pg_run_backend(const cJSON *run) { return str(run, "backend"); }
-
 typedef struct collector {
     pg_side *side;
     pg_strindex index;      /* bench name -> position in side->b */
@@ -75,85 +62,79 @@ static pg_series *metric_get(pg_bench_result *b, const char *name, const char *u
     return m;
 }
 
-static void set_str(char **dst, const char *s)
+static int set_str(char **dst, const char *s)
 {
+    char *c = s ? strdup(s) : NULL;
+    if (s && !c)
+        return pg_error_set(PG_ENOMEM, "out of memory");
     free(*dst);
-    *dst = s ? strdup(s) : NULL;
-}
-
-static int collect_run(collector *c, const cJSON *run, const char *stacks_base)
-{
-    pg_side *side = c->side;
-    const cJSON *mach = cJSON_GetObjectItemCaseSensitive(run, "machine");
-    const char *run_backend = str(run, "backend");
-    side->nruns++;
-    snprintf(side->machine_id, sizeof side->machine_id, "%s", pg_run_machine_id(run));
-    snprintf(side->machine_desc, sizeof side->machine_desc, "%s, %d cores, %s", str(mach, "cpu_model"),
-             pg_json_int(cJSON_GetObjectItemCaseSensitive(mach, "cores"), 0), str(mach, "kernel"));
-    snprintf(side->backend, sizeof side->backend, "%s", run_backend);
-    side->dirty |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "dirty"));
-    if (!side->commit[0] && *str(run, "commit"))
-        snprintf(side->commit, sizeof side->commit, "%s", str(run, "commit"));
-    const cJSON *jb;
-    cJSON_ArrayForEach(jb, cJSON_GetObjectItemCaseSensitive(run, "benchmarks")) {
-        const char *name = str(jb, "name");
-        if (!*name)
-            return pg_error_set(PG_EINVAL, "a stored benchmark has no name (run %s)", str(run, "id"));
-        pg_bench_result *b = bench_get(c, name);
-        if (!b)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        b->failed = !strcmp(str(jb, "status"), "failed");
-        set_str(&b->failure, b->failed ? str(cJSON_GetObjectItemCaseSensitive(jb, "failure"), "reason") : NULL);
-        const cJSON *th = cJSON_GetObjectItemCaseSensitive(jb, "thresholds");
-        if (cJSON_IsObject(th)) {
-            cJSON_Delete(b->thresholds);
-            b->thresholds = cJSON_Duplicate(th, 1);
-        }
-        const char *stacks = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(jb, "stacks"));
-        if (stacks && *stacks) {
-            char path[4096];
-            if (stacks[0] != '/' && stacks_base && *stacks_base)
-                snprintf(path, sizeof path, "%s/%s", stacks_base, stacks);
-            else
-                snprintf(path, sizeof path, "%s", stacks);
-            set_str(&b->stacks, path);
-        }
-        const cJSON *jm, *metrics = cJSON_GetObjectItemCaseSensitive(jb, "metrics");
-        if (metrics && !cJSON_IsObject(metrics))
-            return pg_error_set(PG_EINVAL, "benchmark %s: \"metrics\" is not an object", name);
-        cJSON_ArrayForEach(jm, metrics) {
-            const char *source = str(jm, "backend");
-            pg_series *m = metric_get(b, jm->string, str(jm, "unit"), *run_backend ? run_backend : source,
-                                      source);
-            if (!m)
-                return pg_error_set(PG_ENOMEM, "out of memory");
-            const cJSON *v;
-            cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(jm, "samples")) {
-                if (!cJSON_IsNumber(v))
-                    return pg_error_set(PG_EINVAL, "benchmark %s, metric %s: a sample is not a number", name, jm->string);
-                int rc = pg_series_push(m, v->valuedouble);
-                if (rc < 0)
-                    return rc;
-            }
-        }
-    }
+    *dst = c;
     return 0;
 }
 
-int pg_results_collect(pg_side *side, const cJSON *runs, const char *machine_id, const char *backend,
+static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const char *run_backend,
+                         const char *stacks_base)
+{
+    b->failed = rb->failed;
+    int rc = set_str(&b->failure, rb->failed ? rb->failure.reason : NULL);
+    if (rc == 0 && rb->has_thresholds) {
+        pg_thresholds_free(&b->thresholds);
+        rc = pg_thresholds_copy(&b->thresholds, &rb->thresholds);
+    }
+    if (rc == 0 && rb->stacks && *rb->stacks) {
+        char path[4096];
+        if (rb->stacks[0] != '/' && stacks_base && *stacks_base)
+            snprintf(path, sizeof path, "%s/%s", stacks_base, rb->stacks);
+        else
+            snprintf(path, sizeof path, "%s", rb->stacks);
+        if ((rc = set_str(&b->stacks, path)) == 0)
+            rc = set_str(&b->stacks_note, rb->stacks_note);
+    }
+    for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {
+        const pg_rundoc_metric *rm = &rb->metrics[i];
+        pg_series *m = metric_get(b, rm->name, rm->unit, *run_backend ? run_backend : rm->source, rm->source);
+        if (!m)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        for (size_t k = 0; k < rm->n && rc == 0; k++)
+            rc = pg_series_push(m, rm->samples[k]);
+    }
+    return rc;
+}
+
+static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_base)
+{
+    pg_side *side = c->side;
+    const pg_machine *mach = &run->machine;
+    side->nruns++;
+    snprintf(side->machine_id, sizeof side->machine_id, "%s", mach->id);
+    snprintf(side->machine_desc, sizeof side->machine_desc, "%.120s, %d cores, %.120s", mach->cpu_model, mach->cores,
+             mach->kernel);
+    snprintf(side->backend, sizeof side->backend, "%s", run->backend);
+    side->dirty |= run->dirty;
+    if (!side->commit[0] && run->commit && *run->commit)
+        snprintf(side->commit, sizeof side->commit, "%s", run->commit);
+    int rc = 0;
+    for (size_t i = 0; i < run->nbench && rc == 0; i++) {
+        pg_bench_result *b = bench_get(c, run->bench[i].name);
+        if (!b)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        rc = collect_bench(b, &run->bench[i], run->backend, stacks_base);
+    }
+    return rc;
+}
+
+int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
                        const char *stacks_base)
 {
     collector c = {.side = side};
     int rc = 0;
     for (size_t i = 0; i < side->nb && rc == 0; i++)
         rc = pg_strindex_put(&c.index, side->b[i].name, i);
-    const cJSON *run;
-    cJSON_ArrayForEach(run, runs) {
-        if (rc < 0)
-            break;
-        if (machine_id && strcmp(pg_run_machine_id(run), machine_id))
+    for (size_t i = 0; i < runs->n && rc == 0; i++) {
+        const pg_rundoc *run = &runs->v[i];
+        if (machine_id && strcmp(run->machine.id, machine_id))
             continue;
-        if (backend && strcmp(pg_run_backend(run), backend))
+        if (backend && strcmp(run->backend, backend))
             continue;
         rc = collect_run(&c, run, stacks_base);
     }

@@ -9,20 +9,15 @@
 #ifndef PG_HARNESS_RESULTS_H
 #define PG_HARNESS_RESULTS_H
 
+#include "harness/rundoc.h"
 #include "report/series.h"
 
-#include <cjson/cJSON.h>
 #include <stddef.h>
-
-/* A run document's machine id and backend ("" when missing). */
-const char *pg_run_machine_id(const cJSON *run);
-const char *pg_run_backend(const cJSON *run);
 
 /* Merges into `side` the runs of `machine_id` (NULL: every run) measured by
  * `backend` (NULL: any). A relative "stacks" path resolves against
- * `stacks_base` (the store root, or the result file's directory; NULL: as is).
- * PG_EINVAL naming the benchmark and metric for a malformed document. */
-int pg_results_collect(pg_side *side, const cJSON *runs, const char *machine_id, const char *backend,
+ * `stacks_base` (the store root, or the result file's directory; NULL: as is). */
+int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
                        const char *stacks_base);
 
 #endif

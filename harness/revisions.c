@@ -16,7 +16,7 @@ typedef struct side {
     const char *commit;
     char dir[PATH_MAX];
     pg_benchset set;
-    cJSON *doc;
+    pg_rundoc doc;
     pg_stacks *stacks;              /* --sample: this revision's stacks, beside its results */
     char stacks_dir[PATH_MAX * 2];
 } side;
@@ -38,6 +38,9 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         side *s = &sides[i];
         s->commit = commits[i];
         pg_benchset_init(&s->set);
+        /* A store that cannot take the results fails before any measuring. */
+        if ((rc = pg_store_check(store_root, s->commit, sess->machine.id)) < 0)
+            break;
         if ((rc = pg_mkdtemp(s->dir, sizeof s->dir, "perfgate-rev-")) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
@@ -55,11 +58,12 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        s->doc = pg_session_new_doc(sess, s->commit, 0, ro->cpu);
+        if ((rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, ro->cpu)) < 0)
+            break;
         if (ro->sample &&
             (rc = pg_stacks_new_in_store(&s->stacks, s->stacks_dir, sizeof s->stacks_dir, sess->backend, ro->sample_freq,
                                          store_root, s->commit, sess->machine.id,
-                                         cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s->doc, "id")))) < 0)
+                                         s->doc.id)) < 0)
             break;
     }
 
@@ -74,21 +78,23 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
     int nfailed = 0;
     for (int k = 0; k < rounds && rc == 0; k++) {
         for (size_t i = 0; i < n && rc == 0; i++) {
-            cJSON *round = cJSON_CreateArray();
+            pg_rundoc round = {0};
             o.round = k;
             o.stacks = sides[i].stacks;
             int nf = 0;
-            rc = pg_runner_run(round, &nf, &sides[i].set, sess->meter, &o);
+            rc = pg_runner_run(&round, &nf, &sides[i].set, sess->meter, &o);
             nfailed += nf;
-            pg_runner_merge(cJSON_GetObjectItemCaseSensitive(sides[i].doc, "benchmarks"), round);
-            cJSON_Delete(round);
+            int mrc = pg_runner_merge(&sides[i].doc, &round);
+            rc = rc < 0 ? rc : mrc;
+            pg_rundoc_free(&round);
         }
     }
     int stored = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        pg_session_finish_doc(sess, sides[i].doc);
         char path[PATH_MAX + 64];
-        rc = pg_store_append(path, sizeof path, store_root, sides[i].commit, sess->machine.id, sides[i].doc);
+        rc = pg_session_finish_doc(sess, &sides[i].doc);
+        if (rc == 0)
+            rc = pg_store_append(path, sizeof path, store_root, sides[i].commit, sess->machine.id, &sides[i].doc);
         if (rc == 0) {
             stored++;
             fprintf(stderr, "perfgate: stored %.12s: %s\n", sides[i].commit, path);
@@ -103,7 +109,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         if ((int)i >= stored && sides[i].stacks_dir[0])
             pg_remove_tree(sides[i].stacks_dir);    /* not stored: its stacks go too */
         pg_benchset_free(&sides[i].set);
-        cJSON_Delete(sides[i].doc);
+        pg_rundoc_free(&sides[i].doc);
     }
     free(sides);
     if (rc == 0 && nfailed)

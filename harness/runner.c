@@ -61,18 +61,79 @@ static int pick(int cli, int bench, int manifest, int fallback)
     return cli >= 0 ? cli : bench >= 0 ? bench : manifest >= 0 ? manifest : fallback;
 }
 
-static void write_logs(const char *dir, const char *name, const pg_spawn_result *r, cJSON *b)
+static int write_logs(const char *dir, const char *name, const pg_spawn_result *r, pg_rundoc_bench *b)
 {
     if (!dir)
-        return;
+        return 0;
     char p[4096], fname[PG_SAFE_NAME_SIZE];
+    int rc = 0;
     pg_path_safe_name(fname, name);
     snprintf(p, sizeof p, "%s/%s.stdout", dir, fname);
     if (pg_file_write_atomic(p, r->out_log ? r->out_log : "", r->out_len) == 0)
-        cJSON_AddStringToObject(b, "stdout_log", p);
+        rc = pg_rundoc_set(&b->stdout_log, p);
     snprintf(p, sizeof p, "%s/%s.stderr", dir, fname);
-    if (pg_file_write_atomic(p, r->err_log ? r->err_log : "", r->err_len) == 0)
-        cJSON_AddStringToObject(b, "stderr_log", p);
+    if (rc == 0 && pg_file_write_atomic(p, r->err_log ? r->err_log : "", r->err_len) == 0)
+        rc = pg_rundoc_set(&b->stderr_log, p);
+    return rc;
+}
+
+/* The failure of run j (measured or not) into b->failure. */
+static int record_failure(pg_rundoc_bench *b, const char *why, int measured, int run, const pg_spawn_result *res,
+                          double timeout)
+{
+    pg_rundoc_failure *f = &b->failure;
+    b->failed = 1;
+    f->run = run;
+    if (res->timed_out)
+        f->timeout = timeout;
+    else if (res->signal)
+        f->has_signal = 1, f->signal = res->signal;
+    else if (res->started)
+        f->has_exit_code = 1, f->exit_code = res->exit_code;
+    int rc = pg_rundoc_set(&f->reason, why);
+    if (rc == 0)
+        rc = pg_rundoc_set(&f->phase, measured ? "measured run" : "warmup");
+    if (rc == 0)
+        rc = pg_rundoc_set(&f->stderr_tail, pg_spawn_tail(res->err_log, res->err_len, 2000));
+    return rc;
+}
+
+/* The readings of one measured run into the benchmark's metrics. */
+static int record_readings(pg_rundoc_bench *b, const pg_readings *rd)
+{
+    int rc = 0;
+    for (size_t k = 0; k < rd->n && rc == 0; k++) {
+        const pg_reading *r = &rd->v[k];
+        pg_rundoc_metric *m;
+        if ((rc = pg_rundoc_metric_get(&m, b, r->name, r->unit, r->backend)) == 0)
+            rc = pg_rundoc_metric_push(m, r->value, r->running);
+    }
+    return rc;
+}
+
+/* The benchmark's description, before anything runs. */
+static int describe_bench(pg_rundoc_bench *b, const pg_benchset *set, const pg_bench *bench, int repeat, int warmup,
+                          double timeout)
+{
+    size_t n = 0;
+    while (bench->argv[n])
+        n++;
+    b->repeat = repeat;
+    b->warmup = warmup;
+    b->timeout = timeout > 0 ? timeout : 0;
+    int rc = pg_rundoc_set(&b->name, bench->name);
+    if (rc == 0 && !(b->command = calloc(n + 1, sizeof *b->command)))
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = pg_rundoc_set(&b->command[i], bench->argv[i]);
+    if (rc == 0)
+        rc = pg_rundoc_set(&b->cwd, bench->cwd);
+    const pg_thresholds *th = bench->has_thresholds ? &bench->thresholds : set->has_def_thresholds ? &set->def_thresholds : NULL;
+    if (rc == 0 && th) {
+        b->has_thresholds = 1;
+        rc = pg_thresholds_copy(&b->thresholds, th);
+    }
+    return rc;
 }
 
 /* Why a run failed, as stored and shown; NULL when it succeeded. */
@@ -106,7 +167,7 @@ int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int
     return pick(o->repeat, set->v[i].repeat, set->def_repeat, valgrind ? 1 : 5);
 }
 
-static int run_one(cJSON *benchmarks, int *failed, const pg_benchset *set, size_t bi, pg_meter *meter,
+static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t bi, pg_meter *meter,
                    const pg_run_opts *o)
 {
     const pg_bench *bench = &set->v[bi];
@@ -125,22 +186,8 @@ static int run_one(cJSON *benchmarks, int *failed, const pg_benchset *set, size_
     if (!env)
         return pg_error_set(PG_ENOMEM, "out of memory");
 
-    cJSON *b = cJSON_CreateObject();
-    cJSON_AddStringToObject(b, "name", bench->name);
-    cJSON *cmd = cJSON_AddArrayToObject(b, "command");
-    for (char **a = bench->argv; *a; a++)
-        cJSON_AddItemToArray(cmd, cJSON_CreateString(*a));
-    if (bench->cwd)
-        cJSON_AddStringToObject(b, "cwd", bench->cwd);
-    cJSON_AddNumberToObject(b, "repeat", repeat);
-    cJSON_AddNumberToObject(b, "warmup", warmup);
-    if (timeout > 0)
-        cJSON_AddNumberToObject(b, "timeout", timeout);
-    const cJSON *th = bench->thresholds ? bench->thresholds : set->def_thresholds;
-    if (th)
-        cJSON_AddItemToObject(b, "thresholds", cJSON_Duplicate(th, 1));
-    cJSON *metrics = cJSON_CreateObject();
-
+    pg_rundoc_bench bd = {0}, *b = &bd;
+    int rc = describe_bench(b, set, bench, repeat, warmup, timeout);
     pg_spawn_opts so = {
         .cwd = bench->cwd, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
         .timeout_sec = timeout,
@@ -150,9 +197,8 @@ static int run_one(cJSON *benchmarks, int *failed, const pg_benchset *set, size_
     pg_spawn_result res;
     char why[160];
     const char *fail = NULL;
-    int rc = 0, runs_done = 0;
     int total = warmup + measured_runs;
-    for (int j = 0; j < total && !fail; j++) {
+    for (int j = 0; j < total && !fail && rc == 0; j++) {
         int measured = j >= warmup;
         progress(o, bi, set->n, bench->name, measured ? "run" : "warmup",
                  measured ? (o->round >= 0 ? o->round : j - warmup) + 1 : j + 1, measured ? repeat : warmup);
@@ -178,41 +224,20 @@ static int run_one(cJSON *benchmarks, int *failed, const pg_benchset *set, size_
                 snprintf(why, sizeof why, "%s", pg_error_last());
                 fail = why;
                 rc = 0;
+            } else {
+                rc = record_readings(b, &rd);
+                b->runs++;
             }
-            for (size_t k = 0; k < rd.n && !fail; k++) {
-                const pg_reading *r = &rd.v[k];
-                cJSON *m = cJSON_GetObjectItemCaseSensitive(metrics, r->name);
-                if (!m) {
-                    m = cJSON_AddObjectToObject(metrics, r->name);
-                    cJSON_AddStringToObject(m, "unit", r->unit);
-                    cJSON_AddStringToObject(m, "backend", r->backend);
-                    cJSON_AddArrayToObject(m, "samples");
-                    cJSON_AddArrayToObject(m, "running");
-                }
-                cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(m, "samples"), cJSON_CreateNumber(r->value));
-                cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(m, "running"), cJSON_CreateNumber(r->running));
-            }
-            runs_done++;
         } else if (measured) {
             /* A failed measured run still leaves backend output behind: drop it. */
             pg_readings_clear(&rd);
             pg_meter_collect(meter, &rd, 0, 0);
         }
-        if (fail || j == total - 1)
-            write_logs(o->log_dir, bench->name, &res, b);
-        if (fail) {
-            cJSON *f = cJSON_AddObjectToObject(b, "failure");
-            cJSON_AddStringToObject(f, "reason", fail);
-            cJSON_AddStringToObject(f, "phase", measured ? "measured run" : "warmup");
-            cJSON_AddNumberToObject(f, "run", measured ? (o->round >= 0 ? o->round : j - warmup) + 1 : j + 1);
-            if (res.timed_out)
-                cJSON_AddNumberToObject(f, "timeout", timeout);
-            else if (res.signal)
-                cJSON_AddNumberToObject(f, "signal", res.signal);
-            else if (res.started)
-                cJSON_AddNumberToObject(f, "exit_code", res.exit_code);
-            cJSON_AddStringToObject(f, "stderr_tail", pg_spawn_tail(res.err_log, res.err_len, 2000));
-        }
+        if (rc == 0 && (fail || j == total - 1))
+            rc = write_logs(o->log_dir, bench->name, &res, b);
+        if (rc == 0 && fail)
+            rc = record_failure(b, fail, measured, measured ? (o->round >= 0 ? o->round : j - warmup) + 1 : j + 1,
+                                &res, timeout);
         pg_spawn_result_free(&res);
     }
     if (rc == 0 && !fail && o->stacks && o->round <= 0) {
@@ -223,37 +248,36 @@ static int run_one(cJSON *benchmarks, int *failed, const pg_benchset *set, size_
         so.hooks = NULL;
         rc = pg_stacks_record(o->stacks, b, bench->name, &so, &sfailed);
         if (rc == 0 && sfailed) {
-            cJSON_AddStringToObject(b, "stacks_error", pg_error_last());
-            pg_text_warn("%s: no stacks: %s", bench->name, pg_error_last());
+            rc = pg_rundoc_set(&b->stacks_error, pg_error_last());
+            pg_text_warn("%s: no stacks: %s", bench->name, b->stacks_error ? b->stacks_error : "");
         }
     }
     pg_readings_free(&rd);
     free(env);
     if (o->progress)
         fprintf(stderr, "\r\033[K");
-    if (rc < 0) {
-        cJSON_Delete(metrics);
-        cJSON_Delete(b);
-        return rc;
+    pg_rundoc_bench *added = NULL;
+    if (rc == 0 && (rc = pg_rundoc_add_bench(&added, doc)) == 0) {
+        *added = bd;
+        memset(&bd, 0, sizeof bd);
     }
-    cJSON_AddNumberToObject(b, "runs", runs_done);
-    cJSON_AddStringToObject(b, "status", fail ? "failed" : "ok");
-    cJSON_AddItemToObject(b, "metrics", metrics);
+    pg_rundoc_bench_free(&bd);
+    if (rc < 0)
+        return rc;
     if (fail)
         ++*failed;
     if (o->out)
-        pg_table_print_bench(o->out, b, o->verbose);
-    cJSON_AddItemToArray(benchmarks, b);
+        pg_table_print_bench(o->out, added, o->verbose);
     return 0;
 }
 
-int pg_runner_run(cJSON *benchmarks, int *nfailed, const pg_benchset *set, pg_meter *meter,
+int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter *meter,
                   const pg_run_opts *o)
 {
     *nfailed = 0;
     pg_spawn_install_sigint();
     for (size_t i = 0; i < set->n; i++) {
-        int rc = run_one(benchmarks, nfailed, set, i, meter, o);
+        int rc = run_one(doc, nfailed, set, i, meter, o);
         if (rc < 0)
             return rc;
         if (pg_spawn_interrupted())
@@ -262,45 +286,13 @@ int pg_runner_run(cJSON *benchmarks, int *nfailed, const pg_benchset *set, pg_me
     return 0;
 }
 
-void pg_runner_merge(cJSON *into, const cJSON *from)
+int pg_runner_merge(pg_rundoc *into, pg_rundoc *from)
 {
-    const cJSON *fb;
-    cJSON_ArrayForEach(fb, from) {
-        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(fb, "name"));
-        cJSON *ib = NULL, *it;
-        cJSON_ArrayForEach(it, into) {
-            if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "name")), name)) {
-                ib = it;
-                break;
-            }
-        }
-        if (!ib) {
-            cJSON_AddItemToArray(into, cJSON_Duplicate(fb, 1));
-            continue;
-        }
-        cJSON *runs = cJSON_GetObjectItemCaseSensitive(ib, "runs");
-        cJSON_SetNumberValue(runs, runs->valuedouble + cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(fb, "runs")));
-        const cJSON *fm;
-        cJSON *im = cJSON_GetObjectItemCaseSensitive(ib, "metrics");
-        cJSON_ArrayForEach(fm, cJSON_GetObjectItemCaseSensitive(fb, "metrics")) {
-            cJSON *m = cJSON_GetObjectItemCaseSensitive(im, fm->string);
-            if (!m) {
-                cJSON_AddItemToObject(im, fm->string, cJSON_Duplicate(fm, 1));
-                continue;
-            }
-            static const char *const arrays[] = {"samples", "running"};
-            for (int k = 0; k < 2; k++) {
-                cJSON *dst = cJSON_GetObjectItemCaseSensitive(m, arrays[k]);
-                const cJSON *v;
-                cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(fm, arrays[k]))
-                    cJSON_AddItemToArray(dst, cJSON_Duplicate(v, 0));
-            }
-        }
-        const cJSON *status = cJSON_GetObjectItemCaseSensitive(fb, "status");
-        if (!strcmp(cJSON_GetStringValue(status), "failed")) {
-            cJSON_ReplaceItemInObjectCaseSensitive(ib, "status", cJSON_CreateString("failed"));
-            cJSON_DeleteItemFromObjectCaseSensitive(ib, "failure");
-            cJSON_AddItemToObject(ib, "failure", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(fb, "failure"), 1));
-        }
+    int rc = 0;
+    for (size_t i = 0; i < from->nbench; i++) {
+        int r = pg_rundoc_merge_bench(into, &from->bench[i]);
+        rc = rc < 0 ? rc : r;
     }
+    from->nbench = 0;
+    return rc;
 }

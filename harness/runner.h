@@ -11,8 +11,8 @@
 
 #include "counters/backend.h"
 #include "harness/bench.h"
+#include "harness/rundoc.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 
 typedef struct pg_run_opts {
@@ -36,17 +36,17 @@ typedef struct pg_run_opts {
  * CPU 0 where most interrupts land. -1 when none can be determined. */
 int pg_runner_pick_cpu(void);
 
-/* Runs every benchmark of `set` with `meter`; fills `benchmarks` (a JSON array
- * of benchmark results, see docs/result-schema.md) and *nfailed.
+/* Runs every benchmark of `set` with `meter`, appending their results to
+ * `doc`'s benchmarks, and counts the failed ones in *nfailed.
  * Returns PG_EINTR when SIGINT stopped it (results incomplete: store nothing). */
-int pg_runner_run(cJSON *benchmarks, int *nfailed, const pg_benchset *set, pg_meter *meter,
+int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter *meter,
                   const pg_run_opts *o);
 
 /* Resolved repeat count of benchmark i (command line, manifest, backend default). */
 int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind);
 
-/* Merges the benchmark objects of `from` (one round) into `into` by name:
- * samples appended, runs added, failure kept. */
-void pg_runner_merge(cJSON *into, const cJSON *from);
+/* Merges the benchmarks of `from` (one round) into `into` by name:
+ * samples appended, runs added, failure kept. `from` is emptied. */
+int pg_runner_merge(pg_rundoc *into, pg_rundoc *from);
 
 #endif

@@ -1,38 +1,29 @@
-/* harness/sample_run.c — a spawn with a sampler attached. See sample_run.h. */
+/* harness/sample_run.c — a spawn with a stack recorder attached. See sample_run.h. */
 #include "harness/sample_run.h"
 #include "util/error.h"
 
 #include <string.h>
-#include <time.h>
 
-typedef struct run_ctx {
-    pg_sampler *s;
-    pg_profile *p;
-    size_t flush_bytes;
-    int rc;
-} run_ctx;
+static int attach(void *ctx, pid_t pid) { return pg_stackrec_attach(ctx, pid); }
+static size_t pollfds(void *ctx, int *fds, size_t max) { return pg_stackrec_pollfds(ctx, fds, max); }
+static int readable(void *ctx) { return pg_stackrec_readable(ctx); }
 
-static int attach(void *ctx, pid_t pid) { return pg_sampler_attach(((run_ctx *)ctx)->s, pid); }
-static size_t pollfds(void *ctx, int *fds, size_t max) { return pg_sampler_pollfds(((run_ctx *)ctx)->s, fds, max); }
-
-/* Normally only copies records out. Past flush_bytes, the records old enough
- * are unwound now, so a long run's memory stays bounded. */
-static int readable(void *ctx)
+int pg_stackrec_run(pg_stackrec *r, pg_folded *out, pg_sample_result *sr, pg_spawn_result *res,
+                    const pg_spawn_opts *so)
 {
-    run_ctx *c = ctx;
-    int rc = pg_sampler_drain_round(c->s);
-    if (rc < 0 && c->rc == 0)
-        c->rc = rc;     /* spawn does not stop for a hook's error: keep it for the caller */
-    if (c->rc == 0 && pg_sampler_pending(c->s) > c->flush_bytes)
-        c->rc = pg_sampler_flush(c->s, pg_profile_add, c->p);
-    return rc;
-}
-
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+    memset(sr, 0, sizeof *sr);
+    memset(res, 0, sizeof *res);
+    char **argv;
+    int rc = pg_stackrec_begin(r, &argv, so->argv, so->cpu, out);
+    if (rc < 0)
+        return rc;
+    pg_spawn_hooks hooks = {.ctx = r, .attach = attach, .pollfds = pollfds, .readable = readable};
+    pg_spawn_opts o = *so;
+    o.argv = argv;
+    o.hooks = &hooks;
+    rc = pg_spawn_run(res, &o);
+    int erc = pg_stackrec_end(r, rc == 0, sr);
+    return rc < 0 ? rc : erc;
 }
 
 int pg_sample_run(pg_folded *out, pg_sample_result *sr, pg_spawn_result *res,
@@ -40,32 +31,12 @@ int pg_sample_run(pg_folded *out, pg_sample_result *sr, pg_spawn_result *res,
 {
     memset(sr, 0, sizeof *sr);
     memset(res, 0, sizeof *res);
-    run_ctx c = {.flush_bytes = sopt->flush_bytes ? sopt->flush_bytes : (size_t)64 << 20};
-    pg_sampler_opts sampler_opts = *sopt;
-    sampler_opts.pinned_cpu = so->cpu;
-    int rc = pg_sampler_new(&c.s, &sampler_opts);
-    if (rc == 0 && (rc = pg_profile_new(&c.p, out, c.s)) < 0)
-        pg_sampler_free(c.s);
+    pg_stackrec_opts ro = {.backend = PG_BACKEND_PERF, .sampler = *sopt};
+    pg_stackrec *r;
+    int rc = pg_stackrec_new(&r, &ro);
     if (rc < 0)
         return rc;
-    pg_spawn_hooks hooks = {.ctx = &c, .attach = attach, .pollfds = pollfds, .readable = readable};
-    pg_spawn_opts o = *so;
-    o.hooks = &hooks;
-    rc = pg_spawn_run(res, &o);
-    snprintf(sr->event, sizeof sr->event, "%s", pg_sampler_event(c.s));
-    snprintf(sr->notice, sizeof sr->notice, "%s", pg_sampler_notice(c.s));
-    if (rc == 0) {
-        double t0 = now_ns();
-        rc = c.rc;
-        if (rc == 0)
-            rc = pg_sampler_finish(c.s);
-        if (rc == 0)
-            rc = pg_sampler_flush(c.s, pg_profile_add, c.p);
-        sr->unwind_ns = now_ns() - t0;
-    }
-    pg_sampler_stats_get(c.s, &sr->sampler);
-    pg_profile_stats_get(c.p, &sr->profile);
-    pg_profile_free(c.p);
-    pg_sampler_free(c.s);
+    rc = pg_stackrec_run(r, out, sr, res, so);
+    pg_stackrec_free(r);
     return rc;
 }

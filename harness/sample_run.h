@@ -1,33 +1,31 @@
-/* harness/sample_run.h — one sampled run of a command: spawn + sampler + profile.
+/* harness/sample_run.h — one run of a command with its stacks recorded:
+ * spawn + a stack recorder (counters/stackrec.h).
  *
  * Shared by `perfgate record` and `perfgate run --sample`. The child is spawned
  * as for a measurement (spawn.h: pinned, ASLR off, held before exec); the
- * sampler attaches to it before exec and its buffers are drained while it
- * runs; once it exited, the records are unwound and symbolized into folded
- * stacks. Unwinding after the run keeps the sampled program's slowdown to
- * the cost of the kernel copying stacks.
+ * recorder attaches to it before exec and, with perf, its buffers are drained
+ * while it runs; once it exited, the records are unwound and symbolized into
+ * folded stacks. Unwinding after the run keeps the sampled program's slowdown
+ * to the cost of the kernel copying stacks.
  */
 #ifndef PG_HARNESS_SAMPLE_RUN_H
 #define PG_HARNESS_SAMPLE_RUN_H
 
-#include "counters/profile.h"
-#include "counters/sampler.h"
+#include "counters/stackrec.h"
 #include "harness/spawn.h"
 #include "util/folded.h"
 
-typedef struct pg_sample_result {
-    pg_sampler_stats sampler;   /* samples kept, lost, dropped */
-    pg_profile_stats profile;   /* stacks built, truncated */
-    char event[96];             /* what was sampled ("cpu-clock") */
-    char notice[256];           /* fallback note ("no hardware cycle counter ..."), or "" */
-    double unwind_ns;           /* time spent unwinding and symbolizing after the run */
-} pg_sample_result;
+typedef pg_stackrec_stats pg_sample_result;
 
-/* Runs `so` (its hooks are replaced) with sampling `sopt`, adding the stacks
- * to `out`. *res is the spawn result (free with pg_spawn_result_free) whatever
- * the child's fate; stacks are built even when it failed. Returns negative
- * when sampling could not start (the child did not run) or the stacks could
- * not be built. */
+/* Runs `so` (its argv the bare command; its hooks are replaced) recording
+ * with `r`, adding the stacks to `out`. *res is the spawn result (free with
+ * pg_spawn_result_free) whatever the child's fate; stacks are built even when
+ * it failed. Negative when recording could not start (the child did not run:
+ * res->started is 0) or the stacks could not be built. */
+int pg_stackrec_run(pg_stackrec *r, pg_folded *out, pg_sample_result *sr, pg_spawn_result *res,
+                    const pg_spawn_opts *so);
+
+/* pg_stackrec_run with a perf sampler of `sopt`, for `perfgate record`. */
 int pg_sample_run(pg_folded *out, pg_sample_result *sr, pg_spawn_result *res,
                   const pg_spawn_opts *so, const pg_sampler_opts *sopt);
 

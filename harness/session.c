@@ -2,6 +2,7 @@
 #include "harness/session.h"
 #include "counters/probe.h"
 #include "util/error.h"
+#include "util/metrics.h"
 #include "util/text.h"
 
 #include <errno.h>
@@ -49,87 +50,75 @@ static void iso_now(char *buf, size_t len)
 }
 
 /* Conditions perfgate could not control, recorded with the results. */
-static void add_uncontrolled(cJSON *arr, int pinned)
+static int add_uncontrolled(pg_rundoc_strings *l, int pinned)
 {
-    char buf[128];
+    char buf[128], s[200];
+    int rc = 0;
     FILE *f = fopen("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "r");
     if (f) {
         if (fgets(buf, sizeof buf, f)) {
             buf[strcspn(buf, "\n")] = '\0';
             if (strcmp(buf, "performance")) {
-                char s[200];
                 snprintf(s, sizeof s, "cpu frequency governor is '%s', not 'performance'", buf);
-                cJSON_AddItemToArray(arr, cJSON_CreateString(s));
+                rc = pg_rundoc_strings_add(l, s);
             }
         }
         fclose(f);
     }
     f = fopen("/sys/devices/system/cpu/intel_pstate/no_turbo", "r");
     if (f) {
-        if (fgets(buf, sizeof buf, f) && buf[0] == '0')
-            cJSON_AddItemToArray(arr, cJSON_CreateString("turbo boost is on"));
+        if (rc == 0 && fgets(buf, sizeof buf, f) && buf[0] == '0')
+            rc = pg_rundoc_strings_add(l, "turbo boost is on");
         fclose(f);
     }
-    if (!pinned)
-        cJSON_AddItemToArray(arr, cJSON_CreateString("benchmarks were not pinned to a CPU"));
+    if (rc == 0 && !pinned)
+        rc = pg_rundoc_strings_add(l, "benchmarks were not pinned to a CPU");
     double load[1];
-    if (getloadavg(load, 1) == 1 && load[0] > 0.5) {
+    if (rc == 0 && getloadavg(load, 1) == 1 && load[0] > 0.5) {
         snprintf(buf, sizeof buf, "system load average was %.2f at the start", load[0]);
-        cJSON_AddItemToArray(arr, cJSON_CreateString(buf));
+        rc = pg_rundoc_strings_add(l, buf);
     }
+    return rc;
 }
 
-cJSON *pg_session_new_doc(const pg_session *s, const char *commit, int dirty, int cpu)
+int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, int dirty, int cpu)
 {
     char started[32], runid[64];
     iso_now(started, sizeof started);
-    cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "schema", "perfgate-run/1");
-    cJSON_AddStringToObject(doc, "perfgate_version", PERFGATE_VERSION);
     static int seq;
     snprintf(runid, sizeof runid, "%s-%d%s", started, (int)getpid(), seq++ ? "b" : "");
-    cJSON_AddStringToObject(doc, "id", runid);
-    if (commit)
-        cJSON_AddStringToObject(doc, "commit", commit);
-    else
-        cJSON_AddNullToObject(doc, "commit");
-    cJSON_AddBoolToObject(doc, "dirty", dirty);
-    cJSON_AddStringToObject(doc, "start_time", started);
-    cJSON_AddItemToObject(doc, "machine", pg_machine_to_json(&s->machine));
-    cJSON_AddStringToObject(doc, "backend", pg_backend_name(s->backend));
-    cJSON *settings = cJSON_AddObjectToObject(doc, "settings");
-    if (cpu >= 0)
-        cJSON_AddNumberToObject(settings, "cpu", cpu);
-    else
-        cJSON_AddNullToObject(settings, "cpu");
-    cJSON_AddBoolToObject(settings, "aslr_disabled", 1);
-    cJSON_AddStringToObject(settings, "stdin", "/dev/null");
-    if (s->backend == PG_BACKEND_PERF) {
-        cJSON_AddStringToObject(settings, "events", s->events ? s->events : "instructions,cycles,cache-misses,branch-misses");
-        cJSON_AddBoolToObject(settings, "user_only", s->user_only);
-    }
-    add_uncontrolled(cJSON_AddArrayToObject(doc, "uncontrolled"), cpu >= 0);
-    cJSON *notes = cJSON_AddArrayToObject(doc, "notices");
-    if (s->notice[0])
-        cJSON_AddItemToArray(notes, cJSON_CreateString(s->notice));
-    cJSON_AddArrayToObject(doc, "benchmarks");
-    return doc;
+    memset(doc, 0, sizeof *doc);
+    doc->dirty = dirty;
+    doc->machine = s->machine;
+    doc->cpu = cpu >= 0 ? cpu : -1;
+    doc->aslr_disabled = 1;
+    doc->user_only = s->user_only;
+    int rc;
+    if ((rc = pg_rundoc_set(&doc->perfgate_version, PERFGATE_VERSION)) < 0 || (rc = pg_rundoc_set(&doc->id, runid)) < 0 ||
+        (rc = pg_rundoc_set(&doc->commit, commit)) < 0 || (rc = pg_rundoc_set(&doc->start_time, started)) < 0 ||
+        (rc = pg_rundoc_set(&doc->backend, pg_backend_name(s->backend))) < 0 ||
+        (rc = pg_rundoc_set(&doc->stdin_path, "/dev/null")) < 0 ||
+        (s->backend == PG_BACKEND_PERF &&
+         (rc = pg_rundoc_set(&doc->events, s->events ? s->events : PG_METRICS_PERF_DEFAULT)) < 0) ||
+        (rc = add_uncontrolled(&doc->uncontrolled, cpu >= 0)) < 0 ||
+        (s->notice[0] && (rc = pg_rundoc_strings_add(&doc->notices, s->notice)) < 0))
+        return rc;
+    return 0;
 }
 
-void pg_session_finish_doc(const pg_session *s, cJSON *doc)
+int pg_session_finish_doc(const pg_session *s, pg_rundoc *doc)
 {
-    cJSON *notes = cJSON_GetObjectItemCaseSensitive(doc, "notices");
-    for (size_t i = 0; pg_meter_unavailable(s->meter, i); i++) {
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && pg_meter_unavailable(s->meter, i); i++) {
         /* The backend notice already said there are no hardware counters;
          * stderr hears it once, the document keeps every event's reason. */
         if (!s->notice[0])
             pg_text_warn("not counted, and not recorded: %s", pg_meter_unavailable(s->meter, i));
-        cJSON_AddItemToArray(notes, cJSON_CreateString(pg_meter_unavailable(s->meter, i)));
+        rc = pg_rundoc_strings_add(&doc->notices, pg_meter_unavailable(s->meter, i));
     }
     char ended[32];
     iso_now(ended, sizeof ended);
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "end_time");
-    cJSON_AddStringToObject(doc, "end_time", ended);
+    return rc < 0 ? rc : pg_rundoc_set(&doc->end_time, ended);
 }
 
 int pg_session_build(const char *cmd, const char *dir)

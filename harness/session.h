@@ -8,9 +8,8 @@
 
 #include "counters/backend.h"
 #include "harness/machine.h"
+#include "harness/rundoc.h"
 #include "harness/runner.h"
-
-#include <cjson/cJSON.h>
 
 typedef struct pg_session {
     pg_backend_kind backend;
@@ -26,13 +25,13 @@ typedef struct pg_session {
 int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events, int user_only);
 void pg_session_close(pg_session *s);
 
-/* A new run document with everything but the benchmarks filled in;
- * `commit` NULL when the results are keyed to no commit. */
-cJSON *pg_session_new_doc(const pg_session *s, const char *commit, int dirty, int cpu);
+/* Fills `doc` (zeroed by the caller) with everything but the benchmarks;
+ * `commit` NULL when the results are keyed to no commit. PG_ENOMEM. */
+int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, int dirty, int cpu);
 
 /* Records the meter's notices (hardware events that could not be counted) in
- * the document and on stderr, and sets end_time. */
-void pg_session_finish_doc(const pg_session *s, cJSON *doc);
+ * the document and on stderr, and sets end_time. PG_ENOMEM. */
+int pg_session_finish_doc(const pg_session *s, pg_rundoc *doc);
 
 /* Runs the manifest's build command `cmd` in `dir` with its output on stderr. */
 int pg_session_build(const char *cmd, const char *dir);

@@ -1,6 +1,5 @@
 /* harness/stacks.c — see stacks.h. */
 #include "harness/stacks.h"
-#include "counters/callgrind.h"
 #include "harness/sample_run.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -13,12 +12,10 @@
 #include <unistd.h>
 
 struct pg_stacks {
-    pg_backend_kind backend;
+    pg_stackrec *rec;
     unsigned long freq;
     char dir[PATH_MAX];
     char rel[PATH_MAX];
-    pg_valgrind *vg;
-    char tmp[PATH_MAX];       /* valgrind: callgrind's output directory */
 };
 
 int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, const char *dir, const char *rel)
@@ -26,17 +23,13 @@ int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, 
     pg_stacks *s = calloc(1, sizeof *s);
     if (!s)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    s->backend = backend;
     s->freq = freq;
     snprintf(s->dir, sizeof s->dir, "%s", dir);
     snprintf(s->rel, sizeof s->rel, "%s", rel);
-    int rc = 0;
-    if (backend == PG_BACKEND_VALGRIND) {
-        if ((rc = pg_valgrind_new(&s->vg)) == 0)
-            rc = pg_mkdtemp(s->tmp, sizeof s->tmp, "perfgate-cg-");
-    }
+    pg_stackrec_opts ro = {.backend = backend, .sampler = {.freq = freq, .callgraph = PG_CALLGRAPH_DWARF, .pinned_cpu = -1}};
+    int rc = pg_stackrec_new(&s->rec, &ro);
     if (rc < 0) {
-        pg_stacks_free(s);
+        free(s);
         return rc;
     }
     *out = s;
@@ -60,16 +53,11 @@ void pg_stacks_free(pg_stacks *s)
 {
     if (!s)
         return;
-    if (s->tmp[0])
-        pg_remove_tree(s->tmp);   /* with the left-overs of a failed run */
-    pg_valgrind_free(s->vg);
+    pg_stackrec_free(s->rec);
     free(s);
 }
 
-const char *pg_stacks_note(const pg_stacks *s)
-{
-    return s->backend == PG_BACKEND_VALGRIND ? PG_CALLGRIND_NOTE : "";
-}
+const char *pg_stacks_note(const pg_stacks *s) { return pg_stackrec_note(s->rec); }
 
 /* The stacks run's failure, or NULL when it ran to a clean exit. */
 static const char *run_failure(const pg_spawn_result *res)
@@ -81,50 +69,28 @@ static const char *run_failure(const pg_spawn_result *res)
     return !res->started || res->exit_code ? "non-zero exit" : NULL;
 }
 
-static int record_valgrind(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *failed)
+/* One recorded run into `f`. A benchmark without stacks is not an error:
+ * *failed is set with why in pg_error_last(). */
+static int record(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *failed)
 {
-    char **argv = NULL;
-    int rc = pg_callgrind_wrap(s->vg, &argv, so->argv, s->tmp);
-    if (rc < 0)
-        return rc;
-    char *const *bare = so->argv;
-    so->argv = argv;
+    pg_sample_result sr;
     pg_spawn_result res;
-    rc = pg_spawn_run(&res, so);
-    so->argv = bare;
-    pg_valgrind_argv_free(argv);
-    if (rc < 0)
-        return rc;
+    int rc = pg_stackrec_run(s->rec, f, &sr, &res, so);
     if (res.interrupted) {
         rc = pg_error_set(PG_EINTR, "interrupted");
+    } else if (rc < 0 && !res.started) {
+        /* Recording not allowed here (perf_event_paranoid): this benchmark has
+         * no stacks, the run goes on. */
+        *failed = 1;
+        rc = 0;
     } else if (run_failure(&res)) {
         *failed = 1;
         pg_error_set(PG_ERROR, "the stacks run failed (%s)", run_failure(&res));
-    } else if (pg_callgrind_collect(f, s->tmp) < 0) {
-        *failed = 1;
-    }
-    pg_spawn_result_free(&res);
-    return rc;
-}
-
-/* perf backend: perf_event sampling with DWARF unwinding (harness/sample_run.h). */
-static int record_perf(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *failed)
-{
-    pg_sampler_opts sopt = {.freq = s->freq, .callgraph = PG_CALLGRAPH_DWARF};
-    pg_sample_result sr;
-    pg_spawn_result res;
-    int rc = pg_sample_run(f, &sr, &res, so, &sopt);
-    if (rc < 0 && !res.started) {
-        /* Sampling not allowed here (perf_event_paranoid): this benchmark has no stacks,
-         * the run goes on. */
-        *failed = 1;
         rc = 0;
-    } else if (res.interrupted) {
-        rc = pg_error_set(PG_EINTR, "interrupted");
-    } else if (rc == 0 && run_failure(&res)) {
-        *failed = 1;
-        pg_error_set(PG_ERROR, "the stacks run failed (%s)", run_failure(&res));
-    } else if (rc == 0 && pg_folded_total(f) == 0) {
+    } else if (rc < 0) {
+        *failed = 1;    /* the stacks could not be built; why is in pg_error_last() */
+        rc = 0;
+    } else if (pg_folded_total(f) == 0) {
         *failed = 1;
         pg_error_set(PG_ERROR, "no samples in %.0f ms at %lu Hz", res.wall_ns / 1e6, s->freq);
     }
@@ -132,29 +98,24 @@ static int record_perf(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *faile
     return rc;
 }
 
-int pg_stacks_record(pg_stacks *s, cJSON *bench, const char *name, pg_spawn_opts *so, int *failed)
+int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_spawn_opts *so, int *failed)
 {
     *failed = 0;
     pg_folded *f = NULL;
     int rc = pg_folded_new(&f);
     if (rc < 0)
         return rc;
-    if (s->backend == PG_BACKEND_VALGRIND) {
-        rc = record_valgrind(s, f, so, failed);
-    } else {
-        rc = record_perf(s, f, so, failed);
-    }
+    rc = record(s, f, so, failed);
     if (rc == 0 && !*failed) {
         char fname[PG_SAFE_NAME_SIZE], path[PATH_MAX + 300], rel[PATH_MAX + 300];
         pg_path_safe_name(fname, name);
         snprintf(path, sizeof path, "%s/%s.folded", s->dir, fname);
         snprintf(rel, sizeof rel, "%s/%s.folded", s->rel, fname);
-        if ((rc = pg_mkdirs(s->dir)) == 0 && (rc = pg_folded_write_file(f, path)) == 0) {
-            cJSON_AddStringToObject(bench, "stacks", rel);
-            cJSON_AddStringToObject(bench, "stacks_weight", s->backend == PG_BACKEND_VALGRIND ? "instructions" : "samples");
-            if (*pg_stacks_note(s))
-                cJSON_AddStringToObject(bench, "stacks_note", pg_stacks_note(s));
-        }
+        if ((rc = pg_mkdirs(s->dir)) == 0 && (rc = pg_folded_write_file(f, path)) == 0 &&
+            (rc = pg_rundoc_set(&bench->stacks, rel)) == 0 &&
+            (rc = pg_rundoc_set(&bench->stacks_weight, pg_stackrec_weight(s->rec))) == 0 &&
+            *pg_stacks_note(s))
+            rc = pg_rundoc_set(&bench->stacks_note, pg_stacks_note(s));
     }
     pg_folded_free(f);
     return rc;

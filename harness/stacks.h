@@ -16,9 +16,8 @@
 #define PG_HARNESS_STACKS_H
 
 #include "counters/backend.h"
+#include "harness/rundoc.h"
 #include "harness/spawn.h"
-
-#include <cjson/cJSON.h>
 
 typedef struct pg_stacks pg_stacks;
 
@@ -36,7 +35,7 @@ void pg_stacks_free(pg_stacks *s);
  * writes them for benchmark `name`, noting the path in `bench`. A benchmark
  * that fails in this run is not an error here: *failed is set, with why in
  * pg_error_last(). Negative only when perfgate itself could not go on. */
-int pg_stacks_record(pg_stacks *s, cJSON *bench, const char *name, pg_spawn_opts *so, int *failed);
+int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_spawn_opts *so, int *failed);
 
 /* What kind of stacks these are, for subtitles ("" for sampled stacks). */
 const char *pg_stacks_note(const pg_stacks *s);

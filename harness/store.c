@@ -1,7 +1,6 @@
 /* harness/store.c — see store.h. */
 #include "harness/store.h"
 #include "util/error.h"
-#include "util/jsonfile.h"
 #include "util/fileio.h"
 
 #include <dirent.h>
@@ -27,125 +26,107 @@ int pg_store_root(char *out, size_t len, const char *option, const char *workdir
     return 0;
 }
 
-/* A store document's runs, checked: `doc` must be an object with a "runs" array,
- * a single run document (which becomes a one-element array), or an array of
- * run documents. Consumes `doc`:
- * the runs are moved out of it, not copied (a large suite's document is tens of
- * megabytes). */
-static int runs_of(cJSON **runs, cJSON *doc, const char *path)
+typedef struct paths {
+    char dir[4096], doc[4200], lock[4200];
+} paths;
+
+static void paths_of(paths *p, const char *root, const char *commit, const char *machine_id)
 {
-    int rc = 0;
-    if (cJSON_IsArray(doc)) {      /* `perfgate show --format json`: the runs themselves */
-        const cJSON *r;
-        if (!doc->child) {
-            cJSON_Delete(doc);
-            return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (an empty array: no runs)", path);
-        }
-        cJSON_ArrayForEach(r, doc)
-            if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "benchmarks"))) {
-                cJSON_Delete(doc);
-                return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (an array, but not of run documents)", path);
-            }
-        *runs = doc;
-        return 0;
-    }
-    cJSON *arr = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "runs") : NULL;
-    if (!cJSON_IsObject(doc)) {
-        rc = pg_error_set(PG_EINVAL, "%s: not a perfgate result document (expected a JSON object)", path);
-    } else if (arr) {
-        if (!cJSON_IsArray(arr))
-            rc = pg_error_set(PG_EINVAL, "%s: \"runs\" is not an array", path);
-        else
-            *runs = cJSON_DetachItemViaPointer(doc, arr);
-    } else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "benchmarks"))) {
-        rc = pg_error_set(PG_EINVAL, "%s: not a perfgate result document (no \"runs\" or \"benchmarks\")", path);
-    } else {
-        *runs = cJSON_CreateArray();
-        cJSON_AddItemToArray(*runs, doc);
-        return 0;
-    }
-    cJSON_Delete(doc);
-    return rc;
+    snprintf(p->dir, sizeof p->dir, "%s/results/%s", root, commit ? commit : PG_NO_COMMIT);
+    snprintf(p->doc, sizeof p->doc, "%s/%s.json", p->dir, machine_id);
+    snprintf(p->lock, sizeof p->lock, "%s/.%s.lock", p->dir, machine_id);
 }
 
-static int parse_file(cJSON **doc, const char *path)
+/* Makes the directory and takes the document's lock (`how`: LOCK_EX or
+ * LOCK_SH); returns the lock's descriptor. */
+static int lock_doc(const paths *p, int how)
 {
-    int rc = pg_json_read_file(doc, path);
-    if (rc == PG_EINVAL)
-        return pg_error_wrap(PG_EINVAL, "corrupt result file (move it away or delete it)");
-    return rc;
-}
-
-int pg_store_load_file(cJSON **runs, const char *path)
-{
-    cJSON *doc;
-    int rc = parse_file(&doc, path);
+    int rc = pg_mkdirs(p->dir);
     if (rc < 0)
+        return pg_error_wrap(rc, "cannot store results");
+    int fd = open(p->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return pg_error_errno(PG_EIO, "cannot store results: cannot create %s", p->lock);
+    if (flock(fd, how) < 0) {
+        rc = pg_error_errno(PG_EIO, "cannot lock %s", p->lock);
+        close(fd);
         return rc;
-    return runs_of(runs, doc, path);
+    }
+    return fd;
+}
+
+/* The document's current text, NULL when there is none yet. */
+static int read_doc(char **text, size_t *len, const char *path)
+{
+    *text = NULL;
+    *len = 0;
+    int rc = pg_file_read(text, len, path);
+    if (rc == PG_ENOTFOUND) {
+        pg_error_clear();
+        return 0;
+    }
+    return rc;
+}
+
+int pg_store_check(const char *root, const char *commit, const char *machine_id)
+{
+    paths p;
+    paths_of(&p, root, commit, machine_id);
+    int lfd = lock_doc(&p, LOCK_SH);
+    if (lfd < 0)
+        return lfd;
+    /* Writable: what the atomic replace will need, a new file in the directory. */
+    char probe[4300];
+    snprintf(probe, sizeof probe, "%s/.write-check.XXXXXX", p.dir);
+    int fd = mkstemp(probe);
+    int rc = 0;
+    if (fd < 0) {
+        rc = pg_error_errno(PG_EIO, "cannot store results: cannot write in %s", p.dir);
+    } else {
+        close(fd);
+        unlink(probe);
+        char *text;
+        size_t len;
+        if ((rc = read_doc(&text, &len, p.doc)) == 0 && text)
+            rc = pg_storedoc_check(text, len, p.doc);
+        free(text);
+    }
+    close(lfd);
+    return rc;
 }
 
 int pg_store_append(char *path_out, size_t path_len, const char *root, const char *commit,
-                    const char *machine_id, const cJSON *run)
+                    const char *machine_id, const pg_rundoc *run)
 {
-    char dir[4096], path[4200], lockpath[4200];
-    snprintf(dir, sizeof dir, "%s/results/%s", root, commit ? commit : PG_NO_COMMIT);
-    int rc = pg_mkdirs(dir);
-    if (rc < 0)
-        return pg_error_wrap(rc, "cannot store results");
-    snprintf(path, sizeof path, "%s/%s.json", dir, machine_id);
-    snprintf(lockpath, sizeof lockpath, "%s/.%s.lock", dir, machine_id);
-    int lfd = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    paths p;
+    paths_of(&p, root, commit, machine_id);
+    int lfd = lock_doc(&p, LOCK_EX);
     if (lfd < 0)
-        return pg_error_errno(PG_EIO, "cannot store results: cannot create %s", lockpath);
-    if (flock(lfd, LOCK_EX) < 0) {
-        rc = pg_error_errno(PG_EIO, "cannot lock %s", lockpath);
-        close(lfd);
-        return rc;
-    }
-
-    cJSON *doc = NULL;
-    rc = parse_file(&doc, path);
-    if (rc == PG_ENOTFOUND) {
-        doc = cJSON_CreateObject();
-        cJSON_AddStringToObject(doc, "schema", PG_STORE_SCHEMA);
-        if (commit)
-            cJSON_AddStringToObject(doc, "commit", commit);
-        else
-            cJSON_AddNullToObject(doc, "commit");
-        cJSON_AddStringToObject(doc, "machine_id", machine_id);
-        cJSON_AddItemToObject(doc, "runs", cJSON_CreateArray());
-        rc = 0;
-    } else if (rc == 0) {
-        /* Never overwrite what we do not understand: the user's data stays. */
-        cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
-        if (!cJSON_IsArray(runs)) {
-            rc = pg_error_set(PG_EINVAL, "%s: corrupt result file (no \"runs\" array); move it away or delete it", path);
-            cJSON_Delete(doc);
-            doc = NULL;
-        }
-    }
-    if (rc == 0) {
-        cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(doc, "runs"), cJSON_Duplicate(run, 1));
-        size_t n;
-        char *text = pg_json_print(doc, &n);
-        if (!text) {
-            rc = pg_error_set(PG_ENOMEM, "out of memory");
-        } else {
-            rc = pg_file_write_atomic(path, text, n);
-            free(text);
-            if (rc < 0)
-                pg_error_wrap(rc, "cannot store results");
-        }
-    }
-    cJSON_Delete(doc);
+        return lfd;
+    char *old, *text = NULL;
+    size_t len;
+    int rc = read_doc(&old, &len, p.doc);
+    if (rc == 0)
+        rc = pg_storedoc_append(&text, old, len, p.doc, commit, machine_id, run);
+    if (rc == 0 && (rc = pg_file_write_atomic(p.doc, text, strlen(text))) < 0)
+        pg_error_wrap(rc, "cannot store results");
+    free(old);
+    free(text);
     close(lfd);     /* releases the lock */
     if (rc == 0 && path_out)
-        snprintf(path_out, path_len, "%s", path);
+        snprintf(path_out, path_len, "%s", p.doc);
     return rc;
 }
 
-int pg_store_load(cJSON **runs, const char *root, const char *commit)
+int pg_store_load_file(pg_rundoc_list *runs, const char *path)
+{
+    int rc = pg_rundoc_read_file(runs, path);
+    if (rc == PG_EINVAL && strstr(pg_error_last(), ": invalid JSON"))
+        pg_error_wrap(rc, "corrupt result file (move it away or delete it)");
+    return rc;
+}
+
+int pg_store_load(pg_rundoc_list *runs, const char *root, const char *commit)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/results/%s", root, commit);
@@ -156,7 +137,7 @@ int pg_store_load(cJSON **runs, const char *root, const char *commit)
         return pg_error_set(PG_ENOTFOUND, "no results stored for %.12s in %s", commit, root);
     if (n < 0)
         return pg_error_errno(PG_EIO, "cannot list %s", dir);
-    cJSON *all = cJSON_CreateArray();
+    size_t before = runs->n;
     int rc = 0;
     for (int i = 0; i < n; i++) {
         const char *nm = names[i]->d_name;
@@ -164,24 +145,14 @@ int pg_store_load(cJSON **runs, const char *root, const char *commit)
         if (rc == 0 && nm[0] != '.' && l > 5 && strcmp(nm + l - 5, ".json") == 0) {
             char path[4400];
             snprintf(path, sizeof path, "%s/%s", dir, nm);
-            cJSON *runs1;
-            rc = pg_store_load_file(&runs1, path);
-            if (rc == 0) {
-                cJSON *r;
-                while ((r = cJSON_DetachItemFromArray(runs1, 0)))
-                    cJSON_AddItemToArray(all, r);
-                cJSON_Delete(runs1);
-            }
+            rc = pg_store_load_file(runs, path);
         }
         free(names[i]);
     }
     free(names);
-    if (rc == 0 && cJSON_GetArraySize(all) == 0)
+    if (rc == 0 && runs->n == before)
         rc = pg_error_set(PG_ENOTFOUND, "no results stored for %.12s in %s", commit, root);
-    if (rc < 0) {
-        cJSON_Delete(all);
-        return rc;
-    }
-    *runs = all;
-    return 0;
+    if (rc < 0)
+        pg_rundoc_list_truncate(runs, before);
+    return rc;
 }

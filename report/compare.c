@@ -3,6 +3,7 @@
 #include "util/array.h"
 #include "report/stats.h"
 #include "util/error.h"
+#include "util/metrics.h"
 #include "util/strindex.h"
 
 #include <math.h>
@@ -10,22 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The order metrics are shown in (after the gating ones): docs/metrics.md. */
-static const char *const shared_order[] = {
-    "instructions", "cycles", "cache-misses", "branch-misses", "task-clock", "wall-time",
-    "page-faults", "context-switches", "cpu-migrations", "max-rss",
-};
-#define NSHARED (sizeof shared_order / sizeof shared_order[0])
-
+/* Gating metrics first, then the registry's order (util/metrics.h). */
 static size_t order_of(const pg_gates *g, const char *metric)
 {
     for (size_t i = 0; i < g->n; i++)
         if (!strcmp(g->v[i], metric))
             return i;
-    for (size_t i = 0; i < NSHARED; i++)
-        if (!strcmp(shared_order[i], metric))
-            return g->n + i;
-    return g->n + NSHARED;
+    return g->n + pg_metric_order(metric);
 }
 
 static int cmp_metric(const void *x, const void *y)
@@ -58,7 +50,7 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
     mc->cand = pg_stats_median(sb->v, sb->n);
     mc->delta_abs = mc->cand - mc->base;
     mc->delta_pct = mc->base != 0 ? 100 * mc->delta_abs / fabs(mc->base) : (mc->delta_abs == 0 ? 0 : NAN);
-    mc->threshold_pct = pg_threshold_for(o->thresholds, cb->thresholds, mc->metric, &mc->threshold_source);
+    mc->threshold_pct = pg_threshold_for(o->thresholds, &cb->thresholds, mc->metric, &mc->threshold_source);
     mc->p = mc->q = NAN;
     if (sa->n == 0 || sb->n == 0) {
         mc->verdict = PG_VERDICT_INCONCLUSIVE;
@@ -133,7 +125,7 @@ static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const 
         mc->nb = s->n;
         mc->cand = pg_stats_median(s->v, s->n);
     }
-    mc->threshold_pct = pg_threshold_for(o->thresholds, cand->thresholds, s->metric, &mc->threshold_source);
+    mc->threshold_pct = pg_threshold_for(o->thresholds, &cand->thresholds, s->metric, &mc->threshold_source);
     mc->not_compared = 1;
     mc->verdict = PG_VERDICT_INCONCLUSIVE;
 }
@@ -240,6 +232,7 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         bc->name = b->name;
         bc->stacks_a = a->stacks;
         bc->stacks_b = b->stacks;
+        bc->stacks_note = b->stacks_note ? b->stacks_note : a->stacks_note;
         rc = compare_bench(bc, a, b, o, min_samples);
         for (size_t k = 0; k < bc->nm; k++)
             ntested += bc->m[k].tested;
@@ -290,7 +283,8 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         bench_verdict(bc, &base->b[ja], &cand->b[jb], o->gates);
         for (size_t k = 0; k < bc->nm; k++)
             bc->m[k].order = order_of(o->gates, bc->m[k].metric);
-        qsort(bc->m, bc->nm, sizeof *bc->m, cmp_metric);
+        if (bc->nm)     /* a benchmark that failed on both sides has no metric: qsort(NULL) is undefined */
+            qsort(bc->m, bc->nm, sizeof *bc->m, cmp_metric);
         out->count[bc->verdict]++;
     }
     out->verdict = out->nbench ? combine(out->count) : PG_VERDICT_INCONCLUSIVE;

@@ -62,7 +62,8 @@ typedef struct pg_bench_cmp {
     size_t nm;
     char note[512];                 /* a failure on either side, "" otherwise */
     const char *stacks_a, *stacks_b;/* folded stacks of each side, or NULL (borrowed) */
-    pg_func_row *funcs;             /* top self-cost changes, filled by pg_explain() (explain.h) */
+    const char *stacks_note;        /* what is inexact about them (the candidate's, else the baseline's), or NULL */
+    pg_func_row *funcs;             /* top self-cost changes, filled by pg_explain_funcs() (explain.h) */
     size_t nfuncs;
     char *funcs_unit;               /* "samples" or "instructions" (owned) */
 } pg_bench_cmp;

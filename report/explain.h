@@ -1,23 +1,32 @@
 /* report/explain.h — where a regression went: per-function self-cost tables
- * and differential flamegraphs from the folded stacks stored with results. */
+ * and differential flamegraphs from the two sides' folded stacks.
+ *
+ * Pure computation: the caller reads the stacks and writes the SVGs
+ * (harness/explain.h does both for `compare`). */
 #ifndef PG_REPORT_EXPLAIN_H
 #define PG_REPORT_EXPLAIN_H
 
 #include "report/compare.h"
+#include "util/folded.h"
 
-/* For every regressed or improved benchmark with stacks on both sides, read
- * once: the `top` largest per-function self-cost changes into its `funcs`
- * (functions whose self cost did not change left out)
- * (valgrind stacks compared raw, in exact instructions; sampled stacks with
- * the baseline scaled to the candidate's total); and, when `dir` is given and
- * the benchmark regressed, two differential flamegraphs in `dir` (created
- * when missing):
- *   <name>.diff.svg          widths from the candidate, red where a function grew
- *   <name>.diff-reverse.svg  widths from the baseline, so code that vanished shows
- * where <name> is the benchmark's name made a file name (pg_path_safe_name).
- * Sets *written to the number of SVG files written. A stacks file that cannot
- * be read is a notice on stderr, not an error: the verdict stands without it.
- * PG_EIO when `dir` cannot be made or an SVG cannot be written; PG_ENOMEM. */
-int pg_explain(pg_comparison *c, size_t top, const char *dir, size_t *written);
+#include <stddef.h>
+
+/* A benchmark worth explaining: regressed or improved, with stacks on both sides. */
+int pg_explain_wanted(const pg_bench_cmp *b);
+
+/* Both sides measured by valgrind: stacks carry exact instruction counts and
+ * are compared raw; sampled stacks are normalized to the candidate's total. */
+int pg_explain_exact(const pg_comparison *c);
+
+/* The `top` largest per-function self-cost changes of `b` into b->funcs
+ * (functions whose self cost did not change left out). PG_ENOMEM. */
+int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, int exact);
+
+/* One differential flamegraph of `b` as SVG text (free with free()):
+ * widths from the candidate, red where a function grew; with `reverse`,
+ * widths from the baseline, so code that vanished shows. PG_EINVAL when a
+ * side has no samples (nothing to draw). */
+int pg_explain_diff_svg(char **svg, size_t *len, const pg_comparison *c, const pg_bench_cmp *b, pg_folded *fa,
+                        pg_folded *fb, int exact, int reverse);
 
 #endif

@@ -4,7 +4,7 @@
  * when writing failed. Each shows, per benchmark, the gating metrics (and,
  * with `verbose` or in the complete tables, every metric), the new and
  * vanished benchmarks, and the per-function self-cost table of benchmarks
- * that have one (pg_explain(), explain.h). None of them decides anything: the
+ * that have one (pg_explain_funcs(), explain.h). None of them decides anything: the
  * verdicts are the comparison's. Every string that came from a result
  * document (names above all) is escaped for the format (util/text.h), so the
  * output is valid whatever the bytes.

@@ -21,7 +21,8 @@ void pg_side_free(pg_side *side)
         free(b->name);
         free(b->failure);
         free(b->stacks);
-        cJSON_Delete(b->thresholds);
+        pg_thresholds_free(&b->thresholds);
+        free(b->stacks_note);
         for (size_t j = 0; j < b->nm; j++) {
             free(b->m[j].metric);
             free(b->m[j].unit);

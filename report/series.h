@@ -9,7 +9,8 @@
 #ifndef PG_REPORT_SERIES_H
 #define PG_REPORT_SERIES_H
 
-#include <cjson/cJSON.h>
+#include "report/threshold.h"
+
 #include <stddef.h>
 
 typedef struct pg_series {
@@ -25,7 +26,8 @@ typedef struct pg_bench_result {
     char *name;
     int failed;            /* failed in the latest run that had it */
     char *failure;         /* its reason, or NULL */
-    cJSON *thresholds;     /* the manifest's {"metric": "1%"} (latest run), or NULL */
+    pg_thresholds thresholds; /* the manifest's, per metric (latest run that had them) */
+    char *stacks_note;     /* what is inexact about the stacks (subtitles); NULL: nothing */
     char *stacks;          /* folded stacks file, absolute or relative to the cwd; NULL: none */
     pg_series *m;
     size_t nm;

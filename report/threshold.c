@@ -1,34 +1,14 @@
 /* report/threshold.c — see threshold.h. */
 #include "report/threshold.h"
 #include "util/error.h"
+#include "util/metrics.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Defaults (percent of the baseline median); docs/metrics.md explains them. */
-static const struct { const char *metric; double pct; } defaults[] = {
-    {"instructions", 1.0},
-    {"cycles", 5.0},
-    {"task-clock", 5.0},
-    {"wall-time", 5.0},
-    {"cache-misses", 10.0},
-    {"branch-misses", 10.0},
-    {"page-faults", 10.0},
-    {"max-rss", 10.0},
-    {"context-switches", 50.0},
-    {"cpu-migrations", 50.0},
-};
-#define PG_TH_OTHER 10.0    /* backend-specific extras (valgrind's D1mr, ...) and raw events */
-
-double pg_threshold_default(const char *metric)
-{
-    for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-        if (!strcmp(defaults[i].metric, metric))
-            return defaults[i].pct;
-    return PG_TH_OTHER;
-}
+double pg_threshold_default(const char *metric) { return pg_metric_threshold(metric); }
 
 int pg_threshold_parse_pct(double *pct, const char *s)
 {
@@ -52,6 +32,35 @@ int pg_threshold_parse_pct(double *pct, const char *s)
     return 0;
 }
 
+int pg_thresholds_set(pg_thresholds *t, const char *metric, double pct)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if ((!metric && !t->v[i].metric) || (metric && t->v[i].metric && !strcmp(metric, t->v[i].metric))) {
+            t->v[i].pct = pct;
+            return 0;
+        }
+    }
+    char *m = metric ? strdup(metric) : NULL;
+    pg_threshold_rule *nv = (metric && !m) ? NULL : realloc(t->v, (t->n + 1) * sizeof *nv);
+    if (!nv) {
+        free(m);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    t->v = nv;
+    t->v[t->n++] = (pg_threshold_rule){m, pct};
+    return 0;
+}
+
+int pg_thresholds_copy(pg_thresholds *dst, const pg_thresholds *src)
+{
+    for (size_t i = 0; i < src->n; i++) {
+        int rc = pg_thresholds_set(dst, src->v[i].metric, src->v[i].pct);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 int pg_thresholds_add(pg_thresholds *t, const char *arg)
 {
     const char *eq = strchr(arg, '=');
@@ -59,34 +68,21 @@ int pg_thresholds_add(pg_thresholds *t, const char *arg)
     int rc = pg_threshold_parse_pct(&pct, eq ? eq + 1 : arg);
     if (rc < 0)
         return pg_error_wrap(rc, "--threshold %s", arg);
-    char *metric = NULL;
-    if (eq) {
-        const char *b = arg, *e = eq;
-        while (b < e && isspace((unsigned char)*b))
-            b++;
-        while (e > b && isspace((unsigned char)e[-1]))
-            e--;
-        if (b == e)
-            return pg_error_set(PG_EINVAL, "--threshold %s: no metric before '=' (expected METRIC=PCT, like instructions=1%%)", arg);
-        metric = strndup(b, (size_t)(e - b));
-        if (!metric)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < t->n; i++) {
-        if ((!metric && !t->v[i].metric) || (metric && t->v[i].metric && !strcmp(metric, t->v[i].metric))) {
-            free(metric);
-            t->v[i].pct = pct;
-            return 0;
-        }
-    }
-    pg_threshold_rule *nv = realloc(t->v, (t->n + 1) * sizeof *nv);
-    if (!nv) {
-        free(metric);
+    if (!eq)
+        return pg_thresholds_set(t, NULL, pct);
+    const char *b = arg, *e = eq;
+    while (b < e && isspace((unsigned char)*b))
+        b++;
+    while (e > b && isspace((unsigned char)e[-1]))
+        e--;
+    if (b == e)
+        return pg_error_set(PG_EINVAL, "--threshold %s: no metric before '=' (expected METRIC=PCT, like instructions=1%%)", arg);
+    char *metric = strndup(b, (size_t)(e - b));
+    if (!metric)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    }
-    t->v = nv;
-    t->v[t->n++] = (pg_threshold_rule){metric, pct};
-    return 0;
+    rc = pg_thresholds_set(t, metric, pct);
+    free(metric);
+    return rc;
 }
 
 void pg_thresholds_free(pg_thresholds *t)
@@ -98,7 +94,7 @@ void pg_thresholds_free(pg_thresholds *t)
     t->n = 0;
 }
 
-double pg_threshold_for(const pg_thresholds *cli, const cJSON *bench, const char *metric,
+double pg_threshold_for(const pg_thresholds *cli, const pg_thresholds *bench, const char *metric,
                         pg_threshold_source *source)
 {
     pg_threshold_source src = PG_TH_CLI;
@@ -111,16 +107,9 @@ double pg_threshold_for(const pg_thresholds *cli, const cJSON *bench, const char
     }
     if (pct < 0)
         pct = any;
-    if (pct < 0 && bench) {
-        const cJSON *it = cJSON_GetObjectItemCaseSensitive(bench, metric);
-        double v;
-        if (cJSON_IsNumber(it) && it->valuedouble >= 0)
-            pct = it->valuedouble, src = PG_TH_MANIFEST;
-        else if (cJSON_IsString(it) && pg_threshold_parse_pct(&v, it->valuestring) == 0)
-            pct = v, src = PG_TH_MANIFEST;
-        else
-            pg_error_clear();
-    }
+    for (size_t i = 0; pct < 0 && bench && i < bench->n; i++)
+        if (bench->v[i].metric && !strcmp(bench->v[i].metric, metric))
+            pct = bench->v[i].pct, src = PG_TH_MANIFEST;
     if (pct < 0)
         pct = pg_threshold_default(metric), src = PG_TH_DEFAULT;
     if (source)

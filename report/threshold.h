@@ -13,7 +13,6 @@
 #ifndef PG_REPORT_THRESHOLD_H
 #define PG_REPORT_THRESHOLD_H
 
-#include <cjson/cJSON.h>
 #include <stddef.h>
 
 /* Parses a percentage: "5%", "0.5%", or a bare number of percent ("0.5" is
@@ -35,6 +34,10 @@ typedef struct pg_thresholds {
  * same metric replaces an earlier one. PG_EINVAL naming the bad part. */
 int pg_thresholds_add(pg_thresholds *t, const char *arg);
 void pg_thresholds_free(pg_thresholds *t);
+/* Sets the rule for `metric` (NULL: every metric) to `pct`. PG_ENOMEM. */
+int pg_thresholds_set(pg_thresholds *t, const char *metric, double pct);
+/* A deep copy of `src` into `dst` (empty before). PG_ENOMEM. */
+int pg_thresholds_copy(pg_thresholds *dst, const pg_thresholds *src);
 
 typedef enum pg_threshold_source {
     PG_TH_DEFAULT = 0,
@@ -46,9 +49,8 @@ typedef enum pg_threshold_source {
 double pg_threshold_default(const char *metric);
 
 /* The threshold for `metric` of a benchmark whose manifest thresholds are
- * `bench` (NULL: none), with the CLI's rules `cli` (NULL: none). A manifest
- * value that does not parse is ignored (the manifest loader rejects those). */
-double pg_threshold_for(const pg_thresholds *cli, const cJSON *bench, const char *metric,
+ * `bench` (NULL: none), with the CLI's rules `cli` (NULL: none). */
+double pg_threshold_for(const pg_thresholds *cli, const pg_thresholds *bench, const char *metric,
                         pg_threshold_source *source);
 
 /* Which metrics gate. */

@@ -57,6 +57,8 @@ doc p0.json m2 perf -- a:cycles=100,101,99,100.5,99.5 a:instructions=5000,5000,5
   b:cycles=100,130,80,120,90 b:instructions=7000,7000,7000,7000,7000 c:cycles=100,100 c:instructions=1,1
 doc p1.json m2 perf -- a:cycles=110,111,109,110.5,109.5 a:instructions=5000,5000,5000,5000,5000 \
   b:cycles=110,95,140,85,125 b:instructions=7000,7000,7000,7000,7000 c:cycles=120,121 c:instructions=1,1
+expect_exit 0 "a gate named by another name of a metric" "$PG" compare --gate cpu-cycles p0.json p1.json
+contains "$T/err" "gating metric 'cpu-cycles' was not measured for any benchmark compared (did you mean 'cycles'?)"
 expect_exit 1 "gate on cycles: a separated +10% regresses" "$PG" compare --gate cycles --format json p0.json p1.json
 cp "$T/out" p.json
 check "a regressed with p < 0.05" [ "$(json p.json "(d['benchmarks'][0]['verdict'], d['benchmarks'][0]['metrics'][0]['p_adjusted'] < 0.05)")" = "('regressed', True)" ]

@@ -66,8 +66,8 @@ static void test_deterministic(void)
     CHECK_EQ_INT(c.verdict, PG_VERDICT_IMPROVED);
     pg_comparison_free(&c);
     /* The manifest's threshold is used when the CLI gives none. */
-    a.b[0].thresholds = cJSON_Parse("{\"instructions\": \"4%\"}");
-    b.b[0].thresholds = cJSON_Parse("{\"instructions\": \"4%\"}");
+    pg_thresholds_set(&a.b[0].thresholds, "instructions", 4);
+    pg_thresholds_set(&b.b[0].thresholds, "instructions", 4);
     o.thresholds = NULL;
     CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
     CHECK_EQ_INT(c.bench[0].verdict, PG_VERDICT_UNCHANGED);

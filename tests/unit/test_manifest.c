@@ -49,7 +49,10 @@ int main(void)
     CHECK_EQ_INT(s.def_repeat, 5);
     CHECK_EQ_INT(s.def_warmup, 1);
     CHECK_NEAR(s.def_timeout, 60, 0);
-    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(s.def_thresholds, "instructions")), "1%");
+    CHECK_EQ_INT(s.has_def_thresholds, 1);
+    CHECK_EQ_INT(s.def_thresholds.n, 1);
+    CHECK_STR(s.def_thresholds.v[0].metric, "instructions");
+    CHECK_NEAR(s.def_thresholds.v[0].pct, 1.0, 0);
     char want[PATH_MAX + 64];
     char real[PATH_MAX];   /* realpath needs PATH_MAX */
     CHECK(realpath(dir, real) != NULL);
@@ -63,7 +66,9 @@ int main(void)
     CHECK_STR(s.v[0].env[0], "SEED=1");
     CHECK_EQ_INT(s.v[0].repeat, 3);
     CHECK_EQ_INT(s.v[0].warmup, -1);                    /* not set: the defaults apply */
-    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(s.v[0].thresholds, "cycles")), "5%");
+    CHECK_EQ_INT(s.v[0].has_thresholds, 1);
+    CHECK_STR(s.v[0].thresholds.v[0].metric, "cycles");
+    CHECK_NEAR(s.v[0].thresholds.v[0].pct, 5.0, 0);
     CHECK_STR(s.v[1].argv[0], "true");                  /* no '/': looked up in PATH */
     CHECK_STR(s.v[1].cwd, real);                        /* default cwd: the manifest's directory */
 

@@ -9,6 +9,7 @@
 #include "util/fileio.h"
 #include "tests/unit/fixture_side.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <stdio.h>
 

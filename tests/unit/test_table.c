@@ -1,37 +1,43 @@
-/* The per-benchmark table: median, spread, units, and the running fraction
- * shown only when the PMU multiplexed the counter. */
+/* The per-benchmark table: median, spread, units, the running fraction
+ * shown only when the PMU multiplexed the counter, and the registry's order. */
 #include "harness/table.h"
 #include "report/format.h"
 #include "tests/check.h"
 
 #include <stdlib.h>
 
-static cJSON *metric(cJSON *metrics, const char *name, const char *unit, const double *v, const double *run, int n)
+static void metric(pg_rundoc_bench *b, const char *name, const char *unit, const char *source, const double *v,
+                   const double *run, int n)
 {
-    cJSON *m = cJSON_AddObjectToObject(metrics, name);
-    cJSON_AddStringToObject(m, "unit", unit);
-    cJSON_AddStringToObject(m, "backend", "perf");
-    cJSON_AddItemToObject(m, "samples", cJSON_CreateDoubleArray(v, n));
-    cJSON_AddItemToObject(m, "running", cJSON_CreateDoubleArray(run, n));
-    return m;
+    pg_rundoc_metric *m;
+    CHECK_EQ_INT(pg_rundoc_metric_get(&m, b, name, unit, source), 0);
+    for (int i = 0; i < n; i++)
+        CHECK_EQ_INT(pg_rundoc_metric_push(m, v[i], run[i]), 0);
+}
+
+static char *print(const pg_rundoc_bench *b, int verbose)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    pg_table_print_bench(f, b, verbose);
+    fclose(f);
+    return text;
 }
 
 int main(void)
 {
-    cJSON *b = cJSON_CreateObject();
-    cJSON_AddStringToObject(b, "name", "sort");
-    cJSON_AddStringToObject(b, "status", "ok");
-    cJSON_AddNumberToObject(b, "runs", 3);
-    cJSON *ms = cJSON_AddObjectToObject(b, "metrics");
-    metric(ms, "instructions", "count", (double[]){1000000, 1010000, 990000}, (double[]){0.5, 0.75, 0.6}, 3);
-    metric(ms, "task-clock", "ns", (double[]){2e6, 2.2e6, 2.1e6}, (double[]){1, 1, 1}, 3);
-    metric(ms, "max-rss", "bytes", (double[]){4194304, 4194304, 4194304}, (double[]){1, 1, 1}, 3);
+    pg_rundoc doc = {0};
+    pg_rundoc_bench *b;
+    CHECK_EQ_INT(pg_rundoc_add_bench(&b, &doc), 0);
+    pg_rundoc_set(&b->name, "sort");
+    b->runs = 3;
+    metric(b, "D1mr", "count", "valgrind", (double[]){7, 7, 7}, (double[]){1, 1, 1}, 3);
+    metric(b, "max-rss", "bytes", "os", (double[]){4194304, 4194304, 4194304}, (double[]){1, 1, 1}, 3);
+    metric(b, "task-clock", "ns", "perf", (double[]){2e6, 2.2e6, 2.1e6}, (double[]){1, 1, 1}, 3);
+    metric(b, "instructions", "count", "perf", (double[]){1000000, 1010000, 990000}, (double[]){0.5, 0.75, 0.6}, 3);
 
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    pg_table_print_bench(f, b, 0);
-    fclose(f);
+    char *text = print(b, 0);
     CHECK_CONTAINS(text, "sort  (3 runs)");
     CHECK_CONTAINS(text, "1,000,000 count  ± 1.00%     running 50.0%\n");
     CHECK_CONTAINS(text, "2.100 ms     ± 4.76%\n");
@@ -39,6 +45,26 @@ int main(void)
     /* Only the multiplexed counter says so. */
     const char *first = strstr(text, "running");
     CHECK(first && strstr(first + 1, "running") == NULL);
+    /* The registry's order, whatever the order measured. */
+    CHECK(strstr(text, "instructions") < strstr(text, "task-clock"));
+    CHECK(strstr(text, "task-clock") < strstr(text, "max-rss"));
+    /* valgrind's own metrics only with -v. */
+    CHECK(strstr(text, "D1mr") == NULL);
+    CHECK_CONTAINS(text, "(+1 valgrind metrics: -v shows them)");
+    free(text);
+    text = print(b, 1);
+    CHECK_CONTAINS(text, "D1mr");
+    free(text);
+
+    /* A failed benchmark: the reason, where, and the tail of stderr. */
+    b->failed = 1;
+    pg_rundoc_set(&b->failure.reason, "exit status 3");
+    pg_rundoc_set(&b->failure.phase, "measured run");
+    b->failure.run = 2;
+    pg_rundoc_set(&b->failure.stderr_tail, "one\ntwo\n");
+    text = print(b, 0);
+    CHECK_CONTAINS(text, "sort  FAILED: exit status 3 (measured run 2)\n");
+    CHECK_CONTAINS(text, "    | two\n");
     free(text);
 
     char buf[64], unit[16];
@@ -47,6 +73,6 @@ int main(void)
     CHECK_STR(unit, "count");
     pg_format_value(buf, sizeof buf, unit, sizeof unit, 2.5e9, "ns");
     CHECK_STR(unit, "s");
-    cJSON_Delete(b);
+    pg_rundoc_free(&doc);
     return pg_check_done();
 }

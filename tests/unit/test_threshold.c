@@ -37,7 +37,10 @@ static void test_rules(void)
     CHECK_EQ_INT(pg_thresholds_add(&t, "cycles=fast"), PG_EINVAL);
     CHECK_CONTAINS(pg_error_last(), "--threshold cycles=fast");
 
-    cJSON *manifest = cJSON_Parse("{\"instructions\": \"2%\", \"wall-time\": 8, \"cache-misses\": \"3%\"}");
+    pg_thresholds mt = {0}, *manifest = &mt;
+    CHECK_EQ_INT(pg_thresholds_set(manifest, "instructions", 2), 0);
+    CHECK_EQ_INT(pg_thresholds_set(manifest, "wall-time", 8), 0);
+    CHECK_EQ_INT(pg_thresholds_set(manifest, "cache-misses", 3), 0);
     pg_threshold_source src;
     CHECK_NEAR(pg_threshold_for(&t, manifest, "instructions", &src), 0.25, 0);
     CHECK_EQ_INT(src, PG_TH_CLI);
@@ -56,7 +59,7 @@ static void test_rules(void)
     CHECK_NEAR(pg_threshold_for(&t, manifest, "wall-time", &src), 3, 0);
     CHECK_EQ_INT(src, PG_TH_CLI);
     CHECK_NEAR(pg_threshold_for(&t, manifest, "instructions", NULL), 0.25, 0);
-    cJSON_Delete(manifest);
+    pg_thresholds_free(manifest);
     pg_thresholds_free(&t);
     CHECK_EQ_INT(t.n, 0);
 }

@@ -1,0 +1,43 @@
+/* util/metrics.h — the one registry of perfgate's shared metric names
+ * (docs/metrics.md): unit, display order, default threshold, whether the perf
+ * backend counts it by default, and other names it goes by.
+ *
+ * One name means one thing across backends. Metrics not in the registry
+ * (valgrind's own D1mr..., raw perf events given with -e) are shown after
+ * these, by name, and get PG_METRIC_OTHER_THRESHOLD.
+ */
+#ifndef PG_UTIL_METRICS_H
+#define PG_UTIL_METRICS_H
+
+#include <stddef.h>
+
+typedef struct pg_metric_info {
+    const char *name;           /* "instructions" */
+    const char *unit;           /* "count", "ns", "bytes" */
+    double threshold_pct;       /* default regression threshold, % of the baseline median */
+    int perf_default;           /* counted by the perf backend when no -e is given */
+    const char *const *aliases; /* NULL-terminated: what else calls it ("Ir": valgrind) */
+} pg_metric_info;
+
+/* The perf backend's default events: the perf_default metrics, in order. */
+#define PG_METRICS_PERF_DEFAULT "instructions,cycles,cache-misses,branch-misses"
+
+/* Default threshold (%) of metrics the registry does not know. */
+#define PG_METRIC_OTHER_THRESHOLD 10.0
+
+/* The registry in display order: entry i, NULL past the end. */
+const pg_metric_info *pg_metric_at(size_t i);
+
+/* The entry named `name` exactly, or NULL. */
+const pg_metric_info *pg_metric_find(const char *name);
+
+/* The entry that `name` is another name of ("Ir" -> instructions), or NULL. */
+const pg_metric_info *pg_metric_find_alias(const char *name);
+
+/* `name`'s place in the display order; the registry's size for unknown names. */
+size_t pg_metric_order(const char *name);
+
+/* `name`'s default threshold in percent. */
+double pg_metric_threshold(const char *name);
+
+#endif
