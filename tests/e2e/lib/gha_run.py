@@ -251,7 +251,7 @@ class Job:
         self.skipped_uses = []
         self.steps_log = []
         self.exit_code = 0
-        self.tmp = tempfile.mkdtemp(prefix="gha-run.", dir=env.get("RUNNER_TEMP") or None)
+        self.tmp = tempfile.mkdtemp(prefix="gha-run.")
         self.nfile = 0
         event_path = env.get("GITHUB_EVENT_PATH")
         event = json.load(open(event_path)) if event_path else {}
