@@ -156,10 +156,12 @@ check "(a) the only annotation is the action's: it names the regression" [ "$(js
   "['regression: regressed -- 1 regressed of 1 benchmark compared']" ]
 contains "$T/err" "::error::planted by the pull request" "(a) the planted command was printed (and not obeyed)"
 
-# (b) The action itself with the perfgate under test, the same pull request:
-# exit 1, the outputs, the report file, the summary.
+# (b) The action itself with the perfgate under test, the same pull request,
+# with (a)'s results restored, as from a cache of .perfgate/ (nothing is
+# measured again): exit 1, the outputs, the report file, the summary.
 B=$T/b.runner
 runner_env b "$c0" "$c1"
+cp -r "$T/wf/.perfgate" "$T/b/"
 expect_exit 1 "(b) the action: a +3% pull request fails the step" "${E[@]}" "$PY" "$LIB/gha_run.py" --result "$B/result.json" \
   --input perfgate-path="$PG" --input thresholds="instructions=1%, cycles=3%" --input gate=instructions action "$ACTION"
 contains "$B/output" "verdict=regressed" "(b) GITHUB_OUTPUT has the verdict"
@@ -171,6 +173,7 @@ check "(b) the report file exists" [ -s "$T/b/perfgate-report.md" ]
 check "(b) one report on the summary" [ "$(grep -c '^### perfgate: ' "$B/summary")" = 1 ]
 contains "$B/summary" "| crunch | instructions (gate) |"
 contains "$B/summary" "1%" "(b) the threshold input reached perfgate"
+lacks "$T/err" "perfgate: building" "(b) nothing built or measured again"
 check "(b) the log shows the gate and both thresholds" grep -q -- "--gate instructions --threshold instructions=1% --threshold cycles=3% " "$T/err"
 
 # (c) A pull request that changes nothing measured: exit 0, verdict unchanged,
@@ -221,22 +224,25 @@ contains "$T/err" "perfgate-path: '$T/none' is not an executable file"
 
 # ---- the GitLab job, as a runner would run it -----------------------------
 # before_script and script in one shell; apt-get is the fake; the build reuses
-# (a)'s build directory (the same source and options: nothing to recompile).
-gitlab() {  # NAME BASE HEAD, then VAR=VALUE...
-  local ws=$T/$1 sh=$T/$1.sh base=$2 head=$3; shift 3
+# (a)'s build directory (the same source and options: nothing to recompile),
+# and the results of (a) or (c) are restored as from a cache (the measuring
+# itself is the same perfgate command as there).
+gitlab() {  # NAME BASE HEAD STORE_FROM|-, then VAR=VALUE...
+  local ws=$T/$1 sh=$T/$1.sh base=$2 head=$3 store=$4; shift 4
   git clone -q "$R" "$ws" && git -C "$ws" checkout -q "$head"
+  [ "$store" = - ] || cp -r "$store/.perfgate" "$ws/"
   "$PY" "$LIB/gitlab_ci.py" script "$GITLAB" perfgate > "$sh"
   (cd "$ws" && env CI=true GITLAB_CI=true CI_PIPELINE_SOURCE=merge_request_event CI_PROJECT_DIR="$ws" \
      CI_MERGE_REQUEST_DIFF_BASE_SHA="$base" TMPDIR="$RT" PATH="$T/fakebin:$PATH" "$@" bash "$sh")
 }
-expect_exit 2 "GitLab: as shipped (PERFGATE_SRC .) in a project that is not perfgate: exit 2" gitlab gl0 "$c0" "$c1"
+expect_exit 2 "GitLab: as shipped (PERFGATE_SRC .) in a project that is not perfgate: exit 2" gitlab gl0 "$c0" "$c1" -
 contains "$T/out" "perfgate: no perfgate source in PERFGATE_SRC (.): set PERFGATE_SRC to a submodule holding perfgate, or PERFGATE_REPO to its git URL"
-expect_exit 1 "GitLab: a +3% merge request fails the job" gitlab gl1 "$c0" "$c1" PERFGATE_SRC="$SRC"
+expect_exit 1 "GitLab: a +3% merge request fails the job" gitlab gl1 "$c0" "$c1" "$T/wf" PERFGATE_SRC="$SRC"
 contains "$T/out" "apt-get install -y -qq git ca-certificates (not run by the test)"
 check "GitLab: the markdown report" grep -q "| crunch | instructions (gate) |" "$T/gl1/perfgate-report.md"
 check "GitLab: the JUnit report has the regression as a failure" grep -q "<failure" "$T/gl1/perfgate-junit.xml"
 check "GitLab: a differential flamegraph" [ -s "$T/gl1/perfgate-flamegraphs/crunch.diff.svg" ]
-expect_exit 0 "GitLab: a comment-only merge request passes" gitlab gl2 "$c1" "$c2" PERFGATE_SRC="$SRC" PERFGATE_ARGS="--threshold instructions=0.5%"
+expect_exit 0 "GitLab: a comment-only merge request passes" gitlab gl2 "$c1" "$c2" "$T/c" PERFGATE_SRC="$SRC" PERFGATE_ARGS="--threshold instructions=0.5%"
 check "GitLab: JUnit without failures" [ -s "$T/gl2/perfgate-junit.xml" ] && lacks "$T/gl2/perfgate-junit.xml" "<failure"
 
 finish
