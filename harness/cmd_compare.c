@@ -8,10 +8,12 @@
  */
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
+#include "harness/leftovers.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
 #include "harness/store.h"
+#include "harness/storecheck.h"
 #include "report/compare.h"
 #include "report/explain.h"
 #include "report/render.h"
@@ -244,10 +246,10 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                           .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
                           .sample_freq = o->sample_freq ? o->sample_freq : 997};
-        if ((rc = pg_mkdirs(logdir)) < 0)
-            rc = pg_error_wrap(rc, "cannot store results");
-        else
+        if ((rc = pg_store_check_writable(root)) == 0) {
+            pg_leftovers_sweep(root);
             rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);
+        }
     }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {

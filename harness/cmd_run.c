@@ -4,11 +4,13 @@
 #include "harness/bench.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
+#include "harness/leftovers.h"
 #include "harness/machine.h"
 #include "harness/runner.h"
 #include "harness/session.h"
 #include "harness/stacks.h"
 #include "harness/store.h"
+#include "harness/storecheck.h"
 #include "util/error.h"
 #include "util/fileio.h"
 
@@ -154,7 +156,7 @@ int pg_cmd_run(int argc, char **argv)
     cJSON *doc = NULL;
     pg_stacks *stacks = NULL;
     char logdir[PATH_MAX + 16] = "", stacks_dir[PATH_MAX * 2] = "";
-    int status = PG_EXIT_OK, have_store = 0, stored = 0, nfailed = 0;
+    int status = PG_EXIT_OK, have_store = 0, nfailed = 0;
 
     /* How to measure: first, so a bad event name fails before a long build,
      * and while libgit2 initialises on the other core (joined at `out`). */
@@ -198,15 +200,16 @@ int pg_cmd_run(int argc, char **argv)
     /* Logs go to the store, or else to a temporary directory kept only for a failure's logs. */
     if (have_store) {
         snprintf(logdir, sizeof logdir, "%s/logs", root);
-        if (pg_mkdirs(logdir) < 0) {
+        if (pg_store_check_writable(root) < 0) {
             /* An unwritable store is an environment error before anything runs. */
-            status = pg_die("cannot store results: %s", pg_error_last());
+            status = pg_die_last();
             goto out;
         }
     } else if (pg_mkdtemp(logdir, sizeof logdir, "perfgate-logs-") < 0) {
         status = pg_die_last();
         goto out;
     }
+    pg_leftovers_sweep(have_store ? root : NULL);
     ro.log_dir = logdir;
     ro.progress = isatty(2);
     ro.out = json ? NULL : stdout;
@@ -262,7 +265,7 @@ int pg_cmd_run(int argc, char **argv)
             status = pg_die_last();
             goto out;
         }
-        stored = 1;
+        pg_stacks_keep(stacks);
         if (!json) {
             printf("stored: %s\n", path);
             if (stacks_dir[0] && !access(stacks_dir, F_OK))
@@ -283,9 +286,7 @@ int pg_cmd_run(int argc, char **argv)
 
 out:
     pg_repo_init_wait();
-    pg_stacks_free(stacks);
-    if (have_store && !stored && stacks_dir[0])
-        pg_remove_tree(stacks_dir);     /* the stacks of a run that was not stored */
+    pg_stacks_free(stacks);     /* with its directory in the store, unless the run was stored */
     if (!have_store && logdir[0] && !nfailed && !ro.sample)
         pg_remove_tree(logdir);         /* temporary, worth keeping only for a failure's logs */
     cJSON_Delete(doc);

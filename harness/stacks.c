@@ -5,6 +5,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/folded.h"
+#include "util/owned_dir.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -18,7 +19,8 @@ struct pg_stacks {
     char dir[PATH_MAX];
     char rel[PATH_MAX];
     pg_valgrind *vg;
-    char tmp[PATH_MAX];       /* valgrind: callgrind's output directory */
+    pg_owned_dir tmp;         /* valgrind: callgrind's output directory */
+    pg_owned_dir in_store;    /* the store's directory, owned until the run is stored */
 };
 
 int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, const char *dir, const char *rel)
@@ -30,10 +32,12 @@ int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, 
     s->freq = freq;
     snprintf(s->dir, sizeof s->dir, "%s", dir);
     snprintf(s->rel, sizeof s->rel, "%s", rel);
+    pg_owned_init(&s->tmp);
+    pg_owned_init(&s->in_store);
     int rc = 0;
     if (backend == PG_BACKEND_VALGRIND) {
         if ((rc = pg_valgrind_new(&s->vg)) == 0)
-            rc = pg_mkdtemp(s->tmp, sizeof s->tmp, "perfgate-cg-");
+            rc = pg_owned_mkdtemp(&s->tmp, "perfgate-cg-");
     }
     if (rc < 0) {
         pg_stacks_free(s);
@@ -53,15 +57,32 @@ int pg_stacks_new_in_store(pg_stacks **out, char *dir, size_t dirlen, pg_backend
         rel[n++] = *p == ':' ? '-' : *p;
     rel[n] = '\0';
     snprintf(dir, dirlen, "%s/%s", store_root, rel);
-    return pg_stacks_new(out, backend, freq, dir, rel);
+    int rc = pg_stacks_new(out, backend, freq, dir, rel);
+    /* Made now, with its owner's lock: should perfgate be killed before the
+     * run is stored, the next run knows this directory for a leftover. */
+    if (rc == 0 && (rc = pg_owned_mkdir(&(*out)->in_store, dir)) < 0) {
+        pg_stacks_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+void pg_stacks_keep(pg_stacks *s)
+{
+    if (!s || !s->in_store.path[0])
+        return;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", s->in_store.path);
+    pg_owned_release(&s->in_store, 0);
+    rmdir(dir);     /* only when no benchmark had stacks: nothing to keep */
 }
 
 void pg_stacks_free(pg_stacks *s)
 {
     if (!s)
         return;
-    if (s->tmp[0])
-        pg_remove_tree(s->tmp);   /* with the left-overs of a failed run */
+    pg_owned_release(&s->tmp, 1);       /* with the left-overs of a failed run */
+    pg_owned_release(&s->in_store, 1);  /* still owned: the run was not stored */
     pg_valgrind_free(s->vg);
     free(s);
 }
@@ -84,7 +105,7 @@ static const char *run_failure(const pg_spawn_result *res)
 static int record_valgrind(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *failed)
 {
     char **argv = NULL;
-    int rc = pg_callgrind_wrap(s->vg, &argv, so->argv, s->tmp);
+    int rc = pg_callgrind_wrap(s->vg, &argv, so->argv, s->tmp.path);
     if (rc < 0)
         return rc;
     char *const *bare = so->argv;
@@ -100,7 +121,7 @@ static int record_valgrind(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *f
     } else if (run_failure(&res)) {
         *failed = 1;
         pg_error_set(PG_ERROR, "the stacks run failed (%s)", run_failure(&res));
-    } else if (pg_callgrind_collect(f, s->tmp) < 0) {
+    } else if (pg_callgrind_collect(f, s->tmp.path) < 0) {
         *failed = 1;
     }
     pg_spawn_result_free(&res);
