@@ -139,6 +139,7 @@ static int cg_remove(const char *dir)
 static struct {
     int probed, usable;
     char base[400];         /* <cgroup2 mount><perfgate's own cgroup> */
+    char why[600];          /* why not usable */
     unsigned seq;
 } cg;
 
@@ -184,9 +185,13 @@ static void probe_cgroup(void)
 {
     cg.probed = 1;
     const char *no = getenv("PERFGATE_NO_CGROUP");
-    if (no && *no && strcmp(no, "0"))
-        return;     /* to test (and use) the way it works where no cgroup can be made */
+    if (no && *no && strcmp(no, "0")) {
+        /* to test (and use) the way it works where no cgroup can be made */
+        snprintf(cg.why, sizeof cg.why, "PERFGATE_NO_CGROUP is set");
+        return;
+    }
     char own[512], mnt[256], root[512];
+    snprintf(cg.why, sizeof cg.why, "no cgroup v2 hierarchy is mounted, or perfgate is not in one");
     if (own_cgroup(own, sizeof own) < 0 || cgroup2_mount(mnt, sizeof mnt, root, sizeof root) < 0)
         return;
     size_t rl = strlen(root);
@@ -198,9 +203,16 @@ static void probe_cgroup(void)
     }
     if (snprintf(cg.base, sizeof cg.base, "%s%s", mnt, strcmp(rel, "/") ? rel : "") >= (int)sizeof cg.base)
         return;
-    cg.usable = access(cg.base, W_OK) == 0;
-    if (cg.usable)
-        sweep_stale_cgroups();
+    char trial[512];
+    snprintf(trial, sizeof trial, "%s/perfgate-%d-%u", cg.base, (int)getpid(), cg.seq++);
+    if (mkdir(trial, 0755) < 0) {
+        snprintf(cg.why, sizeof cg.why, "cannot create a cgroup in %s: %s (not root, and no delegated cgroup)",
+                 cg.base, strerror(errno));
+        return;
+    }
+    rmdir(trial);
+    cg.usable = 1;
+    sweep_stale_cgroups();
 }
 
 /* perfgate-<pid>-<n> cgroups whose perfgate is gone: what a killed perfgate's
@@ -516,10 +528,10 @@ int pg_contain_end(pg_contain *c)
     return killed;
 }
 
-const char *pg_contain_how(void)
+int pg_contain_cgroup(char *detail, size_t len)
 {
     if (!cg.probed)
         probe_cgroup();
-    return cg.usable ? "a cgroup v2 per run, the process group, a parent-death signal and a subreaper sweep"
-                     : "the process group, a parent-death signal and a subreaper sweep (no cgroup v2 can be made here)";
+    snprintf(detail, len, "%s", cg.usable ? cg.base : cg.why);
+    return cg.usable;
 }

@@ -24,6 +24,7 @@
 #ifndef PG_HARNESS_CONTAIN_H
 #define PG_HARNESS_CONTAIN_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 typedef struct pg_contain {
@@ -52,7 +53,8 @@ void pg_contain_signal(const pg_contain *c, int sig);
  * processes it killed (daemons the benchmark left). */
 int pg_contain_end(pg_contain *c);
 
-/* How runs are contained on this machine, for `perfgate doctor`. */
-const char *pg_contain_how(void);
+/* 1 when runs get a cgroup here (detail: where they are made), 0 when not
+ * (detail: why), for `perfgate doctor`. */
+int pg_contain_cgroup(char *detail, size_t len);
 
 #endif
