@@ -29,8 +29,10 @@ alive() {
 # The daemons a failed check leaves are killed by pid, so the suite goes on clean.
 cleanup_pids() { for p in $(cat "$1" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done; }
 
-backends="perf"
-command -v valgrind >/dev/null && backends="valgrind perf" || echo "valgrind not installed: the valgrind backend is not tested"
+# The backends that work here (perf needs perf_event access, valgrind needs valgrind).
+"$PG" doctor > "$T/doctor" 2>&1
+backends=$(sed -n 's/^  --backend \(perf\|valgrind\)  *ok.*/\1/p' "$T/doctor" | sort -r | tr '\n' ' ')
+echo "backends tested: $backends"
 
 for mode in cgroup no-cgroup; do
   if [ $mode = no-cgroup ]; then export PERFGATE_NO_CGROUP=1; else unset PERFGATE_NO_CGROUP; fi
