@@ -87,6 +87,26 @@ static int sweep_commit(void *ctx, const char *path, const char *name)
     return each_subdir(path, sweep_machine, w);
 }
 
+/* ---- <store>/results/.probe.* (storecheck.h) ---- */
+
+/* Removing a probe still in use is harmless: its writer only writes and
+ * syncs through its descriptor, and ignores its own unlink failing. */
+static int sweep_probes(const char *results)
+{
+    DIR *d = opendir(results);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char file[PATH_MAX];
+        if (!strncmp(e->d_name, ".probe.", 7) && snprintf(file, sizeof file, "%s/%s", results, e->d_name) < (int)sizeof file)
+            n += unlink(file) == 0;
+    }
+    closedir(d);
+    return n;
+}
+
 /* ---- <store>/results/<commit>/<machine>.json.tmp.* ---- */
 
 static int sweep_partial_docs(void *ctx, const char *path, const char *name)
@@ -134,6 +154,7 @@ int pg_leftovers_sweep(const char *store_root)
         in_store += each_subdir(dir, sweep_commit, &w);
         snprintf(dir, sizeof dir, "%s/results", store_root);
         in_store += each_subdir(dir, sweep_partial_docs, NULL);
+        in_store += sweep_probes(dir);
     }
     if (n + in_store) {
         fprintf(stderr, "perfgate: note: removed %d leftover%s of a perfgate that was killed (%d in %s",

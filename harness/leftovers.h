@@ -4,7 +4,8 @@
  *   - the temporary checkouts of `compare --run-missing`, $TMPDIR/perfgate-rev-<pid>-*;
  *   - valgrind's output directories, $TMPDIR/perfgate-vg-<pid>-* and perfgate-cg-<pid>-*;
  *   - the stacks directory of a run it never stored, <store>/stacks/<commit>/<machine>/<run>;
- *   - a half-written store document, <store>/results/<commit>/<machine>.json.tmp.*.
+ *   - a half-written store document, <store>/results/<commit>/<machine>.json.tmp.*,
+ *     and the probe of storecheck.h, <store>/results/.probe.*.
  * Each directory is an owned one (util/owned_dir.h), so the sweep removes only
  * those whose owner is dead, never a concurrent run's. A stacks directory whose
  * run was stored after all (perfgate killed between storing the result and
