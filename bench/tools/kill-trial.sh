@@ -7,9 +7,10 @@
 #          benchmark hangs after starting a setsid() daemon, SIGKILLed at a point
 #          that varies from trial to trial (often while the hung benchmark runs).
 #          After each kill: the benchmark processes still running once the
-#          watchdog had its chance (a bounded wait). After all of them, one more
-#          `perfgate run` sweeps: the leftover directories before and after it
-#          (stacks directories no result names, checkouts, valgrind's output).
+#          watchdog had its chance (a bounded wait), and the directories it left
+#          (stacks directories no result names, checkouts, valgrind's output),
+#          which the next trial's perfgate sweeps. After the last, one more
+#          `perfgate run` sweeps: the leftover directories before and after it.
 #  setsid: RUNS times per backend, a benchmark that leaves a daemon, once
 #          exiting cleanly and once killed by --timeout: daemons still running.
 #
@@ -70,7 +71,7 @@ cd "$R"
 
 echo "kill trial: $pg, $kills kills; $(uname -r); uid $(id -u); PERFGATE_NO_CGROUP=${PERFGATE_NO_CGROUP:-unset}"
 "$pg" doctor 2>/dev/null | grep "cgroup v2 per run"
-strays_total=0; trials_with_strays=0
+strays_total=0; trials_with_strays=0; dirs_total=0
 for i in $(seq "$kills"); do
   rm -f "$pids"
   if [ $((i % 2)) = 1 ]; then
@@ -89,8 +90,10 @@ for i in $(seq "$kills"); do
   fi
   kill -9 $p; wait $p 2>/dev/null
   n=$(settle)
-  printf '  kill %2d (%s, %s): %s stray processes\n' "$i" "$what" \
-    "$([ $((i % 4)) = 0 ] && echo "after a delay" || echo "while the hung benchmark ran")" "$n"
+  d=$(leftovers)
+  dirs_total=$((dirs_total + d))
+  printf '  kill %2d (%s, %s): %s stray processes, %s directories left\n' "$i" "$what" \
+    "$([ $((i % 4)) = 0 ] && echo "after a delay" || echo "while the hung benchmark ran")" "$n" "$d"
   strays_total=$((strays_total + n)); [ "$n" = 0 ] || trials_with_strays=$((trials_with_strays + 1))
   reap_strays
 done
@@ -98,7 +101,7 @@ before=$(leftovers)
 "$pg" run --filter work-b b/ > /dev/null 2> "$dir/sweep.err"
 after=$(leftovers)
 echo "kills: $kills; stray processes: $strays_total (in $trials_with_strays of $kills kills)"
-echo "leftover directories: $before before the next run, $after after it"
+echo "leftover directories: $dirs_total left by the $kills kills (each swept by the next perfgate); $before before the last sweep, $after after it"
 grep 'removed' "$dir/sweep.err"
 
 echo "setsid trial: $runs runs per backend and ending"
