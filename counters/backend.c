@@ -4,6 +4,7 @@
 #include "counters/valgrind.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/owned_dir.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -75,7 +76,7 @@ struct pg_meter {
     pg_backend_kind kind;
     pg_evlist *evlist;
     pg_valgrind *vg;
-    char outdir[PATH_MAX];
+    pg_owned_dir outdir;        /* valgrind: cachegrind's output, swept if perfgate is killed */
     char **wrapped;
     char version[96];
     char unav[8][640];
@@ -88,11 +89,12 @@ int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
     if (!m)
         return pg_error_set(PG_ENOMEM, "out of memory");
     m->kind = o->backend;
+    pg_owned_init(&m->outdir);
     int rc;
     if (m->kind == PG_BACKEND_VALGRIND) {
         if ((rc = pg_valgrind_new(&m->vg)) < 0)
             goto fail;
-        if ((rc = pg_mkdtemp(m->outdir, sizeof m->outdir, "perfgate-vg-")) < 0)
+        if ((rc = pg_owned_mkdtemp(&m->outdir, "perfgate-vg-")) < 0)
             goto fail;
         snprintf(m->version, sizeof m->version, "%s", pg_valgrind_version(m->vg));
     } else {
@@ -119,8 +121,7 @@ void pg_meter_free(pg_meter *m)
         pg_valgrind_free(m->vg);
     if (m->wrapped)
         pg_valgrind_argv_free(m->wrapped);
-    if (m->outdir[0])
-        pg_remove_tree(m->outdir);
+    pg_owned_release(&m->outdir, 1);
     free(m);
 }
 
@@ -136,7 +137,7 @@ int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
         pg_valgrind_argv_free(m->wrapped);
         m->wrapped = NULL;
     }
-    int rc = pg_valgrind_wrap(m->vg, &m->wrapped, argv, m->outdir);
+    int rc = pg_valgrind_wrap(m->vg, &m->wrapped, argv, m->outdir.path);
     if (rc < 0)
         return rc;
     *out = m->wrapped;
@@ -189,7 +190,7 @@ int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_r
     const char *b = pg_backend_name(m->kind);
     int rc;
     if (m->kind == PG_BACKEND_VALGRIND) {
-        rc = pg_valgrind_collect(m->vg, out, m->outdir);
+        rc = pg_valgrind_collect(m->vg, out, m->outdir.path);
     } else {
         rc = pg_evlist_read(m->evlist, out);
         pg_evlist_close(m->evlist);

@@ -3,6 +3,7 @@
 #include "counters/callgrind.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/owned_dir.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@ struct pg_stackrec {
     pg_stackrec_opts o;
     /* valgrind */
     pg_valgrind *vg;
-    char tmp[PATH_MAX];         /* callgrind's output directory */
+    pg_owned_dir tmp;           /* callgrind's output directory: a killed perfgate's is swept by the next */
     char **argv;                /* the callgrind command of the current run */
     /* perf, per run */
     pg_sampler *s;
@@ -31,9 +32,10 @@ int pg_stackrec_new(pg_stackrec **out, const pg_stackrec_opts *o)
     r->o = *o;
     if (!r->o.sampler.flush_bytes)
         r->o.sampler.flush_bytes = (size_t)64 << 20;
+    pg_owned_init(&r->tmp);
     int rc = 0;
     if (o->backend == PG_BACKEND_VALGRIND && (rc = pg_valgrind_new(&r->vg)) == 0)
-        rc = pg_mkdtemp(r->tmp, sizeof r->tmp, "perfgate-cg-");
+        rc = pg_owned_mkdtemp(&r->tmp, "perfgate-cg-");
     if (rc < 0) {
         pg_stackrec_free(r);
         return rc;
@@ -58,8 +60,7 @@ void pg_stackrec_free(pg_stackrec *r)
     if (!r)
         return;
     end_run(r);
-    if (r->tmp[0])
-        pg_remove_tree(r->tmp);
+    pg_owned_release(&r->tmp, 1);
     pg_valgrind_free(r->vg);
     free(r);
 }
@@ -80,7 +81,7 @@ int pg_stackrec_begin(pg_stackrec *r, char ***argv_out, char *const *argv, int c
     r->rc = 0;
     r->out = out;
     if (r->o.backend == PG_BACKEND_VALGRIND) {
-        int rc = pg_callgrind_wrap(r->vg, &r->argv, argv, r->tmp);
+        int rc = pg_callgrind_wrap(r->vg, &r->argv, argv, r->tmp.path);
         *argv_out = r->argv;
         return rc;
     }
@@ -133,9 +134,9 @@ int pg_stackrec_end(pg_stackrec *r, int ran, pg_stackrec_stats *stats)
          * the next run's stacks are that run's alone; a run that did not happen
          * has none to keep. */
         if (ran) {
-            rc = pg_callgrind_collect(r->out, r->tmp);
+            rc = pg_callgrind_collect(r->out, r->tmp.path);
         } else if (pg_folded_new(&scratch) == 0) {
-            pg_callgrind_collect(scratch, r->tmp);
+            pg_callgrind_collect(scratch, r->tmp.path);
             pg_error_clear();
         }
         pg_folded_free(scratch);

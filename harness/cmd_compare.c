@@ -9,6 +9,7 @@
 #include "counters/sampler.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
+#include "harness/leftovers.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
@@ -213,10 +214,9 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                           .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
                           .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
-        if ((rc = pg_mkdirs(logdir)) < 0)
-            rc = pg_error_wrap(rc, "cannot store results");
-        else
-            rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);
+        pg_leftovers_sweep(root);   /* what a killed perfgate left */
+        /* (pg_revisions_measure checks the store before measuring anything) */
+        rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);
     }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {

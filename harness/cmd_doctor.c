@@ -4,6 +4,7 @@
 #include "counters/evsel.h"
 #include "counters/probe.h"
 #include "harness/commands.h"
+#include "harness/contain.h"
 #include "util/error.h"
 
 #include <stdio.h>
@@ -76,6 +77,15 @@ int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
 
     printf("\nvalgrind (exact instruction counts, simulated caches)\n");
     line("valgrind", p.valgrind, p.valgrind ? p.valgrind_version : p.valgrind_why);
+
+    printf("\nbenchmark processes (what a benchmark starts ends with its run)\n");
+    line("process group, parent-death signal", 1, "");
+    line("subreaper sweep", 1, "(daemons that leave the group: setsid())");
+    char where[700];
+    int cgroup = pg_contain_cgroup(where, sizeof where);
+    line("cgroup v2 per run", cgroup, where);
+    if (!cgroup)
+        printf("  %-34s      %s\n", "", "without one, a setsid() daemon of a benchmark outlives a perfgate that is SIGKILLed");
 
     printf("\nbackends\n");
     line("--backend perf", p.hw_instructions || p.software,

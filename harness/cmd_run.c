@@ -5,6 +5,7 @@
 #include "harness/bench.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
+#include "harness/leftovers.h"
 #include "harness/machine.h"
 #include "harness/runner.h"
 #include "harness/session.h"
@@ -148,12 +149,10 @@ static int open_logs(run_state *st, run_args *a, const pg_ctx *ctx)
 {
     if (st->have_store) {
         snprintf(st->logdir, sizeof st->logdir, "%s/logs", ctx->store);
-        int rc = pg_mkdirs(st->logdir);
-        if (rc < 0)     /* an unwritable store is an environment error before anything runs */
-            return pg_error_wrap(rc, "cannot store results");
-        /* So is a store document that cannot be appended to: measuring first
-         * would lose the measurements. */
-        rc = pg_store_check(ctx->store, st->have_commit ? st->commit : NULL, st->sess.machine.id);
+        /* A read-only or full store, or a store document that cannot be
+         * appended to, is an environment error before anything runs:
+         * measuring first would lose the measurements. */
+        int rc = pg_store_check(ctx->store, st->have_commit ? st->commit : NULL, st->sess.machine.id);
         if (rc < 0)
             return rc;
     } else {
@@ -161,6 +160,7 @@ static int open_logs(run_state *st, run_args *a, const pg_ctx *ctx)
         if (rc < 0)
             return rc;
     }
+    pg_leftovers_sweep(st->have_store ? ctx->store : NULL);     /* what a killed perfgate left */
     a->ro.log_dir = st->logdir;
     a->ro.progress = isatty(2);
     a->ro.out = a->json ? NULL : stdout;
@@ -224,6 +224,7 @@ static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
         if (rc < 0)
             return rc;
         st->stored = 1;
+        pg_stacks_keep(st->stacks);
         if (!a->json) {
             printf("stored: %s\n", path);
             if (st->stacks_dir[0] && !access(st->stacks_dir, F_OK))
@@ -245,9 +246,7 @@ static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
 
 static void run_state_free(run_state *st, const run_args *a)
 {
-    pg_stacks_free(st->stacks);
-    if (st->have_store && !st->stored && st->stacks_dir[0])
-        pg_remove_tree(st->stacks_dir);     /* the stacks of a run that was not stored */
+    pg_stacks_free(st->stacks);     /* with its directory in the store, unless the run was stored */
     if (!st->have_store && st->logdir[0] && !st->nfailed && !a->ro.sample)
         pg_remove_tree(st->logdir);         /* temporary, worth keeping only for a failure's logs */
     pg_rundoc_free(&st->doc);

@@ -5,6 +5,7 @@
 #include "harness/stacks.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/owned_dir.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -14,7 +15,7 @@
 
 typedef struct side {
     const char *commit;
-    char dir[PATH_MAX];
+    pg_owned_dir dir;               /* the checkout: a killed perfgate's is swept by the next */
     pg_benchset set;
     pg_rundoc doc;
     pg_stacks *stacks;              /* --sample: this revision's stacks, beside its results */
@@ -28,6 +29,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
     side *sides = calloc(n, sizeof *sides);
     if (!sides)
         return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        pg_owned_init(&sides[i].dir);
     int rc = 0;
     int valgrind = pg_meter_backend(sess->meter) == PG_BACKEND_VALGRIND;
     pg_spawn_install_sigint();
@@ -41,20 +44,20 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         /* A store that cannot take the results fails before any measuring. */
         if ((rc = pg_store_check(store_root, s->commit, sess->machine.id)) < 0)
             break;
-        if ((rc = pg_mkdtemp(s->dir, sizeof s->dir, "perfgate-rev-")) < 0) {
+        if ((rc = pg_owned_mkdtemp(&s->dir, "perfgate-rev-")) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        fprintf(stderr, "perfgate: measuring %.12s (no stored results): checking out into %s\n", s->commit, s->dir);
-        if ((rc = pg_repo_export(repo, s->commit, s->dir)) < 0)
+        fprintf(stderr, "perfgate: measuring %.12s (no stored results): checking out into %s\n", s->commit, s->dir.path);
+        if ((rc = pg_repo_export(repo, s->commit, s->dir.path)) < 0)
             break;
         char bp[PATH_MAX + 64];
-        snprintf(bp, sizeof bp, "%s/%s", s->dir, bench_path);
+        snprintf(bp, sizeof bp, "%s/%s", s->dir.path, bench_path);
         if ((rc = pg_bench_discover(&s->set, bp)) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        if (s->set.build && (rc = pg_session_build(s->set.build, s->dir)) < 0) {
+        if (s->set.build && (rc = pg_session_build(s->set.build, s->dir.path)) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
@@ -97,17 +100,15 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             rc = pg_store_append(path, sizeof path, store_root, sides[i].commit, sess->machine.id, &sides[i].doc);
         if (rc == 0) {
             stored++;
+            pg_stacks_keep(sides[i].stacks);
             fprintf(stderr, "perfgate: stored %.12s: %s\n", sides[i].commit, path);
         }
     }
     if (rc == PG_EINTR)
         pg_error_set(PG_EINTR, "interrupted; nothing was stored");
     for (size_t i = 0; i < n; i++) {
-        if (sides[i].dir[0])
-            pg_remove_tree(sides[i].dir);
-        pg_stacks_free(sides[i].stacks);
-        if ((int)i >= stored && sides[i].stacks_dir[0])
-            pg_remove_tree(sides[i].stacks_dir);    /* not stored: its stacks go too */
+        pg_owned_release(&sides[i].dir, 1);
+        pg_stacks_free(sides[i].stacks);    /* not stored: its stacks go too */
         pg_benchset_free(&sides[i].set);
         pg_rundoc_free(&sides[i].doc);
     }

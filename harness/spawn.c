@@ -1,5 +1,6 @@
 /* harness/spawn.c — fork, prepare, hold, release, watch, reap. See spawn.h. */
 #include "harness/spawn.h"
+#include "harness/contain.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -158,7 +159,7 @@ static void child_fail(int errpipe, int stage)
 
 enum { STAGE_SETUP = 1, STAGE_CWD, STAGE_PIN, STAGE_EXEC };
 
-static void child_main(const pg_spawn_opts *o, int gopipe, int errpipe, int outfd, int errfd)
+static void child_main(const pg_spawn_opts *o, pid_t parent, int gopipe, int errpipe, int outfd, int errfd)
 {
     /* Signals back to defaults and unblocked: perfgate's own handling must not leak. */
     sigset_t none;
@@ -167,7 +168,7 @@ static void child_main(const pg_spawn_opts *o, int gopipe, int errpipe, int outf
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    setpgid(0, 0);
+    pg_contain_child(parent);
 
     int devnull = open("/dev/null", O_RDWR);
     if (devnull < 0 || dup2(devnull, 0) < 0)
@@ -200,7 +201,7 @@ static void child_main(const pg_spawn_opts *o, int gopipe, int errpipe, int outf
     child_fail(errpipe, STAGE_EXEC);
 }
 
-/* ---- the parent side ---- */
+/* ---- the parent side: one run's state, and the steps that use it ---- */
 
 static double now_ns(void)
 {
@@ -209,201 +210,285 @@ static double now_ns(void)
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-static void kill_group(pid_t pid, int sig)
+enum { MAX_POLL = 40, MAX_HOOK_FDS = 32 };
+
+typedef struct spawn_run {
+    const pg_spawn_opts *o;
+    pg_spawn_result *res;
+    /* [0] read end, [1] write end; -1 when closed. go: release; err: exec
+     * failure report; out/ero: the child's stdout/stderr. */
+    int go[2], err[2], out[2], ero[2];
+    int pidfd;
+    logbuf lout, lerr;
+    int logs;               /* lout/lerr allocated */
+    sigset_t old;           /* the signal mask before the run */
+    int masked;
+    pg_contain box;
+    int contained;
+    pid_t pid;
+    int status;
+    double t0, deadline, kill_at;
+} spawn_run;
+
+static void close_fd(int *fd)
 {
-    if (kill(-pid, sig) < 0)
-        kill(pid, sig);
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static int open_pipes(spawn_run *r)
+{
+    if (pipe2(r->go, O_CLOEXEC) < 0 || pipe2(r->err, O_CLOEXEC) < 0 ||
+        (!r->o->quiet_stdout && pipe2(r->out, O_CLOEXEC) < 0) || pipe2(r->ero, O_CLOEXEC) < 0)
+        return pg_error_errno(PG_ERROR, "cannot create pipes");
+    size_t cap = r->o->log_cap ? r->o->log_cap : 64 * 1024;
+    r->logs = 1;
+    if (log_init(&r->lout, cap) < 0 || log_init(&r->lerr, cap) < 0)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    return 0;
+}
+
+/* Forks the child, held before exec; the parent keeps its ends of the pipes. */
+static int start_child(spawn_run *r)
+{
+    /* Block SIGINT/SIGTERM outside ppoll so a Ctrl-C cannot slip between a check and a wait. */
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigprocmask(SIG_BLOCK, &block, &r->old);
+    r->masked = 1;
+    pg_contain_begin(&r->box);
+    r->contained = 1;
+
+    pid_t parent = getpid();
+    fflush(NULL);
+    r->pid = fork();
+    if (r->pid < 0)
+        return pg_error_errno(PG_ERROR, "cannot fork");
+    if (r->pid == 0) {
+        close(r->go[1]);
+        close(r->err[0]);
+        if (r->out[0] >= 0)
+            close(r->out[0]);
+        close(r->ero[0]);
+        child_main(r->o, parent, r->go[0], r->err[1], r->out[1], r->ero[1]);
+    }
+    pg_contain_adopt(&r->box, r->pid);
+    close_fd(&r->go[0]);
+    close_fd(&r->err[1]);
+    close_fd(&r->out[1]);
+    close_fd(&r->ero[1]);
+    if (r->out[0] >= 0)
+        fcntl(r->out[0], F_SETFL, O_NONBLOCK);
+    fcntl(r->ero[0], F_SETFL, O_NONBLOCK);
+    return 0;
+}
+
+/* Lets the hooks attach to the held child, then releases it (or, when a hook
+ * failed, lets it exit without exec). */
+static int attach_and_release(spawn_run *r)
+{
+    int rc = 0;
+    const pg_spawn_hooks *h = r->o->hooks;
+    if (h && h->attach)
+        rc = h->attach(h->ctx, r->pid);
+    r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
+    r->t0 = now_ns();
+    if (rc == 0) {
+        ssize_t w = write(r->go[1], "g", 1);
+        (void)w;
+    }
+    close_fd(&r->go[1]);    /* on a failed attach the child reads EOF and exits */
+    r->deadline = r->o->timeout_sec > 0 ? r->t0 + r->o->timeout_sec * 1e9 : 0;
+    return rc;
+}
+
+/* The fds to poll: pidfd, the logs, the hooks'. *first_hook is where the hooks' start. */
+static size_t poll_set(const spawn_run *r, struct pollfd *pfd, size_t *first_hook)
+{
+    size_t n = 0;
+    if (r->pidfd >= 0)
+        pfd[n++] = (struct pollfd){.fd = r->pidfd, .events = POLLIN};
+    if (r->out[0] >= 0)
+        pfd[n++] = (struct pollfd){.fd = r->out[0], .events = POLLIN};
+    if (r->ero[0] >= 0)
+        pfd[n++] = (struct pollfd){.fd = r->ero[0], .events = POLLIN};
+    *first_hook = n;
+    const pg_spawn_hooks *h = r->o->hooks;
+    if (h && h->pollfds) {
+        int fds[MAX_HOOK_FDS];
+        size_t k = h->pollfds(h->ctx, fds, MAX_HOOK_FDS);
+        for (size_t i = 0; i < k && n < MAX_POLL; i++)
+            pfd[n++] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+    }
+    return n;
+}
+
+/* How long ppoll may sleep: until the deadline or the SIGKILL that follows a
+ * SIGTERM; NULL (no limit) when the pidfd wakes it; 10 ms when there is none. */
+static struct timespec *poll_timeout(const spawn_run *r, struct timespec *ts)
+{
+    double t = now_ns();
+    double wait_ns = r->pidfd >= 0 ? -1 : 10e6;
+    double until = r->kill_at ? r->kill_at : r->deadline;
+    if (until) {
+        double left = until > t ? until - t : 0;
+        if (wait_ns < 0 || left < wait_ns)
+            wait_ns = left;
+    }
+    if (wait_ns < 0)
+        return NULL;
+    ts->tv_sec = (time_t)(wait_ns / 1e9);
+    ts->tv_nsec = (long)(wait_ns - (double)ts->tv_sec * 1e9);
+    return ts;
+}
+
+static void handle_ready(spawn_run *r, const struct pollfd *pfd, size_t n, size_t first_hook)
+{
+    int hook_ready = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!pfd[i].revents)
+            continue;
+        if (i >= first_hook)
+            hook_ready = 1;
+        else if (pfd[i].fd == r->out[0])
+            drain_fd(&r->out[0], &r->lout);
+        else if (pfd[i].fd == r->ero[0])
+            drain_fd(&r->ero[0], &r->lerr);
+    }
+    const pg_spawn_hooks *h = r->o->hooks;
+    if (hook_ready && h->readable)
+        h->readable(h->ctx);
+}
+
+/* Ctrl-C kills the run at once; a timeout sends SIGTERM, then SIGKILL after a grace period. */
+static void enforce_limits(spawn_run *r)
+{
+    if (interrupted && !r->res->interrupted) {
+        r->res->interrupted = 1;
+        pg_contain_signal(&r->box, SIGKILL);
+    }
+    double t = now_ns();
+    if (r->deadline && !r->kill_at && t >= r->deadline) {
+        r->res->timed_out = 1;
+        pg_contain_signal(&r->box, SIGTERM);
+        r->kill_at = t + 500e6;
+    } else if (r->kill_at && t >= r->kill_at) {
+        pg_contain_signal(&r->box, SIGKILL);
+        r->kill_at = t + 3600e9;
+    }
+}
+
+/* Polls until the child is reaped. */
+static int watch(spawn_run *r)
+{
+    int rc = 0;
+    sigset_t waitmask = r->old;
+    sigdelset(&waitmask, SIGINT);
+    sigdelset(&waitmask, SIGTERM);
+    for (;;) {
+        struct pollfd pfd[MAX_POLL];
+        struct timespec ts;
+        size_t first_hook;
+        size_t n = poll_set(r, pfd, &first_hook);
+        int pr = ppoll(pfd, n, poll_timeout(r, &ts), &waitmask);
+        if (pr < 0 && errno != EINTR && rc == 0) {
+            rc = pg_error_errno(PG_ERROR, "poll failed while waiting for the benchmark");
+            pg_contain_signal(&r->box, SIGKILL);
+        }
+        if (pr > 0)
+            handle_ready(r, pfd, n, first_hook);
+        enforce_limits(r);
+        if (wait4(r->pid, &r->status, WNOHANG, &r->res->ru) == r->pid)
+            return rc;
+    }
+}
+
+/* The child's exec failure, as a line in its stderr log; 0 when it started. */
+static int exec_failure(spawn_run *r)
+{
+    int msg[2] = {0, 0};
+    ssize_t got = read(r->err[0], msg, sizeof msg);
+    if (got != (ssize_t)sizeof msg || !msg[0])
+        return 0;
+    const pg_spawn_opts *o = r->o;
+    char line[512];
+    if (msg[0] == STAGE_CWD)
+        snprintf(line, sizeof line, "perfgate: cannot change directory to %s: %s\n", o->cwd, strerror(msg[1]));
+    else if (msg[0] == STAGE_PIN)
+        snprintf(line, sizeof line, "perfgate: cannot pin to CPU %d: %s\n", o->cpu, strerror(msg[1]));
+    else if (msg[0] == STAGE_SETUP)
+        snprintf(line, sizeof line, "perfgate: cannot set up stdin/stdout for %s: %s\n", o->argv[0], strerror(msg[1]));
+    else
+        snprintf(line, sizeof line, "perfgate: cannot execute %s: %s\n", o->argv[0], strerror(msg[1]));
+    log_add(&r->lerr, line, strlen(line));
+    r->res->exec_errno = msg[1];
+    return -1;
+}
+
+/* After the child was reaped: what it left goes (daemonized grandchildren would
+ * hold the pipes open and skew the next run), its output is read to the end,
+ * and the result filled in. */
+static void finish(spawn_run *r, int rc)
+{
+    pg_spawn_result *res = r->res;
+    res->wall_ns = now_ns() - r->t0;
+    pg_contain_end(&r->box);
+    r->contained = 0;
+    if (r->out[0] >= 0)
+        drain_fd(&r->out[0], &r->lout);
+    if (r->ero[0] >= 0)
+        drain_fd(&r->ero[0], &r->lerr);
+    const pg_spawn_hooks *h = r->o->hooks;
+    if (h && h->readable)
+        h->readable(h->ctx);
+    if (exec_failure(r) == 0 && rc == 0)
+        res->started = 1;
+    if (WIFEXITED(r->status))
+        res->exit_code = WEXITSTATUS(r->status);
+    else if (WIFSIGNALED(r->status))
+        res->signal = WTERMSIG(r->status);
+    r->logs = 0;
+    res->out_log = log_finish(&r->lout, &res->out_len);
+    res->err_log = log_finish(&r->lerr, &res->err_len);
+}
+
+/* The one way out: whatever the steps left open is closed. */
+static void cleanup(spawn_run *r)
+{
+    if (r->contained)
+        pg_contain_end(&r->box);
+    int *fds[] = {&r->go[0], &r->go[1], &r->err[0], &r->err[1], &r->out[0], &r->out[1],
+                  &r->ero[0], &r->ero[1], &r->pidfd};
+    for (size_t i = 0; i < sizeof fds / sizeof *fds; i++)
+        close_fd(fds[i]);
+    if (r->logs) {
+        free(r->lout.head);
+        free(r->lout.ring);
+        free(r->lerr.head);
+        free(r->lerr.ring);
+    }
+    if (r->masked)
+        sigprocmask(SIG_SETMASK, &r->old, NULL);
 }
 
 int pg_spawn_run(pg_spawn_result *res, const pg_spawn_opts *o)
 {
     memset(res, 0, sizeof *res);
-    int go[2] = {-1, -1}, err[2] = {-1, -1}, out[2] = {-1, -1}, ero[2] = {-1, -1};
-    if (pipe2(go, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
-        (!o->quiet_stdout && pipe2(out, O_CLOEXEC) < 0) || pipe2(ero, O_CLOEXEC) < 0) {
-        int rc = pg_error_errno(PG_ERROR, "cannot create pipes");
-        for (int *p = go; p; p = p == go ? err : p == err ? out : p == out ? ero : NULL)
-            for (int k = 0; k < 2; k++)
-                if (p[k] >= 0)
-                    close(p[k]);
-        return rc;
+    spawn_run r = {.o = o, .res = res, .go = {-1, -1}, .err = {-1, -1}, .out = {-1, -1}, .ero = {-1, -1},
+                   .pidfd = -1};
+    int rc = open_pipes(&r);
+    if (rc == 0)
+        rc = start_child(&r);
+    if (rc == 0) {
+        rc = attach_and_release(&r);
+        int wrc = watch(&r);
+        rc = rc ? rc : wrc;
+        finish(&r, rc);
     }
-    size_t cap = o->log_cap ? o->log_cap : 64 * 1024;
-    logbuf lout, lerr;
-    if (log_init(&lout, cap) < 0 || log_init(&lerr, cap) < 0)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-
-    /* Block SIGINT/SIGTERM outside ppoll so a Ctrl-C cannot slip between a check and a wait. */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigprocmask(SIG_BLOCK, &block, &old);
-
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        return pg_error_errno(PG_ERROR, "cannot fork");
-    }
-    if (pid == 0) {
-        close(go[1]);
-        close(err[0]);
-        if (out[0] >= 0)
-            close(out[0]);
-        close(ero[0]);
-        child_main(o, go[0], err[1], out[1], ero[1]);
-    }
-    setpgid(pid, pid);  /* also in the child: whichever runs first wins the race */
-    close(go[0]);
-    close(err[1]);
-    if (out[1] >= 0)
-        close(out[1]);
-    close(ero[1]);
-    if (out[0] >= 0)
-        fcntl(out[0], F_SETFL, O_NONBLOCK);
-    fcntl(ero[0], F_SETFL, O_NONBLOCK);
-
-    int rc = 0;
-    const pg_spawn_hooks *h = o->hooks;
-    if (h && h->attach && (rc = h->attach(h->ctx, pid)) != 0) {
-        close(go[1]);   /* the child reads EOF and exits without exec */
-        go[1] = -1;
-    }
-    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-
-    double t0 = now_ns();
-    if (go[1] >= 0) {
-        ssize_t w = write(go[1], "g", 1);
-        (void)w;
-        close(go[1]);
-    }
-    double deadline = o->timeout_sec > 0 ? t0 + o->timeout_sec * 1e9 : 0;
-    double kill_at = 0;     /* SIGTERM sent: SIGKILL follows after a grace period */
-    int status = 0, reaped = 0;
-    sigset_t waitmask = old;
-    sigdelset(&waitmask, SIGINT);
-    sigdelset(&waitmask, SIGTERM);
-
-    while (!reaped) {
-        struct pollfd pfd[40];
-        size_t n = 0;
-        if (pidfd >= 0)
-            pfd[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
-        size_t first_log = n;
-        if (out[0] >= 0)
-            pfd[n++] = (struct pollfd){.fd = out[0], .events = POLLIN};
-        if (ero[0] >= 0)
-            pfd[n++] = (struct pollfd){.fd = ero[0], .events = POLLIN};
-        size_t first_hook = n;
-        if (h && h->pollfds) {
-            int fds[32];
-            size_t k = h->pollfds(h->ctx, fds, 32);
-            for (size_t i = 0; i < k && n < 40; i++)
-                pfd[n++] = (struct pollfd){.fd = fds[i], .events = POLLIN};
-        }
-        double t = now_ns();
-        double wait_ns = pidfd >= 0 ? -1 : 10e6;
-        if (deadline && !kill_at) {
-            double left = deadline - t;
-            if (left < 0)
-                left = 0;
-            if (wait_ns < 0 || left < wait_ns)
-                wait_ns = left;
-        }
-        if (kill_at) {
-            double left = kill_at - t;
-            if (left < 0)
-                left = 0;
-            if (wait_ns < 0 || left < wait_ns)
-                wait_ns = left;
-        }
-        struct timespec ts, *tsp = NULL;
-        if (wait_ns >= 0) {
-            ts.tv_sec = (time_t)(wait_ns / 1e9);
-            ts.tv_nsec = (long)(wait_ns - (double)ts.tv_sec * 1e9);
-            tsp = &ts;
-        }
-        int pr = ppoll(pfd, n, tsp, &waitmask);
-        if (pr < 0 && errno != EINTR) {
-            rc = pg_error_errno(PG_ERROR, "poll failed while waiting for the benchmark");
-            kill_group(pid, SIGKILL);
-        }
-        if (pr > 0) {
-            for (size_t i = first_log; i < first_hook; i++)
-                if (pfd[i].revents) {
-                    if (pfd[i].fd == out[0])
-                        drain_fd(&out[0], &lout);
-                    else
-                        drain_fd(&ero[0], &lerr);
-                }
-            int hook_ready = 0;
-            for (size_t i = first_hook; i < n; i++)
-                hook_ready |= pfd[i].revents != 0;
-            if (hook_ready && h->readable)
-                h->readable(h->ctx);
-        }
-        if (interrupted && !res->interrupted) {
-            res->interrupted = 1;
-            kill_group(pid, SIGKILL);
-        }
-        t = now_ns();
-        if (deadline && !kill_at && t >= deadline) {
-            res->timed_out = 1;
-            kill_group(pid, SIGTERM);
-            kill_at = t + 500e6;
-        } else if (kill_at && t >= kill_at) {
-            kill_group(pid, SIGKILL);
-            kill_at = t + 3600e9;
-        }
-        pid_t w = wait4(pid, &status, WNOHANG, &res->ru);
-        if (w == pid)
-            reaped = 1;
-    }
-    res->wall_ns = now_ns() - t0;
-    /* Leftover members of the group (a daemonized grandchild) would hold the
-     * pipes open and skew the next run: the run is over, they go too. */
-    kill(-pid, SIGKILL);
-    if (pidfd >= 0)
-        close(pidfd);
-    if (out[0] >= 0) {
-        drain_fd(&out[0], &lout);
-        if (out[0] >= 0)
-            close(out[0]);
-    }
-    if (ero[0] >= 0) {
-        drain_fd(&ero[0], &lerr);
-        if (ero[0] >= 0)
-            close(ero[0]);
-    }
-    if (h && h->readable)
-        h->readable(h->ctx);
-    sigprocmask(SIG_SETMASK, &old, NULL);
-
-    int msg[2] = {0, 0};
-    ssize_t got = read(err[0], msg, sizeof msg);
-    close(err[0]);
-    if (got == (ssize_t)sizeof msg && msg[0]) {
-        res->exec_errno = msg[1];
-        char line[512];
-        if (msg[0] == STAGE_CWD)
-            snprintf(line, sizeof line, "perfgate: cannot change directory to %s: %s\n", o->cwd, strerror(msg[1]));
-        else if (msg[0] == STAGE_PIN)
-            snprintf(line, sizeof line, "perfgate: cannot pin to CPU %d: %s\n", o->cpu, strerror(msg[1]));
-        else if (msg[0] == STAGE_SETUP)
-            snprintf(line, sizeof line, "perfgate: cannot set up stdin/stdout for %s: %s\n", o->argv[0], strerror(msg[1]));
-        else
-            snprintf(line, sizeof line, "perfgate: cannot execute %s: %s\n", o->argv[0], strerror(msg[1]));
-        log_add(&lerr, line, strlen(line));
-    } else if (rc == 0) {
-        res->started = 1;
-    }
-    if (WIFEXITED(status))
-        res->exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
-        res->signal = WTERMSIG(status);
-    res->out_log = log_finish(&lout, &res->out_len);
-    res->err_log = log_finish(&lerr, &res->err_len);
+    cleanup(&r);
     return rc;
 }
 

@@ -6,7 +6,9 @@
  * exec while the parent attaches counters or samplers to its pid (hooks.attach).
  * The parent then releases it, and polls: the child's exit (pidfd), the timeout,
  * SIGINT, the log pipes and any fds the hooks want watched (sampler ring buffers).
- * On timeout or SIGINT the whole process group is killed.
+ * On timeout or SIGINT every process of the run is killed, and when the child
+ * has exited whatever it left running (a daemonized grandchild, even one that
+ * left the process group with setsid()) is killed too: harness/contain.h says how.
  */
 #ifndef PG_HARNESS_SPAWN_H
 #define PG_HARNESS_SPAWN_H

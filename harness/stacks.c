@@ -4,6 +4,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/folded.h"
+#include "util/owned_dir.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@ struct pg_stacks {
     unsigned long freq;
     char dir[PATH_MAX];
     char rel[PATH_MAX];
+    pg_owned_dir in_store;    /* the store's directory, owned until the run is stored */
 };
 
 int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, const char *dir, const char *rel)
@@ -26,6 +28,7 @@ int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, 
     s->freq = freq;
     snprintf(s->dir, sizeof s->dir, "%s", dir);
     snprintf(s->rel, sizeof s->rel, "%s", rel);
+    pg_owned_init(&s->in_store);
     pg_stackrec_opts ro = {.backend = backend, .sampler = {.freq = freq, .callgraph = PG_CALLGRAPH_DWARF, .pinned_cpu = -1}};
     int rc = pg_stackrec_new(&s->rec, &ro);
     if (rc < 0) {
@@ -46,7 +49,24 @@ int pg_stacks_new_in_store(pg_stacks **out, char *dir, size_t dirlen, pg_backend
         rel[n++] = *p == ':' ? '-' : *p;
     rel[n] = '\0';
     snprintf(dir, dirlen, "%s/%s", store_root, rel);
-    return pg_stacks_new(out, backend, freq, dir, rel);
+    int rc = pg_stacks_new(out, backend, freq, dir, rel);
+    /* Made now, with its owner's lock: should perfgate be killed before the
+     * run is stored, the next run knows this directory for a leftover. */
+    if (rc == 0 && (rc = pg_owned_mkdir(&(*out)->in_store, dir)) < 0) {
+        pg_stacks_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+void pg_stacks_keep(pg_stacks *s)
+{
+    if (!s || !s->in_store.path[0])
+        return;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", s->in_store.path);
+    pg_owned_release(&s->in_store, 0);
+    rmdir(dir);     /* only when no benchmark had stacks: nothing to keep */
 }
 
 void pg_stacks_free(pg_stacks *s)
@@ -54,6 +74,7 @@ void pg_stacks_free(pg_stacks *s)
     if (!s)
         return;
     pg_stackrec_free(s->rec);
+    pg_owned_release(&s->in_store, 1);  /* still owned: the run was not stored */
     free(s);
 }
 

@@ -8,9 +8,12 @@
  * The folded stacks go to <dir>/<benchmark>.folded (<benchmark>: the name as
  * a file name, pg_path_safe_name: distinct for distinct names, never too
  * long) and the benchmark object gets "stacks": "<rel>/<benchmark>.folded"
- * (rel is relative to the store root, where compare resolves it) and
- * "stacks_weight" ("instructions" or
- * "samples"). The caller owns <dir>: it removes it when the run is not stored.
+ * (rel is relative to the store
+ * root, where compare resolves it) and "stacks_weight" ("instructions" or
+ * "samples"). A directory in the store is owned (util/owned_dir.h) until the
+ * run is stored (pg_stacks_keep); pg_stacks_free removes it when it was not,
+ * and a perfgate killed before either leaves it for the next run's sweep
+ * (harness/leftovers.h).
  */
 #ifndef PG_HARNESS_STACKS_H
 #define PG_HARNESS_STACKS_H
@@ -25,10 +28,12 @@ typedef struct pg_stacks pg_stacks;
 int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, const char *dir, const char *rel);
 /* The same for a run that goes into the store at `store_root`: <dir> is
  * <store_root>/stacks/<commit>/<machine_id>/<run_id> (commit NULL:
- * "nocommit"), written into `dir` for the caller to remove when the run is
- * not stored. */
+ * "nocommit"), made now and written into `dir`. */
 int pg_stacks_new_in_store(pg_stacks **out, char *dir, size_t dirlen, pg_backend_kind backend, unsigned long freq,
                            const char *store_root, const char *commit, const char *machine_id, const char *run_id);
+/* The run was stored: its stacks directory stays (removed when empty). */
+void pg_stacks_keep(pg_stacks *s);
+/* Frees `s`; a store directory not kept goes with it. */
 void pg_stacks_free(pg_stacks *s);
 
 /* Runs `so` once (its argv is the bare benchmark), recording stacks, and

@@ -89,6 +89,18 @@ int main(void)
     CHECK(r.out_log && (strtoul(r.out_log, NULL, 16) & 0x0040000));
     pg_spawn_result_free(&r);
 
+    /* A daemon that left the process group (setsid) is gone when the run is
+     * over, after a clean exit and after a timeout kill. */
+    for (int timed = 0; timed < 2; timed++) {
+        CHECK_EQ_INT(run_sh(&r, timed ? "setsid sleep 1000 & echo $!; wait" : "setsid sleep 1000 & echo $!",
+                            timed ? 0.5 : 0, -1), 0);
+        pid_t daemon = r.out_log ? (pid_t)atoi(r.out_log) : 0;
+        CHECK(daemon > 0);
+        CHECK_EQ_INT(r.timed_out, timed);
+        CHECK(!alive(daemon));
+        pg_spawn_result_free(&r);
+    }
+
     /* A missing program: not started, errno kept, message in the log. */
     char *argv[] = {"/nonexistent/prog", NULL};
     pg_spawn_hooks h = {.attach = attach};

@@ -1,0 +1,39 @@
+/* harness/storecheck.c — see storecheck.h. */
+#include "harness/storecheck.h"
+#include "util/error.h"
+#include "util/fileio.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int pg_store_check_writable(const char *root)
+{
+    char dir[PATH_MAX], probe[PATH_MAX + 32];
+    const char *const subdirs[] = {"results", "logs"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(dir, sizeof dir, "%s/%s", root, subdirs[i]);
+        int rc = pg_mkdirs(dir);
+        if (rc < 0)
+            return pg_error_wrap(rc, "cannot store results in %s", root);
+    }
+    snprintf(dir, sizeof dir, "%s/results", root);
+    snprintf(probe, sizeof probe, "%s/.probe.XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return pg_error_errno(PG_EIO, "cannot store results in %s: cannot create a file in %s", root, dir);
+    /* A few pages, synced: a store with no room left fails here, not after the measuring. */
+    static const char page[4096];
+    int rc = 0;
+    for (int i = 0; i < 4 && rc == 0; i++)
+        if (write(fd, page, sizeof page) != (ssize_t)sizeof page)
+            rc = pg_error_errno(PG_EIO, "cannot store results in %s: cannot write in %s", root, dir);
+    if (rc == 0 && fsync(fd) < 0)
+        rc = pg_error_errno(PG_EIO, "cannot store results in %s: cannot write in %s", root, dir);
+    close(fd);
+    unlink(probe);
+    return rc;
+}

@@ -1,0 +1,12 @@
+/* harness/storecheck.h — can results be stored? Asked before anything is
+ * measured, so a read-only or full store costs no measuring time.
+ */
+#ifndef PG_HARNESS_STORECHECK_H
+#define PG_HARNESS_STORECHECK_H
+
+/* Makes <root>/results and <root>/logs, and writes, syncs and removes a probe
+ * file of a few kilobytes in results/. PG_EIO naming the directory and why
+ * (read-only file system, permission denied, no space left) when it cannot. */
+int pg_store_check_writable(const char *root);
+
+#endif
