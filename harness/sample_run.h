@@ -21,6 +21,7 @@ typedef struct pg_sample_result {
     char event[96];             /* what was sampled ("cpu-clock") */
     char notice[256];           /* fallback note ("no hardware cycle counter ..."), or "" */
     double unwind_ns;           /* time spent unwinding and symbolizing after the run */
+    uint64_t early;             /* stacks unwound before the run ended (flush_bytes passed) */
 } pg_sample_result;
 
 /* Runs `so` (its hooks are replaced) with sampling `sopt`, adding the stacks
