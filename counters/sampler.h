@@ -12,7 +12,7 @@
  * is done by the caller on what pg_sampler_flush hands it, normally after
  * the child exited, so it does not compete with the measured program. When
  * more than flush_bytes are buffered the caller may flush during the run, to
- * bound memory on long runs. Records are handed on in time order: a flush
+ * bound memory on long runs (on another thread: pg_sampler_take below). Records are handed on in time order: a flush
  * during the run passes only records older than the end of the previous
  * drain (perf's "finished round"), which every CPU's buffer has been read
  * past, so no older record can arrive after them. Buffered records are

@@ -5,7 +5,9 @@
  * sampler attaches to it before exec and its buffers are drained while it
  * runs; once it exited, the records are unwound and symbolized into folded
  * stacks. Unwinding after the run keeps the sampled program's slowdown to
- * the cost of the kernel copying stacks.
+ * the cost of the kernel copying stacks. Past flush_bytes (sampler.h), the
+ * oldest records are unwound during the run, on a thread of its own, so the
+ * poll loop never stops draining the buffers.
  */
 #ifndef PG_HARNESS_SAMPLE_RUN_H
 #define PG_HARNESS_SAMPLE_RUN_H
