@@ -1,6 +1,7 @@
 /* counters/evsel.c — one perf event: libpfm4 encoding, scaling, open errors. */
 #include "counters/evsel.h"
 #include "util/error.h"
+#include "util/strdist.h"
 
 #include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -28,29 +29,6 @@ static const char *const shared_names[] = {
     "task-clock", "cpu-clock", "page-faults", "context-switches", "cpu-migrations",
 };
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 99;
-    size_t prev[64], cur[64];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            char ca = a[i - 1], cb = b[j - 1];
-            if (ca >= 'A' && ca <= 'Z') ca += 32;
-            if (cb >= 'A' && cb <= 'Z') cb += 32;
-            size_t sub = prev[j - 1] + (ca != cb);
-            size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof *prev);
-    }
-    return prev[lb];
-}
-
 typedef struct suggest {
     char best[3][96];
     size_t dist[3];
@@ -60,7 +38,7 @@ typedef struct suggest {
  * (the bare event name), `shown` what is suggested (the qualified one). */
 static void suggest_consider(suggest *s, const char *key, const char *shown, const char *typed)
 {
-    size_t d = edit_distance(typed, key);
+    size_t d = pg_str_distance(typed, key);
     for (int i = 0; i < 3; i++) {
         if (!strcmp(s->best[i], shown))
             return;

@@ -1,6 +1,7 @@
 /* counters/probe.c — what this machine can measure: tried, not guessed. */
 #include "counters/probe.h"
 #include "counters/evsel.h"
+#include "counters/sampler.h"
 #include "counters/valgrind.h"
 #include "util/error.h"
 
@@ -21,7 +22,7 @@ int pg_probe_event(const char *name, int sample, char *detail, size_t len)
     ev.attr.disabled = 1;
     if (sample) {
         ev.attr.freq = 1;
-        ev.attr.sample_freq = 997;
+        ev.attr.sample_freq = PG_SAMPLE_FREQ_DEFAULT;
         ev.attr.sample_type = PERF_SAMPLE_IP;
     }
     int fd = (int)syscall(SYS_perf_event_open, &ev.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);

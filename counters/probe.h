@@ -20,7 +20,7 @@ typedef struct pg_probe {
     int paranoid;                 /* /proc/sys/kernel/perf_event_paranoid, or -99 unknown */
 } pg_probe;
 
-/* Opens `name` on the calling process (counting, or sampling at 997 Hz when
+/* Opens `name` on the calling process (counting, or sampling at the default rate when
  * `sample`) and closes it again: 0 when it opened, with the event as libpfm4
  * resolved it in `detail`; else the errno (EINVAL for a bad name), with why
  * and the fix in plain words in `detail`. */

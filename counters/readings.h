@@ -1,7 +1,7 @@
 /* counters/readings.h — what one measured run produced.
  *
  * A reading is one metric's value from one run, named with the shared metric
- * names of DESIGN.md ("instructions", "cycles", "cache-misses", "branch-misses",
+ * names of docs/metrics.md ("instructions", "cycles", "cache-misses", "branch-misses",
  * "task-clock", "wall-time", "page-faults", "context-switches",
  * "cpu-migrations", "max-rss") or a backend's own name ("D1mr", or the event
  * string the user gave, e.g. "perf::L1-dcache-load-misses").

@@ -83,7 +83,7 @@ int pg_sampler_new(pg_sampler **out, const pg_sampler_opts *o)
         return pg_error_set(PG_ENOMEM, "out of memory");
     s->o = *o;
     if (!s->o.freq)
-        s->o.freq = 997;
+        s->o.freq = PG_SAMPLE_FREQ_DEFAULT;
     if (!s->o.stack_size)
         s->o.stack_size = 8192;
     if (!s->o.mmap_pages)

@@ -41,8 +41,12 @@ typedef enum pg_callgraph {
 /* Parses "fp" or "dwarf"; PG_EINVAL naming the value otherwise. */
 int pg_callgraph_parse(pg_callgraph *out, const char *s);
 
+/* Samples per second unless told: a prime, so that sampling does not lock onto
+ * periodic work (a loop of 1000 iterations a second). The one place it is written. */
+#define PG_SAMPLE_FREQ_DEFAULT 997
+
 typedef struct pg_sampler_opts {
-    unsigned long freq;       /* samples per second; used when period == 0 (0: 997) */
+    unsigned long freq;       /* samples per second; used when period == 0 (0: PG_SAMPLE_FREQ_DEFAULT) */
     uint64_t period;          /* sample every N events (-c N); 0: by frequency */
     pg_callgraph callgraph;
     unsigned stack_size;      /* dwarf: user stack bytes per sample, multiple of 8; 0: 8192 */

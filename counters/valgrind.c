@@ -257,7 +257,7 @@ int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *out
     if (files == 0)
         return pg_error_set(PG_EIO, "valgrind wrote no results: %s",
                             vglog[0] ? vglog : "the program could not start under valgrind");
-    /* Shared names first (DESIGN.md), then valgrind's own. */
+    /* Shared names first (docs/metrics.md), then valgrind's own. */
     enum { Ir, I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw, Bc, Bcm, Bi, Bim };
     struct { const char *name; double v; } shared[] = {
         {"instructions", (double)t[Ir]},

@@ -6,6 +6,7 @@
  * the machine both were measured on, and hand report/ two pg_sides. Everything
  * statistical is in report/compare.h; every output format in report/render.h.
  */
+#include "counters/sampler.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
 #include "harness/results.h"
@@ -20,7 +21,6 @@
 #include "util/fileio.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,48 +28,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-    "usage: perfgate compare [OPTIONS] A B\n"
-    "\n"
-    "Compare the results of A (the baseline) and B (the candidate). Each is a revision\n"
-    "(anything git rev-parse accepts: HEAD~1, a branch, a tag, a short id) or the path\n"
-    "of a result document (a store file or `perfgate run --format json` output).\n"
-    "Results are matched by benchmark name and by machine.\n"
-    "\n"
-    "  -t, --threshold M=PCT   regression threshold for metric M, like instructions=0.5%\n"
-    "                          (repeatable; a bare PCT applies to every metric); wins over\n"
-    "                          the manifest's thresholds and the defaults (docs/metrics.md)\n"
-    "  -g, --gate LIST         metrics that decide the verdict (default: instructions)\n"
-    "  -f, --format F          text (default), markdown, json or junit\n"
-    "  -o, --output FILE       write the report to FILE (atomically) instead of stdout\n"
-    "      --flamegraph DIR    differential flamegraphs of regressed benchmarks that have\n"
-    "                          stacks on both sides (run --sample) into DIR\n"
-    "      --run-missing       measure a revision that has no results on this machine: check\n"
-    "                          it out into a temporary directory, build it with the manifest's\n"
-    "                          build command, run it (A and B interleaved) and store it\n"
-    "      --bench PATH        with --run-missing: the benchmark directory, relative to the\n"
-    "                          work tree root (default: bench)\n"
-    "      --backend B         auto (default), perf or valgrind: measure with B, and compare\n"
-    "                          only results B measured\n"
-    "  -r, --repeat N          with --run-missing: measured runs per benchmark\n"
-    "      --sample[=HZ]       with --run-missing: also sample stacks (function tables, flamegraphs)\n"
-    "      --allow-cross-machine  compare results from different machines anyway\n"
-    "      --store DIR         result store (default: .perfgate/ at the work tree root,\n"
-    "                          or $PERFGATE_STORE)\n"
-    "  -v, --verbose           text: show every metric, not only gating and changed ones\n"
-    "  -h, --help              this text\n"
-    "\n"
-    "When GITHUB_STEP_SUMMARY is set, the markdown report is appended to that file too.\n"
-    "Exit status: 0 no regression, 1 at least one gating metric regressed, 2 error (no\n"
-    "results for a revision, bad arguments, different machines), 130 interrupted.\n";
+static const pg_opt_cmd spec = {
+    .prog = "perfgate compare",
+    .usage = "usage: perfgate compare [OPTIONS] A B\n"
+             "\n"
+             "Compare the results of A (the baseline) and B (the candidate). Each is a revision\n"
+             "(anything git rev-parse accepts: HEAD~1, a branch, a tag, a short id) or the path\n"
+             "of a result document (a store file or `perfgate run --format json` output).\n"
+             "Results are matched by benchmark name and by machine.\n",
+    .footer = "When GITHUB_STEP_SUMMARY is set, the markdown report is appended to that file too.\n"
+              "Exit status: 0 no regression, 1 at least one gating metric regressed, 2 error (no\n"
+              "results for a revision, bad arguments, different machines), " PG_XSTR(PG_EXIT_INTERRUPT)
+              " interrupted.\n",
+};
 
-typedef enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON, FMT_JUNIT } out_format;
+enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON, FMT_JUNIT };   /* the order of `formats` */
+static const char *const formats[] = {"text", "markdown|md", "json", "junit", NULL};
 
 typedef struct opts {
     pg_thresholds thresholds;
     pg_gates gates;
-    out_format format;
-    const char *output, *flamegraph, *store, *bench, *backend_name;
+    int format;
+    const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
     int run_missing, cross_machine, verbose, repeat, sample;
     unsigned long sample_freq;
@@ -84,71 +64,63 @@ typedef struct input {
     char stacks_base[PATH_MAX];
 } input;
 
-static int parse_args(opts *o, int argc, char **argv, const char **a, const char **b)
+static int parse_threshold(const pg_opt *opt, const char *name, const char *arg)
 {
-    enum { O_FLAME = 256, O_RUNMISSING, O_BENCH, O_BACKEND, O_SAMPLE, O_CROSS, O_STORE };
-    static const struct option longopts[] = {
-        {"threshold", required_argument, 0, 't'}, {"gate", required_argument, 0, 'g'},
-        {"format", required_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},
-        {"flamegraph", required_argument, 0, O_FLAME}, {"run-missing", no_argument, 0, O_RUNMISSING},
-        {"bench", required_argument, 0, O_BENCH}, {"backend", required_argument, 0, O_BACKEND},
-        {"repeat", required_argument, 0, 'r'}, {"sample", optional_argument, 0, O_SAMPLE},
-        {"allow-cross-machine", no_argument, 0, O_CROSS}, {"store", required_argument, 0, O_STORE},
-        {"verbose", no_argument, 0, 'v'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    return pg_thresholds_add(opt->dest, arg);
+}
+
+static int parse_gates(const pg_opt *opt, const char *name, const char *arg)
+{
+    return pg_gates_parse(opt->dest, arg);
+}
+
+static int parse_backend(const pg_opt *opt, const char *name, const char *arg)
+{
+    return pg_backend_parse(opt->dest, arg);
+}
+
+/* 0 and A and B; else 1 and the exit status in *status. */
+static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, const char **a, const char **b)
+{
+    const pg_opt table[] = {
+        PG_OPT_CALLBACK('t', "threshold", "M=PCT", "regression threshold for metric M, like instructions=0.5%\n"
+                        "(repeatable; a bare PCT applies to every metric); wins over\n"
+                        "the manifest's thresholds and the defaults (docs/metrics.md)", &o->thresholds, parse_threshold),
+        PG_OPT_CALLBACK('g', "gate", "LIST", "metrics that decide the verdict (default: instructions)", &o->gates,
+                        parse_gates),
+        PG_OPT_CHOICE('f', "format", "F", "text (default), markdown, json or junit", &o->format, formats),
+        PG_OPT_STRING('o', "output", "FILE", "write the report to FILE (atomically) instead of stdout", &o->output),
+        PG_OPT_STRING(0, "flamegraph", "DIR", "differential flamegraphs of regressed benchmarks that have\n"
+                      "stacks on both sides (run --sample) into DIR", &o->flamegraph),
+        PG_OPT_FLAG(0, "run-missing", "measure a revision that has no results on this machine: check\n"
+                    "it out into a temporary directory, build it with the manifest's\n"
+                    "build command, run it (A and B interleaved) and store it", &o->run_missing),
+        PG_OPT_STRING(0, "bench", "PATH", "with --run-missing: the benchmark directory, relative to the\n"
+                      "work tree root (default: bench)", &o->bench),
+        PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure with B, and compare\n"
+                        "only results B measured", &o->backend, parse_backend),
+        PG_OPT_INT('r', "repeat", "N", "with --run-missing: measured runs per benchmark", &o->repeat, 1, INT_MAX),
+        PG_OPT_INT(0, "sample", "HZ", "with --run-missing: also sample stacks (function tables, flamegraphs)",
+                   &o->sample_freq, 1, 1000000, .flags = PG_OPT_OPTARG, .seen = &o->sample,
+                   .what = "a frequency in Hz >= 1"),
+        PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
+        PG_OPT_FLAG('v', "verbose", "text: show every metric, not only gating and changed ones", &o->verbose),
+        PG_OPT_END(),
     };
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":t:g:f:o:r:vh", longopts, NULL)) != -1) {
-        int rc = 0;
-        long long v;
-        switch (c) {
-        case 't': rc = pg_thresholds_add(&o->thresholds, optarg); break;
-        case 'g': rc = pg_gates_parse(&o->gates, optarg); break;
-        case 'f':
-            if (!strcmp(optarg, "text")) o->format = FMT_TEXT;
-            else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md")) o->format = FMT_MARKDOWN;
-            else if (!strcmp(optarg, "json")) o->format = FMT_JSON;
-            else if (!strcmp(optarg, "junit")) o->format = FMT_JUNIT;
-            else rc = pg_error_set(PG_EINVAL, "--format: expected text, markdown, json or junit, got '%s'", optarg);
-            break;
-        case 'o': o->output = optarg; break;
-        case O_FLAME: o->flamegraph = optarg; break;
-        case O_RUNMISSING: o->run_missing = 1; break;
-        case O_BENCH: o->bench = optarg; break;
-        case O_BACKEND:
-            rc = pg_backend_parse(&o->backend, optarg);
-            o->backend_name = o->backend == PG_BACKEND_AUTO ? NULL : pg_backend_name(o->backend);
-            break;
-        case 'r':
-            if (pg_parse_whole(&v, optarg, 1, INT_MAX) < 0)
-                rc = pg_error_set(PG_EINVAL, "--repeat: expected a whole number >= 1, got '%s'", optarg);
-            o->repeat = (int)v;
-            break;
-        case O_SAMPLE:
-            o->sample = 1;
-            if (optarg && pg_parse_whole(&v, optarg, 1, 1000000) < 0)
-                rc = pg_error_set(PG_EINVAL, "--sample: expected a frequency in Hz >= 1, got '%s'", optarg);
-            else if (optarg)
-                o->sample_freq = (unsigned long)v;
-            break;
-        case O_CROSS: o->cross_machine = 1; break;
-        case O_STORE: o->store = optarg; break;
-        case 'v': o->verbose = 1; break;
-        case 'h': fputs(usage_text, stdout); return 1;
-        case ':': return pg_error_set(PG_EINVAL, "option '%s' needs a value; see 'perfgate compare --help'", argv[optind - 1]);
-        default: return pg_error_set(PG_EINVAL, "unknown option '%s'; see 'perfgate compare --help'", argv[optind - 1]);
-        }
-        if (rc < 0)
-            return rc;
+    if (pg_cmd_parse(status, ctx, &spec, table, argc, argv))
+        return 1;
+    o->backend_name = o->backend == PG_BACKEND_AUTO ? NULL : pg_backend_name(o->backend);
+    if (ctx->args.nargs != 2) {
+        *status = pg_die("compare takes two revisions or result files, A and B (got %d); see 'perfgate compare --help'",
+                         ctx->args.nargs);
+        return 1;
     }
-    if (argc - optind != 2)
-        return pg_error_set(PG_EINVAL, "compare takes two revisions or result files, A and B (got %d); see 'perfgate compare --help'",
-                            argc - optind);
-    *a = argv[optind];
-    *b = argv[optind + 1];
-    if (!o->gates.n && pg_gates_parse(&o->gates, "instructions") < 0)
-        return PG_ENOMEM;
+    *a = ctx->args.args[0];
+    *b = ctx->args.args[1];
+    if (!o->gates.n && pg_gates_parse(&o->gates, "instructions") < 0) {
+        *status = pg_die_last();
+        return 1;
+    }
     return 0;
 }
 
@@ -178,7 +150,7 @@ static void stacks_root_of_store_file(char *dir)
 }
 
 /* Loads a file input, or resolves a revision and loads what the store has for it. */
-static int load_input(input *in, pg_repo **repo, char *root, size_t rootlen, const opts *o)
+static int load_input(input *in, pg_ctx *ctx)
 {
     if (in->is_file) {
         int rc = pg_store_load_file(&in->runs, in->arg);
@@ -187,19 +159,16 @@ static int load_input(input *in, pg_repo **repo, char *root, size_t rootlen, con
         return rc;
     }
     int rc;
-    if (!*repo) {
-        char cwd[PATH_MAX];
-        if (!getcwd(cwd, sizeof cwd))
-            return pg_error_errno(PG_EIO, "cannot determine the current directory");
-        if ((rc = pg_repo_open(repo, cwd)) < 0)
-            return pg_error_set(rc, "'%s' is neither a result file nor a revision: %s is in no git repository", in->arg, cwd);
-        if ((rc = pg_store_root(root, rootlen, o->store, pg_repo_workdir(*repo))) < 0)
-            return rc;
-    }
-    if ((rc = pg_repo_resolve(in->commit, *repo, in->arg)) < 0)
+    if ((rc = pg_ctx_repo(ctx)) < 0)
+        return rc == PG_ENOTFOUND ? pg_error_set(rc, "'%s' is neither a result file nor a revision: %s is in no git repository",
+                                                 in->arg, ctx->cwd)
+                                  : pg_error_wrap(rc, "'%s' is neither a result file nor a revision", in->arg);
+    if ((rc = pg_ctx_store(ctx)) < 0)
+        return rc;
+    if ((rc = pg_repo_resolve(in->commit, ctx->repo, in->arg)) < 0)
         return pg_error_wrap(rc, "'%s' is neither a result file nor a revision", in->arg);
-    snprintf(in->stacks_base, sizeof in->stacks_base, "%s", root);
-    rc = pg_store_load(&in->runs, root, in->commit);
+    snprintf(in->stacks_base, sizeof in->stacks_base, "%s", ctx->store);
+    rc = pg_store_load(&in->runs, ctx->store, in->commit);
     if (rc == PG_ENOTFOUND) {
         in->runs = NULL;
         pg_error_clear();
@@ -243,7 +212,7 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
         snprintf(logdir, sizeof logdir, "%s/logs", root);
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                           .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
-                          .sample_freq = o->sample_freq ? o->sample_freq : 997};
+                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
         if ((rc = pg_mkdirs(logdir)) < 0)
             rc = pg_error_wrap(rc, "cannot store results");
         else
@@ -322,7 +291,7 @@ static int missing_error(const input *in, const char *root)
 }
 
 /* Renders the report in `format` into a malloc'd buffer. */
-static int render(char **text, size_t *len, const pg_comparison *c, out_format format, const opts *o, int color)
+static int render(char **text, size_t *len, const pg_comparison *c, int format, const opts *o, int color)
 {
     FILE *f = open_memstream(text, len);
     if (!f)
@@ -437,35 +406,32 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
     return status;
 }
 
-int pg_cmd_compare(int argc, char **argv)
+int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
 {
     opts o = {0};
     const char *arg_a = NULL, *arg_b = NULL;
-    int rc = parse_args(&o, argc, argv, &arg_a, &arg_b);
-    if (rc != 0) {
+    int status;
+    if (parse_args(&status, &o, ctx, argc, argv, &arg_a, &arg_b)) {
         pg_thresholds_free(&o.thresholds);
         pg_gates_free(&o.gates);
-        return rc > 0 ? PG_EXIT_OK : pg_die_last();
+        return status;
     }
     input a = {.arg = arg_a, .is_file = is_file(arg_a)}, b = {.arg = arg_b, .is_file = is_file(arg_b)};
     input *in[2] = {&a, &b};
-    pg_repo *repo = NULL;
-    char root[PATH_MAX] = "";
+    int rc = 0;
     for (int i = 0; i < 2 && rc == 0; i++)
-        rc = load_input(in[i], &repo, root, sizeof root, &o);
-    if (rc == 0 && o.run_missing && repo)
-        rc = run_missing(in, repo, root, &o);
+        rc = load_input(in[i], ctx);
+    if (rc == 0 && o.run_missing && ctx->repo)
+        rc = run_missing(in, ctx->repo, ctx->store, &o);
     for (int i = 0; i < 2 && rc == 0; i++)
         if (!in[i]->runs)
-            rc = missing_error(in[i], root);
+            rc = missing_error(in[i], ctx->store);
     char ida[16], idb[16], backend[16];
     if (rc == 0)
         rc = choose_machines(ida, idb, backend, &a, &b, &o);
-    int status = rc == PG_EINTR ? (fprintf(stderr, "perfgate: %s\n", pg_error_last()), 130)
-                 : rc < 0 ? pg_die_last() : compare(in, ida, idb, backend, &o);
+    status = rc < 0 ? pg_exit_status(rc) : compare(in, ida, idb, backend, &o);
     cJSON_Delete(a.runs);
     cJSON_Delete(b.runs);
-    pg_repo_free(repo);
     pg_thresholds_free(&o.thresholds);
     pg_gates_free(&o.gates);
     return status;

@@ -9,12 +9,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char usage_text[] =
-    "usage: perfgate doctor\n"
-    "\n"
-    "Says which backends and events work on this machine, which backend\n"
-    "'--backend auto' would choose, and for each thing that does not work, why\n"
-    "and how to fix it. Exit status 0 when something can be measured, 2 when nothing can.\n";
+static const pg_opt_cmd spec = {
+    .prog = "perfgate doctor",
+    .usage = "usage: perfgate doctor\n"
+             "\n"
+             "Says which backends and events work on this machine, which backend\n"
+             "'--backend auto' would choose, and for each thing that does not work, why\n"
+             "and how to fix it.\n",
+    .footer = "Exit status: 0 something can be measured, 2 nothing can.\n",
+};
 
 static void line(const char *what, int ok, const char *detail)
 {
@@ -42,14 +45,15 @@ static void event_line(const char *name)
     line(name, 0, why);
 }
 
-int pg_cmd_doctor(int argc, char **argv)
+int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
 {
-    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-        fputs(usage_text, stdout);
-        return PG_EXIT_OK;
-    }
-    if (argc > 1)
-        return pg_die("doctor takes no arguments, got '%s'; see 'perfgate doctor --help'", argv[1]);
+    static const pg_opt opts[] = {PG_OPT_END()};
+    int status;
+    if (pg_cmd_parse(&status, ctx, &spec, opts, argc, argv))
+        return status;
+    if (ctx->args.nargs > 0 || ctx->args.dashdash)
+        return pg_die("doctor takes no arguments, got '%s'; see 'perfgate doctor --help'",
+                      ctx->args.nargs ? ctx->args.args[0] : "--");
 
     pg_probe p;
     pg_probe_run(&p, PG_PROBE_ALL);

@@ -6,7 +6,6 @@
 #include "util/folded.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,32 +13,21 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-    "usage: perfgate flamegraph [OPTIONS] FOLDED\n"
-    "       perfgate flamegraph --diff [OPTIONS] BEFORE AFTER\n"
-    "\n"
-    "Draw folded stacks (one 'root;...;leaf COUNT' line per stack, as written by\n"
-    "perfgate record --folded, stackcollapse-*.pl or inferno-collapse-*) as an\n"
-    "interactive flamegraph SVG: click to zoom, Ctrl-F or Search to highlight.\n"
-    "FOLDED may be '-' for standard input.\n"
-    "\n"
-    "With --diff, a differential flamegraph: widths from AFTER, colour from the\n"
-    "change of each frame's self cost (red grew, blue shrank), BEFORE scaled to\n"
-    "AFTER's total unless --raw.\n"
-    "\n"
-    "  -o, --output FILE    write the SVG to FILE (default: standard output)\n"
-    "      --title TEXT     title (default \"Flame Graph\")\n"
-    "      --subtitle TEXT  a second line under the title\n"
-    "      --unit NAME      what the counts are (default: samples)\n"
-    "      --width PX       image width in pixels (default 1200)\n"
-    "      --minwidth W     leave out frames narrower than W percent of the total\n"
-    "                       (default 0.1; 0 keeps all), or W pixels as 'Wpx'\n"
-    "      --diff           differential flamegraph of BEFORE and AFTER\n"
-    "      --reverse        with --diff: widths from BEFORE, so vanished code shows\n"
-    "      --raw            with --diff: compare raw counts, do not scale BEFORE\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "Exit status: 0 written, 2 bad arguments or input (nothing written).\n";
+static const pg_opt_cmd spec = {
+    .prog = "perfgate flamegraph",
+    .usage = "usage: perfgate flamegraph [OPTIONS] FOLDED\n"
+             "       perfgate flamegraph --diff [OPTIONS] BEFORE AFTER\n"
+             "\n"
+             "Draw folded stacks (one 'root;...;leaf COUNT' line per stack, as written by\n"
+             "perfgate record --folded, stackcollapse-*.pl or inferno-collapse-*) as an\n"
+             "interactive flamegraph SVG: click to zoom, Ctrl-F or Search to highlight.\n"
+             "FOLDED may be '-' for standard input.\n"
+             "\n"
+             "With --diff, a differential flamegraph: widths from AFTER, colour from the\n"
+             "change of each frame's self cost (red grew, blue shrank), BEFORE scaled to\n"
+             "AFTER's total unless --raw.\n",
+    .footer = "Exit status: 0 written, 2 bad arguments or input (nothing written).\n",
+};
 
 static int load(pg_folded **out, const char *path, int *stdin_used)
 {
@@ -59,8 +47,16 @@ static int load(pg_folded **out, const char *path, int *stdin_used)
     return rc;
 }
 
-static int parse_minwidth(double *pct, int *px, const char *s)
+/* --minwidth: a percentage, or pixels with "px". */
+typedef struct min_width {
+    double value;
+    int px;
+} min_width;
+
+static int parse_minwidth(const pg_opt *opt, const char *name, const char *s)
 {
+    double *pct = &((min_width *)opt->dest)->value;
+    int *px = &((min_width *)opt->dest)->px;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -77,55 +73,36 @@ static int parse_minwidth(double *pct, int *px, const char *s)
     return 0;
 }
 
-int pg_cmd_flamegraph(int argc, char **argv)
+int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv)
 {
-    enum { O_TITLE = 256, O_SUBTITLE, O_UNIT, O_WIDTH, O_MINWIDTH, O_DIFF, O_REVERSE, O_RAW };
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"title", required_argument, 0, O_TITLE},
-        {"subtitle", required_argument, 0, O_SUBTITLE}, {"unit", required_argument, 0, O_UNIT},
-        {"width", required_argument, 0, O_WIDTH}, {"minwidth", required_argument, 0, O_MINWIDTH},
-        {"diff", no_argument, 0, O_DIFF}, {"reverse", no_argument, 0, O_REVERSE},
-        {"raw", no_argument, 0, O_RAW}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
-    };
     pg_flamegraph_opts o;
     pg_flamegraph_opts_init(&o);
     const char *output = NULL;
-    int diff = 0, minpx = 0, c;
-    double minwidth = o.min_width_pct;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-        int rc = 0;
-        switch (c) {
-        case 'o': output = optarg; break;
-        case O_TITLE: o.title = optarg; break;
-        case O_SUBTITLE: o.subtitle = optarg; break;
-        case O_UNIT: o.unit = optarg; break;
-        case O_WIDTH: {
-            long long v;
-            if (pg_parse_whole(&v, optarg, 100, 100000) < 0)
-                rc = pg_error_set(PG_EINVAL, "--width: expected pixels between 100 and 100000, got '%s'", optarg);
-            else
-                o.width = (int)v;
-            break;
-        }
-        case O_MINWIDTH: rc = parse_minwidth(&minwidth, &minpx, optarg); break;
-        case O_DIFF: diff = 1; break;
-        case O_REVERSE: o.reverse = 1; break;
-        case O_RAW: o.normalize = 0; break;
-        case 'h': fputs(usage_text, stdout); return PG_EXIT_OK;
-        case ':': return pg_die("option '%s' needs a value; see 'perfgate flamegraph --help'", argv[optind - 1]);
-        default: return pg_die("unknown option '%s'; see 'perfgate flamegraph --help'", argv[optind - 1]);
-        }
-        if (rc < 0)
-            return pg_die_last();
-    }
+    int diff = 0, status;
+    min_width mw = {.value = o.min_width_pct};
+    const pg_opt opts[] = {
+        PG_OPT_STRING('o', "output", "FILE", "write the SVG to FILE (default: standard output)", &output),
+        PG_OPT_STRING(0, "title", "TEXT", "title (default \"Flame Graph\")", &o.title),
+        PG_OPT_STRING(0, "subtitle", "TEXT", "a second line under the title", &o.subtitle),
+        PG_OPT_STRING(0, "unit", "NAME", "what the counts are (default: samples)", &o.unit),
+        PG_OPT_INT(0, "width", "PX", "image width in pixels (default 1200)", &o.width, 100, 100000,
+                   .what = "pixels between 100 and 100000"),
+        PG_OPT_CALLBACK(0, "minwidth", "W", "leave out frames narrower than W percent of the total\n"
+                        "(default 0.1; 0 keeps all), or W pixels as 'Wpx'", &mw, parse_minwidth),
+        PG_OPT_FLAG(0, "diff", "differential flamegraph of BEFORE and AFTER", &diff),
+        PG_OPT_FLAG(0, "reverse", "with --diff: widths from BEFORE, so vanished code shows", &o.reverse),
+        PG_OPT_SET_INT(0, "raw", "with --diff: compare raw counts, do not scale BEFORE", &o.normalize, 0),
+        PG_OPT_END(),
+    };
+    if (pg_cmd_parse(&status, ctx, &spec, opts, argc, argv))
+        return status;
+    char **args = ctx->args.args;
     /* A pixel width is a share of the frame area, which is the image less its margins. */
-    o.min_width_pct = minpx ? minwidth * 100.0 / (o.width - 20) : minwidth;
-    if (minpx && o.min_width_pct > 100)
+    o.min_width_pct = mw.px ? mw.value * 100.0 / (o.width - 20) : mw.value;
+    if (mw.px && o.min_width_pct > 100)
         return pg_die("--minwidth %gpx: wider than the %d px the frames have; nothing would be drawn",
-                      minwidth, o.width - 20);
-    int nargs = argc - optind, want = diff ? 2 : 1;
+                      mw.value, o.width - 20);
+    int nargs = ctx->args.nargs, want = diff ? 2 : 1;
     if ((o.reverse || !o.normalize) && !diff)
         return pg_die("--reverse and --raw need --diff; see 'perfgate flamegraph --help'");
     if (nargs != want && diff)
@@ -139,14 +116,14 @@ int pg_cmd_flamegraph(int argc, char **argv)
     int stdin_used = 0;
     char *svg = NULL;
     size_t len = 0;
-    const char *what = argv[optind + want - 1];
-    int rc = load(&a, argv[optind], &stdin_used);
+    const char *what = args[want - 1];
+    int rc = load(&a, args[0], &stdin_used);
     if (rc == 0 && diff)
-        rc = load(&b, argv[optind + 1], &stdin_used);
+        rc = load(&b, args[1], &stdin_used);
     if (rc == 0) {
         rc = diff ? pg_flamegraph_render_diff(&svg, &len, a, b, &o) : pg_flamegraph_render(&svg, &len, a, &o);
         if (rc == PG_EINVAL)
-            pg_error_wrap(rc, "%s", diff && o.reverse ? argv[optind] : what);
+            pg_error_wrap(rc, "%s", diff && o.reverse ? args[0] : what);
     }
     if (rc == 0) {
         if (output)

@@ -1,5 +1,6 @@
 /* harness/cmd_record.c — `perfgate record`: sample one command, write a flamegraph
  * and/or folded stacks. */
+#include "counters/sampler.h"
 #include "harness/commands.h"
 #include "harness/runner.h"
 #include "harness/sample_run.h"
@@ -8,7 +9,6 @@
 #include "util/folded.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,36 +16,32 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-    "usage: perfgate record [OPTIONS] -- CMD [ARG...]\n"
-    "\n"
-    "Sample CMD's stacks (and its threads' and children's) and write a flamegraph.\n"
-    "\n"
-    "  -F, --freq HZ          samples per second (default 997)\n"
-    "  -c, --count N          sample every N events instead of by frequency\n"
-    "  -g, --call-graph M     dwarf (default: copy the stack, unwind with libunwind;\n"
-    "                         works without frame pointers) or fp (frame pointers)\n"
-    "      --stack-size B     dwarf: bytes of stack copied per sample (default 8192)\n"
-    "  -e, --event EVENT      event to sample on (default: cycles, or cpu-clock when\n"
-    "                         the machine has no PMU); any libpfm4 event name\n"
-    "  -o, --output FILE.svg  the flamegraph (default flamegraph.svg unless --folded)\n"
-    "      --folded FILE      folded stacks (flamegraph.pl / inferno / speedscope); - for stdout\n"
-    "      --title TEXT       the flamegraph's title\n"
-    "      --cpu N            pin the command to CPU N (default: chosen)\n"
-    "      --no-pin           do not pin\n"
-    "  -h, --help             this text\n"
-    "\n"
-    "The command's output is shown when it has finished (its stdout on stderr with\n"
-    "--folded -). Stacks are user space only. See docs/sampling.md.\n"
-    "Exit status: 0 recorded; 1 the command failed (the stacks are still written);\n"
-    "2 usage or environment error (nothing written); 130 interrupted (stacks written).\n";
+static const pg_opt_cmd spec = {
+    .prog = "perfgate record",
+    .usage = "usage: perfgate record [OPTIONS] -- CMD [ARG...]\n"
+             "\n"
+             "Sample CMD's stacks (and its threads' and children's) and write a flamegraph.\n",
+    .footer = "The command's output is shown when it has finished (its stdout on stderr with\n"
+              "--folded -). Stacks are user space only. See docs/sampling.md.\n"
+              "Exit status: 0 recorded; 1 the command failed (the stacks are still written);\n"
+              "2 usage or environment error (nothing written); " PG_XSTR(PG_EXIT_INTERRUPT)
+              " interrupted (stacks written).\n",
+    .rest = 1,
+};
 
-static int parse_ul(unsigned long long *out, const char *opt, const char *s, long long min)
+static int parse_callgraph(const pg_opt *opt, const char *name, const char *arg)
+{
+    return pg_callgraph_parse(opt->dest, arg);
+}
+
+static int parse_stack_size(const pg_opt *opt, const char *name, const char *arg)
 {
     long long v;
-    if (pg_parse_whole(&v, s, min, LLONG_MAX) < 0)
-        return pg_error_set(PG_EINVAL, "%s: expected a whole number %s, got '%s'", opt, min ? "> 0" : ">= 0", s);
-    *out = (unsigned long long)v;
+    if (pg_opt_whole(&v, arg, 1, LLONG_MAX) < 0)
+        return pg_error_set(PG_EINVAL, "%s: expected a whole number > 0, got '%s'", name, arg);
+    if (v % 8 || v > 65000)
+        return pg_error_set(PG_EINVAL, "%s %s: a multiple of 8 up to 65000", name, arg);
+    *(unsigned *)opt->dest = (unsigned)v;
     return 0;
 }
 
@@ -59,7 +55,7 @@ static int write_svg(const char *path, pg_folded *f, const char *title, const ch
     if (so->period)
         snprintf(rate, sizeof rate, "every %llu events", (unsigned long long)so->period);
     else
-        snprintf(rate, sizeof rate, "%lu Hz", so->freq ? so->freq : 997);
+        snprintf(rate, sizeof rate, "%lu Hz", so->freq ? so->freq : PG_SAMPLE_FREQ_DEFAULT);
     snprintf(sub, sizeof sub, "%s, %s, %s unwinding, %llu samples, %.1f%% truncated stacks",
              sr->event, rate, so->callgraph == PG_CALLGRAPH_FP ? "frame-pointer" : "DWARF",
              (unsigned long long)sr->profile.samples,
@@ -83,76 +79,74 @@ static void replay_output(const pg_spawn_result *res, int stdout_taken)
         fwrite(res->err_log, 1, res->err_len, stderr);
 }
 
-int pg_cmd_record(int argc, char **argv)
-{
-    enum { O_FOLDED = 256, O_CPU, O_NOPIN, O_STACK, O_TITLE };
-    static const struct option longopts[] = {
-        {"freq", required_argument, 0, 'F'}, {"count", required_argument, 0, 'c'},
-        {"call-graph", required_argument, 0, 'g'}, {"event", required_argument, 0, 'e'},
-        {"output", required_argument, 0, 'o'}, {"folded", required_argument, 0, O_FOLDED},
-        {"cpu", required_argument, 0, O_CPU}, {"no-pin", no_argument, 0, O_NOPIN},
-        {"stack-size", required_argument, 0, O_STACK}, {"title", required_argument, 0, O_TITLE},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
-    };
+/* What the command line asked for. */
+typedef struct record_args {
+    pg_sampler_opts so;
+    const char *svg, *folded, *title;
+    int cpu;
     char **cmd;
     int ncmd;
-    int nopt = pg_split_dashdash(argc, argv, &cmd, &ncmd);
-    pg_sampler_opts so = {.freq = 997};
-    const char *svg = NULL, *folded = NULL, *title = NULL;
-    int cpu = -1, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(nopt, argv, ":F:c:g:e:o:h", longopts, NULL)) != -1) {
-        int rc = 0;
-        unsigned long long v = 0;
-        switch (c) {
-        case 'F':
-            if ((rc = parse_ul(&v, "-F", optarg, 1)) == 0) {
-                if (v > 100000)
-                    rc = pg_error_set(PG_EINVAL, "-F %s: at most 100000 Hz", optarg);
-                so.freq = (unsigned long)v;
-            }
-            break;
-        case 'c':
-            if ((rc = parse_ul(&v, "-c", optarg, 1)) == 0)
-                so.period = v;
-            break;
-        case 'g': rc = pg_callgraph_parse(&so.callgraph, optarg); break;
-        case 'e': so.event = optarg; break;
-        case 'o': svg = optarg; break;
-        case O_FOLDED: folded = optarg; break;
-        case O_TITLE: title = optarg; break;
-        case O_CPU:
-            if ((rc = parse_ul(&v, "--cpu", optarg, 0)) == 0 && (rc = pg_check_cpu(v > INT_MAX ? INT_MAX : (int)v)) == 0)
-                cpu = (int)v;
-            break;
-        case O_NOPIN: cpu = -2; break;
-        case O_STACK:
-            if ((rc = parse_ul(&v, "--stack-size", optarg, 1)) == 0) {
-                if (v % 8 || v > 65000)
-                    rc = pg_error_set(PG_EINVAL, "--stack-size %s: a multiple of 8 up to 65000", optarg);
-                so.stack_size = (unsigned)v;
-            }
-            break;
-        case 'h': fputs(usage_text, stdout); return PG_EXIT_OK;
-        case ':': return pg_die("option '%s' needs a value; see 'perfgate record --help'", argv[optind - 1]);
-        default: return pg_die("unknown option '%s'; see 'perfgate record --help'", argv[optind - 1]);
-        }
-        if (rc < 0)
-            return pg_die_last();
-    }
-    if (optind < nopt)
-        return pg_die("unexpected argument '%s': put the command after '--'", argv[optind]);
-    if (ncmd == 0)
-        return pg_die("no command to record: perfgate record [OPTIONS] -- CMD [ARG...]");
-    if (!svg && !folded)
-        svg = "flamegraph.svg";
-    if (cpu == -1)
-        cpu = pg_runner_pick_cpu();
+} record_args;
+
+/* 0, or 1 with the exit status in *status. */
+static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char **argv)
+{
+    *a = (record_args){.so = {.freq = PG_SAMPLE_FREQ_DEFAULT}, .cpu = -1};
+    pg_sampler_opts *so = &a->so;
+    const pg_opt opts[] = {
+        PG_OPT_INT('F', "freq", "HZ", "samples per second (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) ")", &so->freq, 1,
+                   100000, .what = "a whole number > 0"),
+        PG_OPT_INT('c', "count", "N", "sample every N events instead of by frequency", &so->period, 1, LLONG_MAX,
+                   .what = "a whole number > 0"),
+        PG_OPT_CALLBACK('g', "call-graph", "M", "dwarf (default: copy the stack, unwind with libunwind;\n"
+                        "works without frame pointers) or fp (frame pointers)", &so->callgraph, parse_callgraph),
+        PG_OPT_CALLBACK(0, "stack-size", "B", "dwarf: bytes of stack copied per sample (default 8192)",
+                        &so->stack_size, parse_stack_size),
+        PG_OPT_STRING('e', "event", "EVENT", "event to sample on (default: cycles, or cpu-clock when\n"
+                      "the machine has no PMU); any libpfm4 event name", &so->event),
+        PG_OPT_STRING('o', "output", "FILE.svg", "the flamegraph (default flamegraph.svg unless --folded)", &a->svg),
+        PG_OPT_STRING(0, "folded", "FILE", "folded stacks (flamegraph.pl / inferno / speedscope); - for stdout",
+                      &a->folded),
+        PG_OPT_STRING(0, "title", "TEXT", "the flamegraph's title", &a->title),
+        PG_OPT_INT(0, "cpu", "N", "pin the command to CPU N (default: chosen)", &a->cpu, 0, INT_MAX),
+        PG_OPT_SET_INT(0, "no-pin", "do not pin", &a->cpu, -2),
+        PG_OPT_END(),
+    };
+    if (pg_cmd_parse(status, ctx, &spec, opts, argc, argv))
+        return 1;
+    a->cmd = ctx->args.rest;
+    a->ncmd = ctx->args.nrest;
+    if (ctx->args.nargs > 0)
+        *status = pg_die("unexpected argument '%s': put the command after '--'", ctx->args.args[0]);
+    else if (a->ncmd == 0)
+        *status = pg_die("no command to record: perfgate record [OPTIONS] -- CMD [ARG...]");
+    else if (a->cpu >= 0 && pg_check_cpu(a->cpu) < 0)
+        *status = pg_die_last();
+    else
+        *status = PG_EXIT_OK;
+    if (*status != PG_EXIT_OK)
+        return 1;
+    if (!a->svg && !a->folded)
+        a->svg = "flamegraph.svg";
+    if (a->cpu == -1)
+        a->cpu = pg_runner_pick_cpu();
     /* Memory bound of a long recording (docs/sampling.md); small values make tests flush often. */
     const char *fb = getenv("PERFGATE_SAMPLE_FLUSH");
     if (fb && *fb)
-        so.flush_bytes = (size_t)strtoull(fb, NULL, 10);
+        so->flush_bytes = (size_t)strtoull(fb, NULL, 10);
+    return 0;
+}
+
+int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
+{
+    record_args a;
+    int status;
+    if (parse_args(&status, &a, ctx, argc, argv))
+        return status;
+    pg_sampler_opts so = a.so;
+    const char *svg = a.svg, *folded = a.folded, *title = a.title;
+    char **cmd = a.cmd;
+    int ncmd = a.ncmd, cpu = a.cpu;
 
     char cmdline[512] = "";
     for (int i = 0; i < ncmd; i++) {
@@ -184,7 +178,7 @@ int pg_cmd_record(int argc, char **argv)
     }
     if (sr.notice[0])
         fprintf(stderr, "perfgate: note: %s\n", sr.notice);
-    int status = PG_EXIT_OK;
+    status = PG_EXIT_OK;
     if (rc < 0) {
         status = pg_die_last();
     } else if (pg_folded_total(f) == 0) {
@@ -230,7 +224,7 @@ int pg_cmd_record(int argc, char **argv)
             fprintf(stderr, "wrote: %s\n", folded);
     }
     if (res.interrupted) {
-        status = status == PG_EXIT_OK ? 130 : status;
+        status = status == PG_EXIT_OK ? PG_EXIT_INTERRUPT : status;
     } else if (status != PG_EXIT_USAGE && (res.signal || res.exit_code || res.timed_out)) {
         if (res.signal)
             fprintf(stderr, "perfgate: %s was killed by signal %d (SIG%s)\n", cmd[0], res.signal,

@@ -5,78 +5,58 @@
 #include "harness/table.h"
 #include "util/error.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-    "usage: perfgate show [OPTIONS] [REV | FILE.json]\n"
-    "\n"
-    "Print the results stored for a commit (default HEAD): every run, on every machine.\n"
-    "REV is anything git rev-parse accepts (HEAD~1, a branch, a tag, a short id).\n"
-    "\n"
-    "      --store DIR   result store (default: .perfgate/ at the work tree root)\n"
-    "      --format F    text (default) or json (the stored run documents)\n"
-    "  -v, --verbose     show backend-specific metrics too\n"
-    "  -h, --help        this text\n";
+static const pg_opt_cmd spec = {
+    .prog = "perfgate show",
+    .usage = "usage: perfgate show [OPTIONS] [REV | FILE.json]\n"
+             "\n"
+             "Print the results stored for a commit (default HEAD): every run, on every machine.\n"
+             "REV is anything git rev-parse accepts (HEAD~1, a branch, a tag, a short id).\n",
+};
 
-int pg_cmd_show(int argc, char **argv)
+int pg_cmd_show(pg_ctx *ctx, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"store", required_argument, 0, 's'}, {"format", required_argument, 0, 'f'},
-        {"verbose", no_argument, 0, 'v'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    static const char *const formats[] = {"text", "json", NULL};
+    int json = 0, verbose = 0, status;
+    const pg_opt opts[] = {
+        PG_OPT_CHOICE(0, "format", "F", "text (default) or json (the stored run documents)", &json, formats),
+        PG_OPT_FLAG('v', "verbose", "show backend-specific metrics too", &verbose),
+        PG_OPT_END(),
     };
-    const char *store_opt = NULL, *format = "text";
-    int verbose = 0, c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 's': store_opt = optarg; break;
-        case 'f':
-            format = optarg;
-            if (strcmp(format, "text") && strcmp(format, "json"))
-                return pg_die("--format: expected text or json, got '%s'", optarg);
-            break;
-        case 'v': verbose = 1; break;
-        case 'h': fputs(usage_text, stdout); return PG_EXIT_OK;
-        case ':': return pg_die("option '%s' needs a value; see 'perfgate show --help'", argv[optind - 1]);
-        default: return pg_die("unknown option '%s'; see 'perfgate show --help'", argv[optind - 1]);
-        }
-    }
-    if (argc - optind > 1)
+    if (pg_cmd_parse(&status, ctx, &spec, opts, argc, argv))
+        return status;
+    if (ctx->args.nargs > 1)
         return pg_die("show takes one revision; see 'perfgate show --help'");
-    const char *rev = optind < argc ? argv[optind] : "HEAD";
+    const char *rev = ctx->args.nargs ? ctx->args.args[0] : "HEAD";
 
     cJSON *runs = NULL;
     int rc;
     struct stat st;
-    if (optind < argc && stat(rev, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (ctx->args.nargs && stat(rev, &st) == 0 && S_ISREG(st.st_mode)) {
         rc = pg_store_load_file(&runs, rev);
     } else {
-        char cwd[PATH_MAX], root[PATH_MAX], commit[PG_OID_HEXSZ + 1];
-        pg_repo *repo = NULL;
-        if (!getcwd(cwd, sizeof cwd))
-            return pg_die("cannot determine the current directory");
-        rc = pg_repo_open(&repo, cwd);
+        char commit[PG_OID_HEXSZ + 1];
+        rc = pg_ctx_repo(ctx);
         if (rc == 0)
-            rc = pg_repo_resolve(commit, repo, rev);
+            rc = pg_repo_resolve(commit, ctx->repo, rev);
         if (rc == 0)
-            rc = pg_store_root(root, sizeof root, store_opt, pg_repo_workdir(repo));
+            rc = pg_ctx_store(ctx);
         if (rc == 0) {
-            rc = pg_store_load(&runs, root, commit);
+            rc = pg_store_load(&runs, ctx->store, commit);
             if (rc == PG_ENOTFOUND)
-                pg_error_set(rc, "no results stored for %s (%.12s) in %s; run 'perfgate run' on it first", rev, commit, root);
+                pg_error_set(rc, "no results stored for %s (%.12s) in %s; run 'perfgate run' on it first", rev, commit,
+                             ctx->store);
         }
-        pg_repo_free(repo);
     }
     if (rc < 0)
         return pg_die_last();
 
-    if (!strcmp(format, "json")) {
+    if (json) {
         char *text = cJSON_Print(runs);
         puts(text);
         cJSON_free(text);

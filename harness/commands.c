@@ -1,4 +1,5 @@
 #include "harness/commands.h"
+#include "harness/store.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -6,6 +7,109 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+int pg_cmd_run(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_show(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_record(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
+
+const pg_command pg_commands[] = {
+    {"run", pg_cmd_run, PG_CMD_STORE, "measure benchmarks and store the results under the current commit"},
+    {"compare", pg_cmd_compare, PG_CMD_STORE, "compare two commits' results: verdicts, exit 1 on a regression"},
+    {"show", pg_cmd_show, PG_CMD_STORE, "print the results stored for a commit (default HEAD)"},
+    {"record", pg_cmd_record, 0, "sample one command's stacks and write a flamegraph"},
+    {"flamegraph", pg_cmd_flamegraph, 0, "render folded stacks (or the difference of two) as SVG"},
+    {"doctor", pg_cmd_doctor, 0, "say which backends and events work on this machine, and why not"},
+};
+const size_t pg_ncommands = sizeof pg_commands / sizeof pg_commands[0];
+
+const pg_command *pg_command_find(const char *name)
+{
+    for (size_t i = 0; i < pg_ncommands; i++)
+        if (!strcmp(pg_commands[i].name, name))
+            return &pg_commands[i];
+    return NULL;
+}
+
+int pg_command_exec(const pg_command *cmd, int argc, char **argv)
+{
+    pg_ctx ctx = {.name = cmd->name, .flags = cmd->flags, .repo_rc = 1, .store_rc = 1};
+    if (ctx.flags & PG_CMD_STORE)
+        ctx.flags |= PG_CMD_REPO;
+    /* libgit2's start-up (about half of a short run's) overlaps the command's own. */
+    if (ctx.flags & PG_CMD_REPO)
+        pg_repo_init_async();
+    int status = cmd->fn(&ctx, argc, argv);
+    /* exit's clean-up of the TLS library must not run under a live initialisation. */
+    pg_repo_init_wait();
+    pg_repo_free(ctx.repo);
+    pg_opt_args_free(&ctx.args);
+    return status;
+}
+
+static const char store_help[] = "result store (default: $PERFGATE_STORE, else .perfgate/\n"
+                                 "at the work tree root)";
+
+int pg_cmd_parse(int *status, pg_ctx *ctx, const pg_opt_cmd *spec, const pg_opt *opts, int argc, char **argv)
+{
+    pg_opt all[64];
+    size_t n = 0;
+    while (opts[n].kind != PG_OPT_KIND_END && n < sizeof all / sizeof *all - 2) {
+        all[n] = opts[n];
+        n++;
+    }
+    if (ctx->flags & PG_CMD_STORE)
+        all[n++] = (pg_opt)PG_OPT_STRING(0, "store", "DIR", store_help, &ctx->store_opt);
+    all[n] = (pg_opt)PG_OPT_END();
+    int rc = pg_opt_parse(&ctx->args, spec, all, argc, argv);
+    *status = rc > 0 ? PG_EXIT_OK : rc < 0 ? pg_die_last() : PG_EXIT_OK;
+    return rc != 0;
+}
+
+/* A lookup's result, kept so that a second call gives the same answer. */
+static int remember(int *rc_out, char *err, size_t len, int rc)
+{
+    *rc_out = rc;
+    if (rc < 0)
+        snprintf(err, len, "%s", pg_error_last());
+    return rc;
+}
+
+static int replay(int rc, const char *err)
+{
+    return rc < 0 ? pg_error_set(rc, "%s", err) : rc;
+}
+
+int pg_ctx_repo(pg_ctx *ctx)
+{
+    if (ctx->repo_rc != 1)
+        return replay(ctx->repo_rc, ctx->repo_err);
+    if (!(ctx->flags & PG_CMD_REPO))
+        return pg_error_set(PG_ERROR, "%s: the command table does not let it open the repository", ctx->name);
+    int rc = 0;
+    if (!getcwd(ctx->cwd, sizeof ctx->cwd)) {
+        snprintf(ctx->cwd, sizeof ctx->cwd, ".");
+        rc = pg_error_errno(PG_EIO, "cannot determine the current directory");
+    }
+    if (rc == 0 && (rc = pg_repo_open(&ctx->repo, ctx->cwd)) == 0)
+        ctx->workdir = pg_repo_workdir(ctx->repo);
+    return remember(&ctx->repo_rc, ctx->repo_err, sizeof ctx->repo_err, rc);
+}
+
+int pg_ctx_store(pg_ctx *ctx)
+{
+    if (ctx->store_rc != 1)
+        return replay(ctx->store_rc, ctx->store_err);
+    if (!(ctx->flags & PG_CMD_STORE))
+        return pg_error_set(PG_ERROR, "%s: the command table does not let it use the store", ctx->name);
+    pg_ctx_repo(ctx);   /* without a work tree, only --store or $PERFGATE_STORE say where */
+    int rc = pg_store_root(ctx->store, sizeof ctx->store, ctx->store_opt, ctx->workdir);
+    if (rc < 0)
+        ctx->store[0] = '\0';
+    return remember(&ctx->store_rc, ctx->store_err, sizeof ctx->store_err, rc);
+}
 
 int pg_die(const char *fmt, ...)
 {
@@ -20,29 +124,12 @@ int pg_die(const char *fmt, ...)
 
 int pg_die_last(void) { return pg_die("%s", pg_error_last()); }
 
-int pg_split_dashdash(int argc, char **argv, char ***rest, int *nrest)
+int pg_exit_status(int rc)
 {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            *rest = argv + i + 1;
-            *nrest = argc - i - 1;
-            return i;
-        }
-    }
-    *rest = NULL;
-    *nrest = 0;
-    return argc;
-}
-
-int pg_parse_whole(long long *out, const char *s, long long min, long long max)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
+    if (rc != PG_EINTR)
+        return pg_die_last();
+    fprintf(stderr, "perfgate: %s\n", pg_error_last());
+    return PG_EXIT_INTERRUPT;
 }
 
 int pg_check_cpu(int cpu)

@@ -1,21 +1,9 @@
 /* perfgate — benchmark-regression harness. Dispatches to the subcommands. */
 #include "harness/commands.h"
+#include "util/strdist.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-    const char *summary;
-} commands[] = {
-    {"run", pg_cmd_run, "measure benchmarks and store the results under the current commit"},
-    {"compare", pg_cmd_compare, "compare two commits' results: verdicts, exit 1 on a regression"},
-    {"show", pg_cmd_show, "print the results stored for a commit (default HEAD)"},
-    {"record", pg_cmd_record, "sample one command's stacks and write a flamegraph"},
-    {"flamegraph", pg_cmd_flamegraph, "render folded stacks (or the difference of two) as SVG"},
-    {"doctor", pg_cmd_doctor, "say which backends and events work on this machine, and why not"},
-};
 
 static void usage(FILE *f)
 {
@@ -24,8 +12,8 @@ static void usage(FILE *f)
                "branch misses (perf_event, or valgrind where there is no PMU), keys every result to\n"
                "its git commit, and turns two commits into regression verdicts and flamegraphs.\n\n"
                "commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; i < pg_ncommands; i++)
+        fprintf(f, "  %-11s %s\n", pg_commands[i].name, pg_commands[i].summary);
     fprintf(f, "\nexamples:\n"
                "  perfgate run bench/                  measure every benchmark, store under HEAD\n"
                "  perfgate compare HEAD~1 HEAD         verdicts; exit 1 on a regression\n"
@@ -43,9 +31,9 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         if (argc > 2 && strcmp(cmd, "help") == 0) {
             char *hargv[] = {argv[2], "--help", NULL};
-            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-                if (!strcmp(commands[i].name, argv[2]))
-                    return commands[i].fn(2, hargv);
+            const pg_command *c = pg_command_find(argv[2]);
+            if (c)
+                return pg_command_exec(c, 2, hargv);
         }
         usage(stdout);
         return PG_EXIT_OK;
@@ -54,9 +42,21 @@ int main(int argc, char **argv)
         printf("perfgate %s\n", PERFGATE_VERSION);
         return PG_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(commands[i].name, cmd))
-            return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "perfgate: '%s' is not a perfgate command; see 'perfgate --help'\n", cmd);
+    const pg_command *c = pg_command_find(cmd);
+    if (c)
+        return pg_command_exec(c, argc - 1, argv + 1);
+    const char *near = NULL;
+    size_t best = 3;
+    for (size_t i = 0; i < pg_ncommands; i++) {
+        size_t d = pg_str_distance(cmd, pg_commands[i].name);
+        if (d < best) {
+            best = d;
+            near = pg_commands[i].name;
+        }
+    }
+    if (near)
+        fprintf(stderr, "perfgate: '%s' is not a perfgate command (did you mean '%s'?); see 'perfgate --help'\n", cmd, near);
+    else
+        fprintf(stderr, "perfgate: '%s' is not a perfgate command; see 'perfgate --help'\n", cmd);
     return PG_EXIT_USAGE;
 }

@@ -5,6 +5,7 @@
 #include "util/jsonfile.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/strdist.h"
 
 #include <limits.h>
 #include <math.h>
@@ -14,41 +15,18 @@
 
 static char *dupstr(const char *s) { return s ? strdup(s) : NULL; }
 
-/* Edit distance, for "did you mean" on unknown keys. */
-static int distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 30 || lb > 30)
-        return 99;
-    int d[31][31];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = (int)i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = (int)j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < c)
-                c = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < c)
-                c = d[i][j - 1] + 1;
-            d[i][j] = c;
-        }
-    return d[la][lb];
-}
-
 static int check_keys(const cJSON *obj, const char *const *allowed, const char *file, const char *where)
 {
     for (const cJSON *it = obj->child; it; it = it->next) {
         int ok = 0;
         const char *best = NULL;
-        int bestd = 3;
+        size_t bestd = 3;     /* "did you mean" only for a name fewer than 3 edits away */
         for (const char *const *k = allowed; *k; k++) {
             if (!strcmp(it->string, *k)) {
                 ok = 1;
                 break;
             }
-            int dd = distance(it->string, *k);
+            size_t dd = pg_str_distance(it->string, *k);
             if (dd < bestd) {
                 bestd = dd;
                 best = *k;

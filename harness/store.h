@@ -3,7 +3,7 @@
  * Layout (docs/result-schema.md):
  *     <root>/results/<commit>/<machine-id>.json      a store document:
  *         { "schema": "perfgate-store/1", "commit": ..., "machine_id": ..., "runs": [ run, ... ] }
- * where each run is a whole run document (harness/result.h) as printed by
+ * where each run is a whole run document (docs/result-schema.md) as printed by
  * `perfgate run --format json`. A second run on the same commit and machine is
  * appended; the file is replaced atomically under an exclusive lock, so a crash
  * or a Ctrl-C leaves the old file or the new one, and concurrent runs never lose

@@ -27,7 +27,7 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o);
  * function tables, then the complete table in a collapsed <details>. */
 int pg_render_markdown(FILE *out, const pg_comparison *c);
 
-/* The DESIGN.md shape ({"verdict", "baseline", "candidate", "benchmarks":
+/* The comparison report of docs/result-schema.md ({"verdict", "baseline", "candidate", "benchmarks":
  * [{"name", "verdict", "metrics": [...]}]}) plus counts, gates, new and
  * vanished benchmarks, p-values, notes and function tables. */
 int pg_render_json(FILE *out, const pg_comparison *c);

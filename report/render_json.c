@@ -1,4 +1,4 @@
-/* report/render_json.c — the comparison as JSON (DESIGN.md's shape and more).
+/* report/render_json.c — the comparison as JSON (docs/result-schema.md).
  *
  * Written straight out rather than built as a cJSON tree and printed: a
  * comparison of 10^4 benchmarks is a million values, and building, printing

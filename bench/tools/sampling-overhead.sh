@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sampling overhead (issue: stack sampling), as ratios measured in one run:
-#   `perfgate record -F 997 --call-graph dwarf` of a CPU-bound program  vs  the bare program
+#   `perfgate record --call-graph dwarf` (the default rate) of a CPU-bound program  vs  the bare program
 # pinned to the same CPU. Both are timed alternately, ROUNDS times, and the medians
 # compared. Two ratios are printed:
 #   end-to-end  the whole `perfgate record` command (spawn, sampling, unwinding and
@@ -22,7 +22,7 @@ med() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[N
 b=(); p=(); c=(); s=()
 for _ in $(seq "$rounds"); do
   t0=$(now); taskset -c "$cpu" "${prog[@]}" >/dev/null </dev/null; t1=$(now)
-  "$pg" record -F 997 --call-graph dwarf --cpu "$cpu" --folded "$tmp/out.folded" -- "${prog[@]}" >/dev/null 2>"$tmp/err"; t2=$(now)
+  "$pg" record --call-graph dwarf --cpu "$cpu" --folded "$tmp/out.folded" -- "${prog[@]}" >/dev/null 2>"$tmp/err"; t2=$(now)
   b+=("$(awk "BEGIN{print $t1 - $t0}")"); p+=("$(awk "BEGIN{print $t2 - $t1}")")
   c+=("$(sed -n 's/.*the command ran \([0-9]*\) ms.*/\1/p' "$tmp/err" | awk '{print $1 / 1000}')")
   s+=("$(sed -n 's/^perfgate record: \([0-9]*\) samples.*/\1/p' "$tmp/err")")
@@ -30,6 +30,6 @@ done
 mb=$(printf '%s\n' "${b[@]}" | med); mp=$(printf '%s\n' "${p[@]}" | med); mc=$(printf '%s\n' "${c[@]}" | med)
 ms=$(printf '%s\n' "${s[@]}" | med)
 echo "program: ${prog[*]} (pinned to CPU $cpu), $rounds rounds, medians"
-printf 'bare %.3f s; perfgate record -F 997 --call-graph dwarf %.3f s (%s samples; program %.3f s)\n' "$mb" "$mp" "$ms" "$mc"
+printf 'bare %.3f s; perfgate record --call-graph dwarf %.3f s (%s samples; program %.3f s)\n' "$mb" "$mp" "$ms" "$mc"
 printf 'ratio end-to-end %.3f, program %.3f (target <= 1.10)\n' "$(awk "BEGIN{print $mp / $mb}")" "$(awk "BEGIN{print $mc / $mb}")"
 grep -F 'truncated' "$tmp/err" | sed 's/^/last run: /'

@@ -28,7 +28,7 @@ contains "$T/out" "-10.00%"
 expect_exit 0 "no change exits 0" "$PG" compare base.json same.json
 contains "$T/out" "verdict: unchanged -- 4 unchanged of 4 benchmarks compared"
 
-# JSON: the exact delta, the DESIGN.md shape.
+# JSON: the exact delta, in the shape docs/result-schema.md gives.
 expect_exit 1 "json" "$PG" compare --format json base.json slower.json
 cp "$T/out" r.json
 check "json verdict" [ "$(json r.json "d['verdict']")" = regressed ]

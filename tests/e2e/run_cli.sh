@@ -10,13 +10,46 @@ contains "$T/out" "compare"
 expect_exit 2 "no command" "$PG"
 expect_exit 2 "unknown command" "$PG" frobnicate
 contains "$T/err" "'frobnicate' is not a perfgate command"
+# Every command's help lists every option it takes (the help is generated from
+# the table the options are parsed with; this is the list users rely on).
+declare -A options=(
+  [run]="--repeat --warmup --cpu --no-pin --events --backend --all-events --timeout --sample[=HZ] --filter --store --no-store --no-build --format --verbose --help"
+  [compare]="--threshold --gate --format --output --flamegraph --run-missing --bench --backend --repeat --sample[=HZ] --allow-cross-machine --store --verbose --help"
+  [show]="--store --format --verbose --help"
+  [record]="--freq --count --call-graph --stack-size --event --output --folded --title --cpu --no-pin --help"
+  [flamegraph]="--output --title --subtitle --unit --width --minwidth --diff --reverse --raw --help"
+  [doctor]="--help"
+)
 for c in run compare show record flamegraph doctor; do
   expect_exit 0 "$c --help" "$PG" $c --help
   contains "$T/out" "usage: perfgate $c"
+  for o in ${options[$c]}; do
+    grep -qF -- " $o" "$T/out" && ok || bad "$c --help lists $o"
+  done
+  expect_exit 0 "help $c" "$PG" help $c
+  contains "$T/out" "usage: perfgate $c"
 done
+contains "$T/out" "Exit status: 0 something can be measured"
+expect_exit 0 "run -h" "$PG" run -h
+contains "$T/out" "130 interrupted (nothing stored)"
+contains "$T/out" "(default 997 Hz)"
 cd "$T"
 expect_exit 2 "unknown option" "$PG" run --frobnicate
-contains "$T/err" "unknown option '--frobnicate'"
+contains "$T/err" "unknown option '--frobnicate'; see 'perfgate run --help'"
+expect_exit 2 "misspelt option" "$PG" compare --treshold 1% a b
+contains "$T/err" "unknown option '--treshold' (did you mean '--threshold'?)"
+expect_exit 2 "ambiguous option" "$PG" run --no
+contains "$T/err" "option '--no' is ambiguous (--no-pin, --no-store, --no-build)"
+expect_exit 2 "misspelt command" "$PG" comapre
+contains "$T/err" "'comapre' is not a perfgate command (did you mean 'compare'?)"
+expect_exit 2 "option without its value" "$PG" show --format
+contains "$T/err" "option '--format' needs a value; see 'perfgate show --help'"
+expect_exit 2 "bad --format" "$PG" show --format yaml
+contains "$T/err" "--format: expected text or json, got 'yaml'"
+expect_exit 2 "bad --timeout" "$PG" run --timeout -1 -- /bin/true
+contains "$T/err" "--timeout: expected a number of seconds > 0, got '-1'"
+expect_exit 2 "doctor takes no arguments" "$PG" doctor now
+contains "$T/err" "doctor takes no arguments, got 'now'"
 expect_exit 2 "bad --repeat" "$PG" run --repeat zero -- /bin/true
 contains "$T/err" "--repeat: expected a whole number >= 1, got 'zero'"
 expect_exit 2 "bad --backend" "$PG" run --backend gpu -- /bin/true

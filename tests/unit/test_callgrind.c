@@ -3,7 +3,9 @@
 #include "counters/callgrind.h"
 #include "tests/check.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,9 +73,9 @@ static void test_real(void)
         return;
     }
     const char *progs = getenv("PG_TEST_PROGS");
-    char prog[4096], dir[] = "/tmp/pg-cg-XXXXXX";
+    char prog[4096], dir[PATH_MAX];
     snprintf(prog, sizeof prog, "%s/cgtree", progs ? progs : ".");
-    CHECK(mkdtemp(dir) != NULL);
+    CHECK_EQ_INT(pg_mkdtemp(dir, sizeof dir, "pg-cg-"), 0);
     char *argv[] = {prog, NULL};
     char **wrapped = NULL;
     CHECK_EQ_INT(pg_callgrind_wrap(vg, &wrapped, argv, dir), 0);
@@ -100,7 +102,7 @@ static void test_real(void)
     /* The files are consumed. */
     CHECK_EQ_INT(rmdir(dir), 0);
     /* Exact: a second run gives the same weights. */
-    CHECK(mkdtemp(strcpy(dir, "/tmp/pg-cg-XXXXXX")) != NULL);
+    CHECK_EQ_INT(pg_mkdtemp(dir, sizeof dir, "pg-cg-"), 0);
     pg_valgrind_argv_free(wrapped);
     CHECK_EQ_INT(pg_callgrind_wrap(vg, &wrapped, argv, dir), 0);
     pid = fork();

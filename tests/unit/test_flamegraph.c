@@ -5,9 +5,11 @@
 #include "report/funcdelta.h"
 #include "tests/check.h"
 #include "util/error.h"
+#include "util/fileio.h"
 #include "util/folded.h"
 
 #include <math.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -281,10 +283,10 @@ static void diff(void)
 
 static void files(void)
 {
-    char dir[] = "/tmp/pg-fg-XXXXXX";
-    if (!mkdtemp(dir))
+    char dir[PATH_MAX];
+    if (pg_mkdtemp(dir, sizeof dir, "pg-fg-") < 0)
         return;
-    char path[256], bad[256];
+    char path[PATH_MAX + 64], bad[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/out.svg", dir);
     snprintf(bad, sizeof bad, "%s/no/such/dir/out.svg", dir);
     pg_folded *f = folded("main 1\n");

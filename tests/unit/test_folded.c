@@ -5,6 +5,7 @@
 #include "util/fileio.h"
 #include "util/folded.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -120,10 +121,10 @@ static void bad_input(void)
 
 static void files(void)
 {
-    char dir[] = "/tmp/pg-folded-XXXXXX";
-    if (!mkdtemp(dir))
+    char dir[PATH_MAX];
+    if (pg_mkdtemp(dir, sizeof dir, "pg-folded-") < 0)
         return;
-    char path[256];
+    char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/p.folded", dir);
     pg_folded *f, *g;
     pg_folded_new(&f);
@@ -139,7 +140,7 @@ static void files(void)
     CHECK_EQ_INT(pg_folded_read_file(g, path), 0);
     CHECK_EQ_INT(pg_folded_total(g), 3);
     /* A write into a missing directory fails and leaves nothing behind. */
-    char bad[256];
+    char bad[PATH_MAX + 64];
     snprintf(bad, sizeof bad, "%s/missing/p.folded", dir);
     CHECK(pg_folded_write_file(f, bad) < 0);
     CHECK(access(bad, F_OK) != 0);

@@ -2,15 +2,17 @@
 #include "harness/bench.h"
 #include "tests/check.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-static char dir[] = "/tmp/pg-manifest-XXXXXX";
+static char dir[PATH_MAX];
 
 static int load_text(pg_benchset *s, const char *text)
 {
-    char path[256];
+    char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/perfgate.json", dir);
     FILE *f = fopen(path, "w");
     fputs(text, f);
@@ -31,7 +33,7 @@ static void expect_error(const char *text, const char *msg)
 
 int main(void)
 {
-    if (!mkdtemp(dir))
+    if (pg_mkdtemp(dir, sizeof dir, "pg-manifest-") < 0)
         return 2;
     pg_benchset s;
     int rc = load_text(&s,
@@ -48,8 +50,8 @@ int main(void)
     CHECK_EQ_INT(s.def_warmup, 1);
     CHECK_NEAR(s.def_timeout, 60, 0);
     CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(s.def_thresholds, "instructions")), "1%");
-    char want[512];
-    char real[256];
+    char want[PATH_MAX + 64];
+    char real[PATH_MAX];   /* realpath needs PATH_MAX */
     CHECK(realpath(dir, real) != NULL);
     snprintf(want, sizeof want, "%s/../build/bench/sort", real);
     CHECK_STR(s.v[0].name, "sort-1m");
@@ -95,9 +97,7 @@ int main(void)
     expect_error("[1, 2]", "expected a JSON object");
     expect_error("{\n  \"benchmarks\": [\n    { \"name\": \"a\", }\n  ]\n}", "perfgate.json:3:");
 
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
+    if (pg_remove_tree(dir) < 0)
         return 2;
     return pg_check_done();
 }

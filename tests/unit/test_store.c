@@ -5,6 +5,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,8 +26,8 @@ static cJSON *make_run(const char *id, double instr)
 
 int main(void)
 {
-    char root[] = "/tmp/pg-store-XXXXXX";
-    if (!mkdtemp(root))
+    char root[PATH_MAX];
+    if (pg_mkdtemp(root, sizeof root, "pg-store-") < 0)
         return 2;
     const char *commit = "0123456789abcdef0123456789abcdef01234567";
     char path[4096];
