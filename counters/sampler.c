@@ -49,6 +49,7 @@ struct pg_sampler {
     pg_sampler_stats st;
     uint64_t seen_max;        /* latest record time read so far */
     uint64_t round_mark;      /* seen_max as of the end of the previous drain */
+    size_t taken;             /* bytes of records taken out and not yet released */
     int attached;
 };
 
@@ -119,15 +120,20 @@ static void close_bufs(pg_sampler *s)
     s->nbufs = 0;
 }
 
+static void free_chunks(chunk *c)
+{
+    for (chunk *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+}
+
 void pg_sampler_free(pg_sampler *s)
 {
     if (!s)
         return;
     close_bufs(s);
-    for (chunk *c = s->chunks, *n; c; c = n) {
-        n = c->next;
-        free(c);
-    }
+    free_chunks(s->chunks);
     free(s->refs);
     free(s);
 }
@@ -313,6 +319,32 @@ static uint64_t rec_time(const struct perf_event_header *h)
     return h->size >= 16 ? w[h->size / 8 - 1] : 0;
 }
 
+/* Appends a copy of `h` to the buffered records. -1 when out of memory. */
+static int store(pg_sampler *s, const struct perf_event_header *h)
+{
+    size_t sz = h->size;
+    if (!s->chunks || s->chunks->used + sz > CHUNK) {
+        chunk *c = malloc(sizeof *c + CHUNK);
+        if (!c)
+            return -1;
+        c->used = 0;
+        c->next = s->chunks;
+        s->chunks = c;
+    }
+    if (pg_array_grow(&s->refs, &s->caprefs, s->nrefs, sizeof *s->refs, 4096) < 0)
+        return -1;
+    unsigned char *dst = s->chunks->data + s->chunks->used;
+    memcpy(dst, h, sz);
+    s->chunks->used += (sz + 7) & ~(size_t)7;
+    s->st.bytes += sz;
+    const struct perf_event_header *copy = (const struct perf_event_header *)dst;
+    s->refs[s->nrefs] = (rec_ref){.time = rec_time(copy), .seq = s->nrefs, .h = copy};
+    if (s->refs[s->nrefs].time > s->seen_max)
+        s->seen_max = s->refs[s->nrefs].time;
+    s->nrefs++;
+    return 0;
+}
+
 int pg_sampler_keep(void *ctx, const struct perf_event_header *h)
 {
     pg_sampler *s = ctx;
@@ -340,40 +372,19 @@ int pg_sampler_keep(void *ctx, const struct perf_event_header *h)
     default:
         return 0;
     }
-    size_t sz = h->size;
-    if (s->st.bytes + sz > s->o.max_bytes) {
-        /* Maps and process events must survive or later samples land nowhere; samples go. */
-        if (h->type == PERF_RECORD_SAMPLE) {
-            s->st.dropped++;
-            return 0;
-        }
+    int sample = h->type == PERF_RECORD_SAMPLE;
+    /* Past the cap (which counts records taken out and not yet released),
+     * samples go; maps and process events must stay or later samples land nowhere. */
+    if (sample && s->st.bytes + s->taken + h->size > s->o.max_bytes) {
+        s->st.dropped++;
+        return 0;
     }
-    if (!s->chunks || s->chunks->used + sz > CHUNK) {
-        chunk *c = malloc(sizeof *c + CHUNK);
-        if (!c) {
-            if (h->type == PERF_RECORD_SAMPLE)
-                s->st.dropped++;
-            return 0;
-        }
-        c->used = 0;
-        c->next = s->chunks;
-        s->chunks = c;
-    }
-    if (pg_array_grow(&s->refs, &s->caprefs, s->nrefs, sizeof *s->refs, 4096) < 0) {
-        if (h->type == PERF_RECORD_SAMPLE)
+    if (store(s, h) < 0) {
+        if (sample)
             s->st.dropped++;
         return 0;
     }
-    unsigned char *dst = s->chunks->data + s->chunks->used;
-    memcpy(dst, h, sz);
-    s->chunks->used += (sz + 7) & ~(size_t)7;
-    s->st.bytes += sz;
-    const struct perf_event_header *copy = (const struct perf_event_header *)dst;
-    s->refs[s->nrefs] = (rec_ref){.time = rec_time(copy), .seq = s->nrefs, .h = copy};
-    if (s->refs[s->nrefs].time > s->seen_max)
-        s->seen_max = s->refs[s->nrefs].time;
-    s->nrefs++;
-    if (h->type == PERF_RECORD_SAMPLE)
+    if (sample)
         s->st.samples++;
     return 0;
 }
@@ -419,42 +430,84 @@ int pg_sampler_finish(pg_sampler *s)
 
 size_t pg_sampler_pending(const pg_sampler *s) { return s->st.bytes; }
 
-int pg_sampler_flush(pg_sampler *s, pg_sampler_fn fn, void *ctx)
+struct pg_sampler_batch {
+    chunk *chunks;            /* hold the records (and copies of others, since moved) */
+    rec_ref *refs;            /* the records to pass on, in time order */
+    size_t n, bytes;
+};
+
+int pg_sampler_take(pg_sampler *s, pg_sampler_batch **out)
 {
+    *out = NULL;
     if (!s->nrefs)
         return 0;
     qsort(s->refs, s->nrefs, sizeof *s->refs, by_time);
-    size_t k = 0;
-    int rc = 0;
+    size_t k = 0, bytes = 0;
     /* After finish (round_mark UINT64_MAX) everything goes, even a record
      * stamped UINT64_MAX: a corrupt time must not keep it buffered forever. */
     for (; k < s->nrefs && (s->refs[k].time < s->round_mark || s->round_mark == UINT64_MAX); k++)
-        if ((rc = fn(ctx, s->refs[k].h)) < 0)
-            break;
-    if (rc < 0)
-        return rc;
-    /* Keep the rest: copied into fresh chunks, the old ones freed. */
-    chunk *old = s->chunks;
-    size_t rest = s->nrefs - k;
-    rec_ref *keep_refs = malloc((rest ? rest : 1) * sizeof *keep_refs);
-    if (!keep_refs)
+        bytes += s->refs[k].h->size;
+    if (!k)
+        return 0;
+    pg_sampler_batch *b = calloc(1, sizeof *b);
+    rec_ref *rest = s->nrefs > k ? malloc((s->nrefs - k) * sizeof *rest) : NULL;
+    if (!b || (s->nrefs > k && !rest)) {
+        free(b);
+        free(rest);
         return pg_error_set(PG_ENOMEM, "out of memory");
-    memcpy(keep_refs, s->refs + k, rest * sizeof *keep_refs);
+    }
+    /* The batch takes the chunks and the first k refs; the rest are copied
+     * into fresh chunks, so the batch can be replayed on another thread while
+     * this one goes on draining. */
+    size_t nrest = s->nrefs - k;
+    if (nrest)
+        memcpy(rest, s->refs + k, nrest * sizeof *rest);
+    b->chunks = s->chunks;
+    b->refs = s->refs;
+    b->n = k;
+    b->bytes = bytes;
     s->chunks = NULL;
-    s->nrefs = 0;
+    s->refs = NULL;
+    s->nrefs = s->caprefs = 0;
     s->st.bytes = 0;
-    uint64_t samples = s->st.samples, dropped = s->st.dropped;
-    for (size_t i = 0; i < rest; i++)
-        pg_sampler_keep(s, keep_refs[i].h);
-    /* pg_sampler_keep counted them again: a copy is not a new sample */
-    s->st.samples = samples;
-    s->st.dropped = dropped;
-    free(keep_refs);
-    for (chunk *c = old, *n; c; c = n) {
-        n = c->next;
-        free(c);
+    s->taken += bytes;
+    int rc = 0;
+    for (size_t i = 0; i < nrest && rc == 0; i++)
+        if (store(s, rest[i].h) < 0)
+            rc = pg_error_set(PG_ENOMEM, "out of memory");
+    free(rest);
+    *out = b;
+    return rc;
+}
+
+int pg_sampler_batch_replay(const pg_sampler_batch *b, pg_sampler_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        int rc = fn(ctx, b->refs[i].h);
+        if (rc < 0)
+            return rc;
     }
     return 0;
+}
+
+void pg_sampler_release(pg_sampler *s, pg_sampler_batch *b)
+{
+    if (!b)
+        return;
+    s->taken -= b->bytes;
+    free_chunks(b->chunks);
+    free(b->refs);
+    free(b);
+}
+
+int pg_sampler_flush(pg_sampler *s, pg_sampler_fn fn, void *ctx)
+{
+    pg_sampler_batch *b;
+    int rc = pg_sampler_take(s, &b);
+    if (rc == 0 && b)
+        rc = pg_sampler_batch_replay(b, fn, ctx);
+    pg_sampler_release(s, b);
+    return rc;
 }
 
 void pg_sampler_stats_get(const pg_sampler *s, pg_sampler_stats *out) { *out = s->st; }

@@ -12,7 +12,7 @@
  * is done by the caller on what pg_sampler_flush hands it, normally after
  * the child exited, so it does not compete with the measured program. When
  * more than flush_bytes are buffered the caller may flush during the run, to
- * bound memory on long runs. Records are handed on in time order: a flush
+ * bound memory on long runs (on another thread: pg_sampler_take below). Records are handed on in time order: a flush
  * during the run passes only records older than the end of the previous
  * drain (perf's "finished round"), which every CPU's buffer has been read
  * past, so no older record can arrive after them. Buffered records are
@@ -63,7 +63,7 @@ typedef struct pg_sampler_stats {
     uint64_t lost;            /* samples the kernel dropped (PERF_RECORD_LOST / LOST_SAMPLES) */
     uint64_t dropped;         /* samples perfgate dropped past max_bytes */
     uint64_t throttled;       /* PERF_RECORD_THROTTLE events */
-    size_t bytes;             /* record bytes buffered now */
+    size_t bytes;             /* record bytes buffered now (not counting taken batches) */
 } pg_sampler_stats;
 
 typedef struct pg_sampler pg_sampler;
@@ -104,6 +104,20 @@ size_t pg_sampler_pending(const pg_sampler *s);
  * during the call; a negative return from `fn` stops and is returned. */
 typedef int (*pg_sampler_fn)(void *ctx, const struct perf_event_header *rec);
 int pg_sampler_flush(pg_sampler *s, pg_sampler_fn fn, void *ctx);
+
+/* pg_sampler_flush in three steps, so that the records can be unwound on
+ * another thread while this one goes on draining: unwinding in the drain
+ * loop stops the draining, the per-CPU buffers fill up and the kernel drops
+ * records, MMAP2 and COMM among them, and later samples then resolve against
+ * the wrong files. pg_sampler_take moves the records that may be passed on
+ * into a batch (*out NULL when there are none); pg_sampler_batch_replay calls
+ * `fn` on them in order and touches nothing but the batch (any thread, one
+ * batch at a time, in the order taken); pg_sampler_release frees it (on the
+ * sampler's thread). Until released, a batch's bytes count against max_bytes. */
+typedef struct pg_sampler_batch pg_sampler_batch;
+int pg_sampler_take(pg_sampler *s, pg_sampler_batch **out);
+int pg_sampler_batch_replay(const pg_sampler_batch *b, pg_sampler_fn fn, void *ctx);
+void pg_sampler_release(pg_sampler *s, pg_sampler_batch *b);
 
 void pg_sampler_stats_get(const pg_sampler *s, pg_sampler_stats *out);
 /* What was sampled, e.g. "cpu-clock" or "cycles", and the sample_type / regs

@@ -6,10 +6,31 @@
 #include "util/owned_dir.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Unwinding during the run happens on a thread of its own: the poll loop
+ * must go on draining the ring buffers while a batch is unwound (the first
+ * symbolization of a file alone can take seconds under load or a sanitizer),
+ * or they fill up and the kernel drops records, the side-band ones with the
+ * samples, so that later samples resolve against the wrong files. One batch
+ * is in flight at a time and batches are replayed in the order taken, so the
+ * profile still sees every record in time order. */
+typedef struct unwinder {
+    pthread_t thread;
+    int started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pg_sampler_batch *todo;     /* handed to the thread */
+    pg_sampler_batch *done;     /* replayed, for the poll loop to release */
+    int stop;
+    int rc;                     /* the first error of a replay, its message in err */
+    char err[512];
+} unwinder;
 
 struct pg_stackrec {
     pg_stackrec_opts o;
@@ -22,6 +43,7 @@ struct pg_stackrec {
     pg_profile *p;
     int rc;                     /* the first error while the child ran */
     pg_folded *out;
+    unwinder u;
 };
 
 int pg_stackrec_new(pg_stackrec **out, const pg_stackrec_opts *o)
@@ -30,6 +52,8 @@ int pg_stackrec_new(pg_stackrec **out, const pg_stackrec_opts *o)
     if (!r)
         return pg_error_set(PG_ENOMEM, "out of memory");
     r->o = *o;
+    pthread_mutex_init(&r->u.mu, NULL);
+    pthread_cond_init(&r->u.cv, NULL);
     if (!r->o.sampler.flush_bytes)
         r->o.sampler.flush_bytes = (size_t)64 << 20;
     pg_owned_init(&r->tmp);
@@ -44,8 +68,77 @@ int pg_stackrec_new(pg_stackrec **out, const pg_stackrec_opts *o)
     return 0;
 }
 
+static void *unwind_main(void *arg)
+{
+    pg_stackrec *r = arg;
+    unwinder *u = &r->u;
+    pthread_mutex_lock(&u->mu);
+    for (;;) {
+        while (!u->todo && !u->stop)
+            pthread_cond_wait(&u->cv, &u->mu);
+        if (!u->todo)
+            break;
+        pg_sampler_batch *b = u->todo;
+        int failed = u->rc;
+        pthread_mutex_unlock(&u->mu);
+        int rc = failed ? 0 : pg_sampler_batch_replay(b, pg_profile_add, r->p);
+        pthread_mutex_lock(&u->mu);
+        if (rc < 0 && !u->rc) {
+            u->rc = rc;     /* error messages are per thread: carried over at the join */
+            snprintf(u->err, sizeof u->err, "%s", pg_error_last());
+        }
+        u->todo = NULL;
+        u->done = b;
+    }
+    pthread_mutex_unlock(&u->mu);
+    return NULL;
+}
+
+/* Hands `b` to the unwinding thread, started on first use with every signal
+ * blocked (Ctrl-C is the poll loop's). 1 when handed, 0 when the thread
+ * cannot be started (the caller unwinds here instead). */
+static int hand_over(pg_stackrec *r, pg_sampler_batch *b)
+{
+    unwinder *u = &r->u;
+    if (!u->started) {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        u->started = pthread_create(&u->thread, NULL, unwind_main, r) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (!u->started)
+            return 0;
+    }
+    pthread_mutex_lock(&u->mu);
+    u->todo = b;
+    pthread_cond_signal(&u->cv);
+    pthread_mutex_unlock(&u->mu);
+    return 1;
+}
+
+/* Waits for the batch in flight, ends the thread and releases what it did;
+ * the thread's error, if any, becomes this thread's. */
+static int unwinder_stop(pg_stackrec *r)
+{
+    unwinder *u = &r->u;
+    if (!u->started)
+        return 0;
+    pthread_mutex_lock(&u->mu);
+    u->stop = 1;
+    pthread_cond_signal(&u->cv);
+    pthread_mutex_unlock(&u->mu);
+    pthread_join(u->thread, NULL);
+    u->started = u->stop = 0;
+    pg_sampler_release(r->s, u->done);
+    u->done = NULL;
+    int rc = u->rc < 0 ? pg_error_set(u->rc, "%s", u->err) : 0;
+    u->rc = 0;
+    return rc;
+}
+
 static void end_run(pg_stackrec *r)
 {
+    unwinder_stop(r);
     pg_valgrind_argv_free(r->argv);
     r->argv = NULL;
     pg_profile_free(r->p);
@@ -60,6 +153,8 @@ void pg_stackrec_free(pg_stackrec *r)
     if (!r)
         return;
     end_run(r);
+    pthread_cond_destroy(&r->u.cv);
+    pthread_mutex_destroy(&r->u.mu);
     pg_owned_release(&r->tmp, 1);
     pg_valgrind_free(r->vg);
     free(r);
@@ -103,16 +198,36 @@ int pg_stackrec_attach(pg_stackrec *r, pid_t pid) { return r->s ? pg_sampler_att
 size_t pg_stackrec_pollfds(pg_stackrec *r, int *fds, size_t max) { return r->s ? pg_sampler_pollfds(r->s, fds, max) : 0; }
 
 /* Normally only copies records out. Past flush_bytes, the records old enough
- * are unwound now, so a long run's memory stays bounded. */
+ * go to the unwinding thread, so a long run's memory stays bounded. */
 int pg_stackrec_readable(pg_stackrec *r)
 {
     if (!r->s)
         return 0;
+    unwinder *u = &r->u;
     int rc = pg_sampler_drain_round(r->s);
     if (rc < 0 && r->rc == 0)
         r->rc = rc;     /* spawn does not stop for a hook's error: keep it for pg_stackrec_end */
-    if (r->rc == 0 && pg_sampler_pending(r->s) > r->o.sampler.flush_bytes)
-        r->rc = pg_sampler_flush(r->s, pg_profile_add, r->p);
+    int busy = 0;
+    if (u->started) {
+        pthread_mutex_lock(&u->mu);
+        pg_sampler_release(r->s, u->done);
+        u->done = NULL;
+        busy = u->todo != NULL;
+        if (u->rc < 0 && r->rc == 0)
+            r->rc = u->rc;
+        pthread_mutex_unlock(&u->mu);
+    }
+    if (busy || r->rc != 0 || pg_sampler_pending(r->s) <= r->o.sampler.flush_bytes)
+        return rc;
+    pg_sampler_batch *b;
+    int t = pg_sampler_take(r->s, &b);
+    if (t == 0 && b && hand_over(r, b))
+        return rc;
+    if (t == 0 && b)
+        t = pg_sampler_batch_replay(b, pg_profile_add, r->p);
+    pg_sampler_release(r->s, b);
+    if (t < 0)
+        r->rc = t;
     return rc;
 }
 
@@ -141,9 +256,15 @@ int pg_stackrec_end(pg_stackrec *r, int ran, pg_stackrec_stats *stats)
         }
         pg_folded_free(scratch);
     } else if (r->s) {
+        double t0 = now_ns();
+        int urc = unwinder_stop(r);
+        if (stats) {    /* the stacks built so far, all by the unwinding thread */
+            pg_profile_stats during;
+            pg_profile_stats_get(r->p, &during);
+            stats->early = during.samples;
+        }
         if (ran) {
-            double t0 = now_ns();
-            rc = r->rc;
+            rc = r->rc < 0 ? r->rc : urc;
             if (rc == 0)
                 rc = pg_sampler_finish(r->s);
             if (rc == 0)

@@ -22,6 +22,7 @@
 #include "util/folded.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct pg_stackrec_opts {
@@ -36,6 +37,7 @@ typedef struct pg_stackrec_stats {
     char event[96];             /* what was sampled ("cpu-clock") */
     char notice[256];           /* fallback note ("no hardware cycle counter ..."), or "" */
     double unwind_ns;           /* time spent unwinding and symbolizing after the run */
+    uint64_t early;             /* stacks unwound before the run ended (flush_bytes passed) */
 } pg_stackrec_stats;
 
 typedef struct pg_stackrec pg_stackrec;

@@ -210,6 +210,9 @@ int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
                 so.callgraph == PG_CALLGRAPH_FP ? "fp" : "dwarf", (unsigned long long)sr.sampler.lost,
                 ps->samples ? 100.0 * (double)ps->truncated / (double)ps->samples : 0.0,
                 pg_folded_count(f), res.wall_ns / 1e6, sr.unwind_ns / 1e6);
+        if (so.flush_bytes)     /* only with PERFGATE_SAMPLE_FLUSH: says whether it had an effect */
+            fprintf(stderr, "perfgate record: %llu stacks unwound while the command ran (flush past %zu bytes)\n",
+                    (unsigned long long)sr.early, so.flush_bytes);
         if (sr.sampler.dropped)
             fprintf(stderr, "perfgate: warning: %llu samples dropped (more than 512 MiB of stacks buffered)\n",
                     (unsigned long long)sr.sampler.dropped);

@@ -3,10 +3,12 @@
  *
  * Shared by `perfgate record` and `perfgate run --sample`. The child is spawned
  * as for a measurement (spawn.h: pinned, ASLR off, held before exec); the
- * recorder attaches to it before exec and, with perf, its buffers are drained
- * while it runs; once it exited, the records are unwound and symbolized into
- * folded stacks. Unwinding after the run keeps the sampled program's slowdown
- * to the cost of the kernel copying stacks.
+ * sampler attaches to it before exec and its buffers are drained while it
+ * runs; once it exited, the records are unwound and symbolized into folded
+ * stacks. Unwinding after the run keeps the sampled program's slowdown to
+ * the cost of the kernel copying stacks. Past flush_bytes (sampler.h), the
+ * oldest records are unwound during the run, on a thread of its own, so the
+ * poll loop never stops draining the buffers.
  */
 #ifndef PG_HARNESS_SAMPLE_RUN_H
 #define PG_HARNESS_SAMPLE_RUN_H

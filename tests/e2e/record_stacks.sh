@@ -54,18 +54,28 @@ at_least "children: named by their own comm" "$($F children.folded share-contain
 at_most "children: truncated stacks" "$($F children.folded truncated)" 5
 
 # Unwinding while the program runs (what bounds memory on long recordings),
-# forced here by a tiny flush threshold: the same stacks, in time order
-# across CPUs, threads and execs.
+# forced here by a tiny flush threshold, must give the stacks unwinding after
+# the run gives: in time order across CPUs, threads and execs, with no record
+# lost while a batch is unwound. The work is a fixed number of calls per path
+# (Nn), so the shares are the same however busy the machine is, and the two
+# recordings are compared share by share (up to sampling noise).
+work="$PROGS/sample_tree thread 800n; $PROGS/sample_lib 1200n; true"
+paths=('start_thread;worker;thread_work' 'main;main_work' 'main;lib_work;pgsample_entry;lib_inner')
+record unflushed -- sh -c "$work"
 export PERFGATE_SAMPLE_FLUSH=50000
-record flushed -- sh -c "$PROGS/sample_tree thread 0.3; $PROGS/sample_lib 0.2; true"
+record flushed -- sh -c "$work"
 unset PERFGATE_SAMPLE_FLUSH
-f1=$($F flushed.folded share 'start_thread;worker;thread_work'); f2=$($F flushed.folded share 'main;main_work')
-f3=$($F flushed.folded share 'main;lib_work;pgsample_entry;lib_inner')
+early=$(sed -n 's/^perfgate record: \([0-9]*\) stacks unwound while the command ran.*/\1/p' "$T/err")
+at_least "flushed: stacks unwound while the command ran" "${early:-0}" 1
+at_least "unflushed samples" "$($F unflushed.folded total)" 100
+at_least "flushed samples" "$($F flushed.folded total)" 100
+f1=$($F flushed.folded share "${paths[0]}"); f2=$($F flushed.folded share "${paths[1]}"); f3=$($F flushed.folded share "${paths[2]}")
 at_least "flushed: thread" "$f1" 10
 at_least "flushed: main thread" "$f2" 10
 at_least "flushed: library" "$f3" 10
 at_least "flushed: all three paths" "$(python3 -c "print($f1 + $f2 + $f3)")" 85
 at_most "flushed: truncated stacks" "$($F flushed.folded truncated)" 5
+if agree=$($F flushed.folded agree unflushed.folded "${paths[@]}"); then ok; else bad "flushed and unflushed stacks differ:"; echo "$agree" >&2; fi
 
 # frame pointers: the kernel walks the chain; a leaf without its own frame
 # (gcc omits it even with -fno-omit-frame-pointer) gets its caller back from

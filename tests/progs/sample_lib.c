@@ -1,6 +1,8 @@
-/* sample_lib [SECONDS]: main -> lib_work -> pgsample_entry (libpgsample.so) -> lib_inner. */
+/* sample_lib [SECONDS]: main -> lib_work -> pgsample_entry (libpgsample.so) -> lib_inner.
+ * SECONDS of wall time (default 0.3), or, written Nn (e.g. 1000n), N calls of lib_work. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 unsigned long pgsample_entry(unsigned long x);
@@ -23,9 +25,11 @@ __attribute__((noinline)) static unsigned long lib_work(unsigned long x)
 
 int main(int argc, char **argv)
 {
-    double end = now() + (argc > 1 ? atof(argv[1]) : 0.3);
+    const char *arg = argc > 1 ? argv[1] : "0.3";
+    long calls = *arg && arg[strlen(arg) - 1] == 'n' ? atol(arg) : -1;
+    double end = now() + atof(arg);
     unsigned long acc = 1;
-    while (now() < end)
+    for (long i = 0; calls >= 0 ? i < calls : now() < end; i++)
         acc += lib_work(acc);
     printf("%lu\n", acc & 0xff);
     return 0;

@@ -6,8 +6,11 @@
  *   thread   main -> main_work, and a second thread: worker -> thread_work
  *   crash    parse, then SIGSEGV
  * A third argument is the exit status (for the failing-command tests).
- * Each mode runs for SECONDS (default 0.3) of wall time. Every call is
- * noinline and followed by work, so no tail call removes a frame. */
+ * Each mode runs for SECONDS (default 0.3) of wall time, or, written Nn
+ * (e.g. 1000n), makes N calls of its work function per thread: a fixed
+ * amount of CPU time, so that the shares of the paths do not depend on how
+ * busy the machine is. Every call is noinline and followed by work, so no
+ * tail call removes a frame. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -102,13 +105,21 @@ __attribute__((noinline)) static unsigned long main_work(void)
     return x + 1;
 }
 
-static double seconds = 0.3;
+static double end;          /* wall-clock end of the work */
+static long calls = -1;     /* or, when >= 0, the calls to make per thread */
+
+/* Whether a thread that made *done calls goes on. */
+static int more(long *done)
+{
+    return calls >= 0 ? (*done)++ < calls : now() < end;
+}
 
 static void *worker(void *arg)
 {
-    double end = *(double *)arg;
     unsigned long acc = 0;
-    while (now() < end)
+    long done = 0;
+    (void)arg;
+    while (more(&done))
         acc += thread_work();
     sink = acc;
     return NULL;
@@ -117,31 +128,35 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "parse";
-    if (argc > 2)
+    double seconds = 0.3;
+    if (argc > 2 && argv[2][0] && argv[2][strlen(argv[2]) - 1] == 'n')
+        calls = atol(argv[2]);
+    else if (argc > 2)
         seconds = atof(argv[2]);
-    double end = now() + seconds;
+    end = now() + seconds;
     unsigned long acc = 0;
+    long done = 0;
     if (!strcmp(mode, "parse") || !strcmp(mode, "crash")) {
         unsigned char buf[512];
         for (size_t i = 0; i < sizeof buf; i++)
             buf[i] = (unsigned char)(i * 31);
-        while (now() < end)
+        while (more(&done))
             acc += parse(buf, sizeof buf);
     } else if (!strcmp(mode, "sort")) {
         unsigned long v[64];
-        while (now() < end) {
+        while (more(&done)) {
             for (size_t i = 0; i < 64; i++)
                 v[i] = (i * 2654435761UL) ^ acc;
             acc += sort(v, 64, compare);
         }
     } else if (!strcmp(mode, "recurse")) {
-        while (now() < end)
+        while (more(&done))
             acc += recurse(20);
     } else if (!strcmp(mode, "thread")) {
         pthread_t t;
-        if (pthread_create(&t, NULL, worker, &end) != 0)
+        if (pthread_create(&t, NULL, worker, NULL) != 0)
             return 3;
-        while (now() < end)
+        while (more(&done))
             acc += main_work();
         pthread_join(t, NULL);
     } else {
