@@ -17,14 +17,14 @@ contains "$T/err" "no-such-event"
 expect_exit 2 "missing program" "$PG" record --folded a.folded -- "$T/no-such-program"
 contains "$T/err" "no-such-program"
 check "nothing written on usage errors" test ! -e a.folded
-expect_exit 2 "unwritable output" "$PG" record --folded "$T/no/such/dir/a.folded" -- "$PROGS/sample_tree" parse 0.1
+expect_exit 2 "unwritable output" "$PG" record --folded "$T/no/such/dir/a.folded" -- "$PROGS/sample_tree" parse 1500n
 contains "$T/err" "no/such/dir"
 
 # A crashing or failing command: exit 1, stacks written, the reason said.
-expect_exit 1 "failing command" "$PG" record --folded fail.folded -- "$PROGS/sample_tree" parse 0.2 3
+expect_exit 1 "failing command" "$PG" record --folded fail.folded -- "$PROGS/sample_tree" parse 2500n 3
 contains "$T/err" "exited with status 3"
 check "stacks of a failing command" grep -q "main;parse;hash" fail.folded
-expect_exit 1 "crashing command" "$PG" record --folded crash.folded -- "$PROGS/sample_tree" crash 0.2
+expect_exit 1 "crashing command" "$PG" record --folded crash.folded -- "$PROGS/sample_tree" crash 2500n
 contains "$T/err" "killed by signal 11 (SIGSEGV)"
 check "stacks of a crashing command" grep -q "main;parse;hash" crash.folded
 # "No samples" is made certain, not left to chance: a period of 10^12 ns of
@@ -38,10 +38,10 @@ contains "$T/err" "no samples: /bin/true ran for"
 contains "$T/err" "lower -c or record a longer run"
 check "nothing written without samples" test ! -e short.folded
 # -e: a software event works everywhere; a hardware one needs a PMU, and says so when there is none.
-expect_exit 0 "-e page-faults" "$PG" record -e page-faults -c 1 --folded pf.folded -- "$PROGS/sample_tree" parse 0.1
+expect_exit 0 "-e page-faults" "$PG" record -e page-faults -c 1 --folded pf.folded -- "$PROGS/sample_tree" parse 1500n
 contains "$T/err" "(page-faults, every 1 events, dwarf)"
 check "page-fault stacks" test -s pf.folded
-"$PG" record -e branch-misses --folded bm.folded -- "$PROGS/sample_tree" parse 0.1 >"$T/out" 2>"$T/err"; rc=$?
+"$PG" record -e branch-misses --folded bm.folded -- "$PROGS/sample_tree" parse 1500n >"$T/out" 2>"$T/err"; rc=$?
 if [ $rc = 0 ]; then
   check "branch-misses sampled (PMU present)" grep -q "main;parse" bm.folded
 else
@@ -61,7 +61,7 @@ check "interrupted: exit 130 ($rc)" [ $rc = 130 ]
 check "interrupted: stacks written" grep -q "main;parse;hash" int.folded
 
 # --folded - writes to stdout
-expect_exit 0 "folded to stdout" "$PG" record --folded - -- "$PROGS/sample_tree" parse 0.1
+expect_exit 0 "folded to stdout" "$PG" record --folded - -- "$PROGS/sample_tree" parse 1500n
 contains "$T/out" "main;parse;hash"
 check "stdout holds only folded lines (the command's output went to stderr)" python3 "$(cd "$(dirname "$0")" && pwd)/lib/folded.py" "$T/out" check
 

@@ -44,7 +44,7 @@ at_most "truncated stacks" "$($F thread.folded truncated)" 5
 
 # child processes: sh forks, each child execs another program; every sample
 # resolves against the program mapped at that moment, under its own name.
-record children -- sh -c "$PROGS/sample_tree parse 0.2; $PROGS/sample_lib 0.2; true"
+record children -- sh -c "$PROGS/sample_tree parse 2500n; $PROGS/sample_lib 1200n; true"
 # (the split between the two depends on how much CPU each got: only the sum is exact)
 c1=$($F children.folded share 'main;parse;hash'); c2=$($F children.folded share 'main;lib_work;pgsample_entry;lib_inner')
 at_least "child 1 (sample_tree): main;parse;hash" "$c1" 10
@@ -102,7 +102,7 @@ contains "$T/out.svg" "hash"
 (cd "$T" && mkdir -p d && cd d && "$PG" record -- "$PROGS/sample_tree" parse >/dev/null 2>&1)
 check "default flamegraph.svg" test -s "$T/d/flamegraph.svg"
 # the command's output reaches the user (sample_tree prints one number)
-expect_exit 0 "record shows output" "$PG" record --folded "$T/x.folded" -- "$PROGS/sample_tree" parse 0.1
+expect_exit 0 "record shows output" "$PG" record --folded "$T/x.folded" -- "$PROGS/sample_tree" parse 1500n
 check "child stdout shown" grep -qE '^[0-9]+$' "$T/out"
 
 finish

@@ -1,5 +1,5 @@
 /* sample_lib [SECONDS]: main -> lib_work -> pgsample_entry (libpgsample.so) -> lib_inner.
- * SECONDS of wall time (default 0.3), or, written Nn (e.g. 1000n), N calls of lib_work. */
+ * SECONDS of wall time, or, written Nn (e.g. 1000n), N calls of lib_work (default 2000n). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +25,7 @@ __attribute__((noinline)) static unsigned long lib_work(unsigned long x)
 
 int main(int argc, char **argv)
 {
-    const char *arg = argc > 1 ? argv[1] : "0.3";
+    const char *arg = argc > 1 ? argv[1] : "2000n";     /* work, not time: the same samples at any load */
     long calls = *arg && arg[strlen(arg) - 1] == 'n' ? atol(arg) : -1;
     double end = now() + atof(arg);
     unsigned long acc = 1;

@@ -6,10 +6,11 @@
  *   thread   main -> main_work, and a second thread: worker -> thread_work
  *   crash    parse, then SIGSEGV
  * A third argument is the exit status (for the failing-command tests).
- * Each mode runs for SECONDS (default 0.3) of wall time, or, written Nn
- * (e.g. 1000n), makes N calls of its work function per thread: a fixed
- * amount of CPU time, so that the shares of the paths do not depend on how
- * busy the machine is. Every call is noinline and followed by work, so no
+ * Each mode runs for SECONDS of wall time, or, written Nn (e.g. 1000n),
+ * makes N calls of its work function per thread: a fixed amount of CPU
+ * time, so that the number of samples and the shares of the paths do not
+ * depend on how busy the machine is. Without SECONDS, a mode makes its
+ * default number of calls, about 0.2-0.3 s of CPU time on an idle machine. Every call is noinline and followed by work, so no
  * tail call removes a frame. */
 #include <pthread.h>
 #include <signal.h>
@@ -128,11 +129,13 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "parse";
-    double seconds = 0.3;
+    double seconds = 0;
     if (argc > 2 && argv[2][0] && argv[2][strlen(argv[2]) - 1] == 'n')
         calls = atol(argv[2]);
     else if (argc > 2)
         seconds = atof(argv[2]);
+    else    /* work, not time: see the top of this file */
+        calls = !strcmp(mode, "sort") || !strcmp(mode, "recurse") ? 1000 : !strcmp(mode, "thread") ? 600 : 3000;
     end = now() + seconds;
     unsigned long acc = 0;
     long done = 0;
