@@ -144,13 +144,14 @@ contains "$W/summary" "| crunch | instructions (gate) |" "(a) summary table row"
 check "(a) report written where the upload looks" [ -s "$T/wf/perfgate-report.md" ]
 check "(a) the report is the summary's markdown" cmp -s "$T/wf/perfgate-report.md" "$W/summary"
 check "(a) a differential flamegraph" [ -s "$T/wf/perfgate-flamegraphs/crunch.diff.svg" ]
+check "(a) the complete JSON report beside the markdown one" "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d['verdict'] != 'regressed')" "$T/wf/perfgate-report.json"
 check "(a) every path the upload names exists" "$PY" - "$W/result.json" "$T/wf" <<'PY'
 import json, os, sys
 d = json.load(open(sys.argv[1]))
 up = [u for u in d["skipped_uses"] if u["uses"] == "actions/upload-artifact@v4"][0]["with"]
 paths = [p for p in up["path"].split("\n") if p.strip()]
 print(paths)
-sys.exit(not (len(paths) == 2 and all(os.path.exists(os.path.join(sys.argv[2], p)) for p in paths)))
+sys.exit(not (len(paths) == 3 and all(os.path.exists(os.path.join(sys.argv[2], p)) for p in paths)))
 PY
 check "(a) the only annotation is the action's: it names the regression" [ "$(json "$W/result.json" "[a['message'] for a in d['annotations']]")" = \
   "['regression: regressed -- 1 regressed of 1 benchmark compared']" ]
