@@ -68,7 +68,7 @@ else
   chmod -R a+rX "$T/st"; chmod 777 "$T/st/logs"; chmod 555 "$T/st/results/nocommit"
   expect_exit 2 "read-only store: refused before measuring" as_user env TMPDIR="$T/tmp" "$PG" run --backend valgrind --store "$T/st" -- "${bench[@]}"
   contains "$T/err" "cannot store results"
-  contains "$T/err" "$T/st/results/nocommit"
+  contains "$T/err" "$T/st/results"   # the directory it cannot write in
   check "read-only: nothing measured" test ! -e "$mark"
   check "read-only: store file untouched" cmp -s "$ro" "$T/ro-before.json"
   chmod 755 "$T/st/results/nocommit"
