@@ -341,11 +341,12 @@ static int append_step_summary(const pg_comparison *c, const opts *o)
     if (rc < 0)
         return rc;
     FILE *f = fopen(path, "a");
-    if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
+    int ok = f && fwrite(text, 1, len, f) == len;
+    /* fclose once, whatever the write gave: a second fclose is undefined */
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
         rc = pg_error_errno(PG_EIO, "cannot append to GITHUB_STEP_SUMMARY file %s", path);
-        if (f)
-            fclose(f);
-    }
     free(text);
     return rc;
 }
