@@ -42,6 +42,7 @@ struct pg_stackrec {
     pg_sampler *s;
     pg_profile *p;
     int rc;                     /* the first error while the child ran */
+    int rc_unwinder;            /* rc came from the unwinding thread (message in u.err) */
     pg_folded *out;
     unwinder u;
 };
@@ -131,7 +132,9 @@ static int unwinder_stop(pg_stackrec *r)
     u->started = u->stop = 0;
     pg_sampler_release(r->s, u->done);
     u->done = NULL;
-    int rc = u->rc < 0 ? pg_error_set(u->rc, "%s", u->err) : 0;
+    /* The message stays in u->err: pg_stackrec_end sets it only when this is
+     * the error it returns, so a spawn's or a drain's own message survives. */
+    int rc = u->rc;
     u->rc = 0;
     return rc;
 }
@@ -173,7 +176,7 @@ const char *pg_stackrec_note(const pg_stackrec *r)
 int pg_stackrec_begin(pg_stackrec *r, char ***argv_out, char *const *argv, int cpu, pg_folded *out)
 {
     end_run(r);
-    r->rc = 0;
+    r->rc = r->rc_unwinder = 0;
     r->out = out;
     if (r->o.backend == PG_BACKEND_VALGRIND) {
         int rc = pg_callgrind_wrap(r->vg, &r->argv, argv, r->tmp.path);
@@ -214,7 +217,7 @@ int pg_stackrec_readable(pg_stackrec *r)
         u->done = NULL;
         busy = u->todo != NULL;
         if (u->rc < 0 && r->rc == 0)
-            r->rc = u->rc;
+            r->rc = r->rc_unwinder = u->rc;     /* its message is in u->err */
         pthread_mutex_unlock(&u->mu);
     }
     if (busy || r->rc != 0 || pg_sampler_pending(r->s) <= r->o.sampler.flush_bytes)
@@ -258,13 +261,15 @@ int pg_stackrec_end(pg_stackrec *r, int ran, pg_stackrec_stats *stats)
     } else if (r->s) {
         double t0 = now_ns();
         int urc = unwinder_stop(r);
-        if (stats) {    /* the stacks built so far, all by the unwinding thread */
+        if (stats) {    /* the stacks built before the run ended (by the unwinding thread, or inline) */
             pg_profile_stats during;
             pg_profile_stats_get(r->p, &during);
             stats->early = during.samples;
         }
         if (ran) {
             rc = r->rc < 0 ? r->rc : urc;
+            if (rc < 0 && (r->rc == 0 || r->rc_unwinder))
+                pg_error_set(rc, "%s", r->u.err);
             if (rc == 0)
                 rc = pg_sampler_finish(r->s);
             if (rc == 0)

@@ -149,6 +149,8 @@ static int open_logs(run_state *st, run_args *a, const pg_ctx *ctx)
 {
     if (st->have_store) {
         snprintf(st->logdir, sizeof st->logdir, "%s/logs", ctx->store);
+        /* What a killed perfgate left goes first: it may be what fills the store. */
+        pg_leftovers_sweep(ctx->store);
         /* A read-only or full store, or a store document that cannot be
          * appended to, is an environment error before anything runs:
          * measuring first would lose the measurements. */
@@ -156,11 +158,11 @@ static int open_logs(run_state *st, run_args *a, const pg_ctx *ctx)
         if (rc < 0)
             return rc;
     } else {
+        pg_leftovers_sweep(NULL);     /* what a killed perfgate left in TMPDIR */
         int rc = pg_mkdtemp(st->logdir, sizeof st->logdir, "perfgate-logs-");
         if (rc < 0)
             return rc;
     }
-    pg_leftovers_sweep(st->have_store ? ctx->store : NULL);     /* what a killed perfgate left */
     a->ro.log_dir = st->logdir;
     a->ro.progress = isatty(2);
     a->ro.out = a->json ? NULL : stdout;

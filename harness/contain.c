@@ -254,6 +254,10 @@ static void watchdog_main(int sock)
     for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
         signal(ignored[i], SIG_IGN);
     prctl(PR_SET_NAME, "perfgate-watch");
+    /* The socket out of 0..2 first: perfgate may have started with a standard
+     * stream closed, and the dup2s below would replace it. */
+    if (sock < 3 && (sock = fcntl(sock, F_DUPFD, 3)) < 0)
+        _exit(1);
     /* Hold none of perfgate's files: a pipe a caller waits on must close when perfgate exits. */
     int null = open("/dev/null", O_RDWR);
     if (null >= 0) {
@@ -381,11 +385,13 @@ static size_t mark_descendants(proc_ent *v, size_t n, pid_t root)
         return 0;
     for (size_t i = 0; i < n; i++) {
         pid_t p = v[i].ppid;
-        for (int depth = 0; p > 1 && depth < 64; depth++) {
-            if (p == root) {
+        for (int depth = 0; p > 0 && depth < 64; depth++) {
+            if (p == root) {    /* tested first: perfgate may itself be PID 1 (a container) */
                 mark[i] = v[i].pid != wd_pid;
                 break;
             }
+            if (p == 1)
+                break;
             size_t j = 0;
             while (j < n && v[j].pid != p)
                 j++;

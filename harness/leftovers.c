@@ -1,5 +1,6 @@
 /* harness/leftovers.c — see leftovers.h. */
 #include "harness/leftovers.h"
+#include "util/error.h"
 #include "util/fileio.h"
 #include "util/owned_dir.h"
 
@@ -48,8 +49,11 @@ static int referenced(const walk *w, const char *run)
     snprintf(needle, sizeof needle, "\"stacks/%s/%s/%s/", w->commit, w->machine, run);
     char *text = NULL;
     size_t len;
-    if (pg_file_read(&text, &len, path) < 0)
-        return 0;
+    int rc = pg_file_read(&text, &len, path);
+    if (rc < 0) {
+        pg_error_clear();
+        return rc != PG_ENOTFOUND;  /* unreadable is not unreferenced: when unsure, keep */
+    }
     int found = strstr(text, needle) != NULL;
     free(text);
     return found;

@@ -170,7 +170,7 @@ static void child_main(const pg_spawn_opts *o, pid_t parent, int gopipe, int err
     sigprocmask(SIG_SETMASK, &none, NULL);
     pg_contain_child(parent);
 
-    int devnull = open("/dev/null", O_RDWR);
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);   /* its dup2 copies stay; it does not */
     if (devnull < 0 || dup2(devnull, 0) < 0)
         child_fail(errpipe, STAGE_SETUP);
     if (dup2(outfd >= 0 ? outfd : devnull, 1) < 0 || dup2(errfd, 2) < 0)

@@ -28,9 +28,13 @@ int pg_store_check_writable(const char *root)
     /* A few pages, synced: a store with no room left fails here, not after the measuring. */
     static const char page[4096];
     int rc = 0;
-    for (int i = 0; i < 4 && rc == 0; i++)
-        if (write(fd, page, sizeof page) != (ssize_t)sizeof page)
+    for (int i = 0; i < 4 && rc == 0; i++) {
+        ssize_t w = write(fd, page, sizeof page);
+        if (w >= 0 && w < (ssize_t)sizeof page)
+            errno = ENOSPC;     /* a short write sets no errno: the file system is full */
+        if (w != (ssize_t)sizeof page)
             rc = pg_error_errno(PG_EIO, "cannot store results in %s: cannot write in %s", root, dir);
+    }
     if (rc == 0 && fsync(fd) < 0)
         rc = pg_error_errno(PG_EIO, "cannot store results in %s: cannot write in %s", root, dir);
     close(fd);
