@@ -79,7 +79,7 @@ int pg_gbench_parse_dump(int *part, int *trigger, unsigned long long *ir, const 
             errno = 0;
             *ir = strtoull(p, &end, 10);
             if (end == p || errno)
-                return pg_error_set(PG_EINVAL, "%s: unreadable %.8s line", path, line);
+                return pg_error_set(PG_EINVAL, "%s: unreadable %s line", path, line[0] == 's' ? "summary" : "totals");
             have_ir = 1;
         }
         line = nl ? nl + 1 : NULL;
