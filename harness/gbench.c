@@ -28,11 +28,17 @@ int pg_gbench_is_executable(const char *path)
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
         void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p != MAP_FAILED) {
-            /* Linked statically, the library's flag names are in the file;
-             * dynamically, its mangled symbols (namespace "benchmark") are. */
-            static const char *const marks[] = {"benchmark_list_tests", "_ZN9benchmark8internal", NULL};
-            for (const char *const *m = marks; *m && !found; m++)
-                found = memmem(p, (size_t)st.st_size, *m, strlen(*m)) != NULL;
+            /* Linked dynamically, the library's mangled symbols (namespace
+             * benchmark::internal) are in the file; statically, its usage text
+             * too. Spelt backwards here, so perfgate itself is not one. */
+            static const char *const marks[] = {"lanretni8kramhcneb9NZ_", "}eslaf|eurt{=stset_tsil_kramhcneb--", NULL};
+            for (const char *const *m = marks; *m && !found; m++) {
+                char fwd[64];
+                size_t n = strlen(*m);
+                for (size_t i = 0; i < n; i++)
+                    fwd[i] = (*m)[n - 1 - i];
+                found = memmem(p, (size_t)st.st_size, fwd, n) != NULL;
+            }
             munmap(p, (size_t)st.st_size);
         }
     }

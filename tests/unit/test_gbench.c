@@ -1,6 +1,7 @@
 /* Google Benchmark runs (counters/gbench.h): which callgrind dumps are the
  * timed region, and the JSON report's runs, units and counters. */
 #include "counters/gbench.h"
+#include "harness/bench.h"
 #include "util/error.h"
 #include "util/fileio.h"
 
@@ -64,6 +65,7 @@ int main(void)
     CHECK_EQ_INT(seg.n, 2);
     CHECK_EQ_INT(seg.ir[0], 519);
     CHECK_EQ_INT(seg.ir[1], 500);
+    pg_gbench_segments_free(&seg);
     CHECK(rmdir(d) == 0);   /* every dump removed */
 
     /* The report: aggregates skipped, units converted, counters kept. */
@@ -116,5 +118,15 @@ int main(void)
     CHECK_EQ_INT(pg_gbench_parse_json(&rep, NULL, "perf", "hello\n", 6), PG_EINVAL);
     CHECK_EQ_INT(pg_gbench_parse_json(&rep, NULL, "perf", "{\"benchmarks\": []}", 18), PG_EINVAL);
     CHECK_CONTAINS(pg_error_last(), "lists no run");
+
+    /* Recognising a suite: the test suite's one is; this program, which holds
+     * perfgate's code that looks for the library, is not. */
+    const char *progs = getenv("PG_TEST_PROGS");
+    char gb[4096];
+    snprintf(gb, sizeof gb, "%s/gb_demo", progs ? progs : ".");
+    CHECK_EQ_INT(pg_gbench_is_executable(gb), 1);
+    CHECK_EQ_INT(pg_gbench_is_executable("/proc/self/exe"), 0);
+    snprintf(gb, sizeof gb, "%s/work", progs ? progs : ".");
+    CHECK_EQ_INT(pg_gbench_is_executable(gb), 0);
     return pg_check_done();
 }
