@@ -6,10 +6,8 @@
  * the machine both were measured on, and hand report/ two pg_sides. Everything
  * statistical is in report/compare.h; every output format in report/render.h.
  */
-#include "counters/sampler.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
-#include "harness/leftovers.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
@@ -67,30 +65,15 @@ typedef struct input {
     char stacks_base[PATH_MAX];
 } input;
 
-static int parse_threshold(const pg_opt *opt, const char *name, const char *arg)
-{
-    return pg_thresholds_add(opt->dest, arg);
-}
-
-static int parse_gates(const pg_opt *opt, const char *name, const char *arg)
-{
-    return pg_gates_parse(opt->dest, arg);
-}
-
-static int parse_backend(const pg_opt *opt, const char *name, const char *arg)
-{
-    return pg_backend_parse(opt->dest, arg);
-}
-
 /* 0 and A and B; else 1 and the exit status in *status. */
 static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, const char **a, const char **b)
 {
     const pg_opt table[] = {
         PG_OPT_CALLBACK('t', "threshold", "M=PCT", "regression threshold for metric M, like instructions=0.5%\n"
                         "(repeatable; a bare PCT applies to every metric); wins over\n"
-                        "the manifest's thresholds and the defaults (docs/metrics.md)", &o->thresholds, parse_threshold),
+                        "the manifest's thresholds and the defaults (docs/metrics.md)", &o->thresholds, pg_cmd_opt_threshold),
         PG_OPT_CALLBACK('g', "gate", "LIST", "metrics that decide the verdict (default: instructions)", &o->gates,
-                        parse_gates),
+                        pg_cmd_opt_gates),
         PG_OPT_CHOICE('f', "format", "F", "text (default), markdown, json or junit", &o->format, formats),
         PG_OPT_STRING('o', "output", "FILE", "write the report to FILE (atomically) instead of stdout", &o->output),
         PG_OPT_STRING(0, "flamegraph", "DIR", "differential flamegraphs of regressed benchmarks that have\n"
@@ -101,7 +84,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_STRING(0, "bench", "PATH", "with --run-missing: the benchmark directory, relative to the\n"
                       "work tree root (default: bench)", &o->bench),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure with B, and compare\n"
-                        "only results B measured", &o->backend, parse_backend),
+                        "only results B measured", &o->backend, pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "with --run-missing: measured runs per benchmark", &o->repeat, 1, INT_MAX),
         PG_OPT_INT(0, "sample", "HZ", "with --run-missing: also sample stacks (function tables, flamegraphs)",
                    &o->sample_freq, 1, 1000000, .flags = PG_OPT_OPTARG, .seen = &o->sample,
@@ -200,24 +183,12 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
         return rc;
     }
     const char *commits[2];
-    size_t n = 0;
-    for (int i = 0; i < 2; i++) {
-        if (in[i]->is_file || has_run(&in[i]->runs, sess.machine.id, pg_backend_name(sess.backend)))
-            continue;
-        if (n == 1 && !strcmp(commits[0], in[i]->commit))
-            continue;   /* compare X X */
-        commits[n++] = in[i]->commit;
-    }
-    if (n > 0) {
-        char logdir[PATH_MAX + 16];
-        snprintf(logdir, sizeof logdir, "%s/logs", root);
-        pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
-                          .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
-                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
-        pg_leftovers_sweep(root);   /* what a killed perfgate left */
-        /* (pg_revisions_measure checks the store before measuring anything) */
-        rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);
-    }
+    size_t n = 0, measured;
+    for (int i = 0; i < 2; i++)
+        if (!in[i]->is_file)
+            commits[n++] = in[i]->commit;
+    pg_missing_opts mo = {.bench_dir = o->bench, .repeat = o->repeat, .sample = o->sample, .sample_freq = o->sample_freq};
+    rc = pg_revisions_measure_missing(&measured, repo, commits, n, &sess, &mo, root);
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {
         if (in[i]->is_file)

@@ -57,11 +57,6 @@ typedef struct run_state {
     int dirty, have_commit, have_store, stored, nfailed;
 } run_state;
 
-static int parse_backend(const pg_opt *opt, const char *name, const char *arg)
-{
-    return pg_backend_parse(opt->dest, arg);
-}
-
 /* 0, or 1 with the exit status in *status. */
 static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **argv)
 {
@@ -76,7 +71,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_SET_INT(0, "no-pin", "do not pin", &a->ro.cpu, -2),
         PG_OPT_LIST('e', "events", "LIST", "perf events, comma-separated libpfm4 names (repeatable)\n"
                     "(default instructions,cycles,cache-misses,branch-misses)", &a->events),
-        PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &a->backend, parse_backend),
+        PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &a->backend, pg_cmd_opt_backend),
         PG_OPT_SET_INT(0, "all-events", "count kernel-mode too (default: user space only)", &a->user_only, 0),
         PG_OPT_DOUBLE(0, "timeout", "SEC", "kill a benchmark's process group after SEC seconds", &a->ro.timeout, 0,
                       HUGE_VAL, .what = "a number of seconds > 0"),

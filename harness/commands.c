@@ -1,5 +1,7 @@
 #include "harness/commands.h"
+#include "counters/backend.h"
 #include "harness/store.h"
+#include "report/threshold.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -14,12 +16,14 @@ int pg_cmd_show(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_record(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
 
 const pg_command pg_commands[] = {
     {"run", pg_cmd_run, PG_CMD_STORE, "measure benchmarks and store the results under the current commit"},
     {"compare", pg_cmd_compare, PG_CMD_STORE, "compare two commits' results: verdicts, exit 1 on a regression"},
     {"show", pg_cmd_show, PG_CMD_STORE, "print the results stored for a commit (default HEAD)"},
+    {"bisect", pg_cmd_bisect, PG_CMD_STORE, "find the first commit between two that regressed (binary search)"},
     {"record", pg_cmd_record, 0, "sample one command's stacks and write a flamegraph"},
     {"flamegraph", pg_cmd_flamegraph, 0, "render folded stacks (or the difference of two) as SVG"},
     {"doctor", pg_cmd_doctor, 0, "say which backends and events work on this machine, and why not"},
@@ -67,6 +71,24 @@ int pg_cmd_parse(int *status, pg_ctx *ctx, const pg_opt_cmd *spec, const pg_opt 
     int rc = pg_opt_parse(&ctx->args, spec, all, argc, argv);
     *status = rc > 0 ? PG_EXIT_OK : rc < 0 ? pg_die_last() : PG_EXIT_OK;
     return rc != 0;
+}
+
+int pg_cmd_opt_threshold(const pg_opt *opt, const char *name, const char *arg)
+{
+    (void)name;
+    return pg_thresholds_add(opt->dest, arg);
+}
+
+int pg_cmd_opt_gates(const pg_opt *opt, const char *name, const char *arg)
+{
+    (void)name;
+    return pg_gates_parse(opt->dest, arg);
+}
+
+int pg_cmd_opt_backend(const pg_opt *opt, const char *name, const char *arg)
+{
+    (void)name;
+    return pg_backend_parse(opt->dest, arg);
 }
 
 /* A lookup's result, kept so that a second call gives the same answer. */

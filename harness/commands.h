@@ -75,6 +75,12 @@ int pg_command_exec(const pg_command *cmd, int argc, char **argv);
  *         return status; */
 int pg_cmd_parse(int *status, pg_ctx *ctx, const pg_opt_cmd *spec, const pg_opt *opts, int argc, char **argv);
 
+/* Option callbacks (PG_OPT_CALLBACK) several commands share: -t M=PCT into a
+ * pg_thresholds, --gate LIST into a pg_gates, --backend B into a pg_backend_kind. */
+int pg_cmd_opt_threshold(const pg_opt *opt, const char *name, const char *arg);
+int pg_cmd_opt_gates(const pg_opt *opt, const char *name, const char *arg);
+int pg_cmd_opt_backend(const pg_opt *opt, const char *name, const char *arg);
+
 /* The repository of the current directory, looked up on the first call: 0 with
  * ctx->repo and ctx->workdir set, or the same error (message set) on every call. */
 int pg_ctx_repo(pg_ctx *ctx);

@@ -129,6 +129,59 @@ void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commi
     git_commit_free(c);
 }
 
+int pg_repo_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *r, const char *from,
+                          const char *to)
+{
+    *out = NULL;
+    *n = 0;
+    git_oid stop, oid;
+    if (git_oid_fromstr(&stop, from) < 0 || git_oid_fromstr(&oid, to) < 0)
+        return pg_error_set(PG_EINVAL, "not commit ids: %s, %s", from, to);
+    char (*v)[PG_OID_HEXSZ + 1] = NULL;
+    unsigned long len = 0, cap = 0;
+    int rc = 0;
+    /* Walked from `to` backwards, reversed at the end. */
+    while (!git_oid_equal(&oid, &stop)) {
+        git_commit *c = NULL;
+        if (git_commit_lookup(&c, r->repo, &oid) < 0) {
+            rc = pg_error_set(PG_ENOTFOUND, "commit %s not found: %s", git_oid_tostr_s(&oid), git_msg());
+            break;
+        }
+        if (len == cap) {
+            cap = cap ? 2 * cap : 64;
+            void *nv = realloc(v, cap * sizeof *v);
+            if (!nv) {
+                git_commit_free(c);
+                rc = pg_error_set(PG_ENOMEM, "out of memory");
+                break;
+            }
+            v = nv;
+        }
+        git_oid_tostr(v[len++], PG_OID_HEXSZ + 1, &oid);
+        const git_oid *parent = git_commit_parentcount(c) ? git_commit_parent_id(c, 0) : NULL;
+        if (parent)
+            oid = *parent;
+        git_commit_free(c);
+        if (!parent) {
+            rc = pg_error_set(PG_EINVAL, "%.12s is not a first-parent ancestor of %.12s", from, to);
+            break;
+        }
+    }
+    if (rc < 0) {
+        free(v);
+        return rc;
+    }
+    for (unsigned long i = 0; i < len / 2; i++) {
+        char t[PG_OID_HEXSZ + 1];
+        memcpy(t, v[i], sizeof t);
+        memcpy(v[i], v[len - 1 - i], sizeof t);
+        memcpy(v[len - 1 - i], t, sizeof t);
+    }
+    *out = v;
+    *n = len;
+    return 0;
+}
+
 int pg_repo_export(pg_repo *r, const char *commit, const char *dir)
 {
     git_oid oid;

@@ -34,6 +34,12 @@ int pg_repo_resolve(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *rev);
 /* The commit's one-line summary into buf ("" when unknown). */
 void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commit);
 
+/* The first-parent chain from `from` (excluded) to `to` (included), oldest
+ * first, into a malloc'd array of *n commit ids (free() it). `from` must be
+ * `to` or a first-parent ancestor of it: else PG_EINVAL naming both. */
+int pg_repo_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *r, const char *from,
+                          const char *to);
+
 /* Writes the tree of `commit` into the empty directory `dir` (a detached
  * checkout for building an older revision; the caller removes it). */
 int pg_repo_export(pg_repo *r, const char *commit, const char *dir);

@@ -46,15 +46,11 @@ int main(int argc, char **argv)
     const pg_command *c = pg_command_find(cmd);
     if (c)
         return pg_command_exec(c, argc - 1, argv + 1);
-    const char *near = NULL;
-    size_t best = 3;
-    for (size_t i = 0; i < pg_ncommands; i++) {
-        size_t d = pg_str_distance(cmd, pg_commands[i].name);
-        if (d < best) {
-            best = d;
-            near = pg_commands[i].name;
-        }
-    }
+    const char *names[32];
+    size_t n = 0;
+    for (size_t i = 0; i < pg_ncommands && n < sizeof names / sizeof *names; i++)
+        names[n++] = pg_commands[i].name;
+    const char *near = pg_str_closest(cmd, names, n);
     if (near)
         pg_text_warn("'%s' is not a perfgate command (did you mean '%s'?); see 'perfgate --help'", cmd, near);
     else

@@ -1,5 +1,7 @@
 /* harness/revisions.c — see revisions.h. */
 #include "harness/revisions.h"
+#include "counters/sampler.h"
+#include "harness/leftovers.h"
 #include "harness/store.h"
 #include "harness/spawn.h"
 #include "harness/stacks.h"
@@ -116,5 +118,55 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
     free(sides);
     if (rc == 0 && nfailed)
         fprintf(stderr, "perfgate: %d benchmark run%s failed while measuring (see the comparison)\n", nfailed, nfailed == 1 ? "" : "s");
+    return rc;
+}
+
+/* A run of `machine_id` measured by `backend` is among those stored for `commit`. */
+static int has_stored_run(int *yes, const char *store_root, const char *commit, const char *machine_id,
+                          const char *backend)
+{
+    pg_rundoc_list runs = {0};
+    *yes = 0;
+    int rc = pg_store_load(&runs, store_root, commit);
+    if (rc == PG_ENOTFOUND) {
+        pg_error_clear();
+        rc = 0;
+    }
+    for (size_t i = 0; i < runs.n && !*yes; i++)
+        *yes = !strcmp(runs.v[i].machine.id, machine_id) && !strcmp(runs.v[i].backend, backend);
+    pg_rundoc_list_free(&runs);
+    return rc;
+}
+
+int pg_revisions_measure_missing(size_t *measured, pg_repo *repo, const char *const *commits, size_t n,
+                                 pg_session *sess, const pg_missing_opts *o, const char *store_root)
+{
+    *measured = 0;
+    const char **todo = calloc(n ? n : 1, sizeof *todo);
+    if (!todo)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    int rc = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        int dup = 0, stored = 0;
+        for (size_t j = 0; j < k && !dup; j++)
+            dup = !strcmp(todo[j], commits[i]);
+        if (!dup)
+            rc = has_stored_run(&stored, store_root, commits[i], sess->machine.id, pg_backend_name(sess->backend));
+        if (rc == 0 && !dup && !stored)
+            todo[k++] = commits[i];
+    }
+    if (rc == 0 && k > 0) {
+        char logdir[PATH_MAX + 16];
+        snprintf(logdir, sizeof logdir, "%s/logs", store_root);
+        pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
+                          .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
+                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
+        pg_leftovers_sweep(store_root);   /* what a killed perfgate left */
+        rc = pg_revisions_measure(repo, todo, k, o->bench_dir ? o->bench_dir : "bench", sess, &ro, store_root);
+        if (rc == 0)
+            *measured = k;
+    }
+    free(todo);
     return rc;
 }

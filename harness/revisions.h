@@ -22,4 +22,19 @@
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
                          pg_session *sess, const pg_run_opts *ro, const char *store_root);
 
+/* What `--run-missing` measures with (compare and bisect alike). */
+typedef struct pg_missing_opts {
+    const char *bench_dir;      /* relative to the work tree root; NULL: "bench" */
+    int repeat;                 /* measured runs per benchmark; <= 0: manifest or backend default */
+    int sample;                 /* also record stacks */
+    unsigned long sample_freq;  /* Hz; 0: PG_SAMPLE_FREQ_DEFAULT */
+} pg_missing_opts;
+
+/* Measures those of the `n` commits that have no run of `sess`'s machine and
+ * backend in the store (each at most once, all in one interleaved batch), and
+ * sets *measured to how many that was. Sweeps what a killed perfgate left in
+ * the store first. The caller reloads the results. */
+int pg_revisions_measure_missing(size_t *measured, pg_repo *repo, const char *const *commits, size_t n,
+                                 pg_session *sess, const pg_missing_opts *o, const char *store_root);
+
 #endif

@@ -23,3 +23,17 @@ size_t pg_str_distance(const char *a, const char *b)
     }
     return prev[lb];
 }
+
+const char *pg_str_closest(const char *typed, const char *const *names, size_t n)
+{
+    const char *near = NULL;
+    size_t best = 3;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = pg_str_distance(typed, names[i]);
+        if (d < best) {
+            best = d;
+            near = names[i];
+        }
+    }
+    return near;
+}

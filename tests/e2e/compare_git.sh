@@ -7,19 +7,8 @@
 # stored counts; then the same comparison from a fresh clone with
 # --run-missing, which builds and measures both commits in temporary trees.
 . "$(dirname "$0")/lib/common.sh"
-command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "no C compiler: skipped"; exit 77; }
-
 R=$T/repo
-make_repo "$R"
-mkdir -p "$R/bench"
-cat > "$R/bench/perfgate.json" <<'JSON'
-{ "build": "cc -O1 -g -fno-inline -o bench/prog bench/prog.c",
-  "benchmarks": [
-    { "name": "mixer",  "command": ["./prog", "mix"] },
-    { "name": "steady", "command": ["./prog", "steady"] } ] }
-JSON
-echo prog > "$R/bench/.gitignore"
+make_bench_repo "$R"
 write_prog() {  # MIX_N OTHER_N [COMMENT]
   cat > "$R/bench/prog.c" <<C
 #include <stdio.h>

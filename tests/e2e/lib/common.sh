@@ -50,6 +50,24 @@ make_repo() {
   git -C "$dir" commit -q -m init
 }
 
+# A repository at $1 whose bench/perfgate.json builds bench/prog from
+# bench/prog.c (the caller writes it and commits) and runs "mixer" (./prog mix)
+# and "steady" (./prog steady), measured with valgrind; exits 77 (skipped)
+# without valgrind or a C compiler.
+make_bench_repo() {
+  command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
+  command -v cc >/dev/null || { echo "no C compiler: skipped"; exit 77; }
+  make_repo "$1"
+  mkdir -p "$1/bench"
+  cat > "$1/bench/perfgate.json" <<'JSON'
+{ "build": "cc -O1 -g -fno-inline -o bench/prog bench/prog.c",
+  "benchmarks": [
+    { "name": "mixer",  "command": ["./prog", "mix"] },
+    { "name": "steady", "command": ["./prog", "steady"] } ] }
+JSON
+  echo prog > "$1/bench/.gitignore"
+}
+
 finish() {
   echo "$pass passed, $fail failed"
   [ "$fail" -eq 0 ]

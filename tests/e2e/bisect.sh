@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# perfgate bisect on a real repository of 10 commits whose benchmark is built
+# by its manifest and measured with valgrind (exact counts, --repeat 1): one
+# commit adds ~3% instructions to one function, and bisect names it in at most
+# ceil(log2 N)+1 steps, measuring each commit it needs once; a second bisect
+# measures nothing. Then the exit-1 cases (BAD does not regress; a change
+# spread over two commits, none past the threshold alone) and the exit-2 ones.
+. "$(dirname "$0")/lib/common.sh"
+R=$T/repo
+make_bench_repo "$R"
+write_prog() {  # MIX_N
+  cat > "$R/bench/prog.c" <<C
+#include <stdio.h>
+#include <string.h>
+__attribute__((noinline)) static unsigned long mix(unsigned long x, long n)
+{
+    for (long i = 0; i < n; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }
+    return x;
+}
+int main(int argc, char **argv)
+{
+    unsigned long x = 88172645463325252UL;
+    x = mix(x, argc > 1 && !strcmp(argv[1], "mix") ? $1 : 1000);
+    printf("%lu\n", x & 0xff);
+    return 0;
+}
+C
+}
+commit() { git -C "$R" add -A && git -C "$R" commit -q -m "$1" && git -C "$R" rev-parse HEAD; }
+c=()
+write_prog 100000; c[0]=$(commit "benchmark")
+for i in 1 2 3 4 5 6 7 8 9; do
+  if [ $i = 6 ]; then write_prog 103000; else echo "change $i" >> "$R/README"; fi
+  c[$i]=$(commit "$([ $i = 6 ] && echo "mix: 3% more iterations" || echo "docs: change $i")")
+done
+cd "$R"
+BIS=("$PG" bisect --backend valgrind --repeat 1)
+
+# 9 commits after GOOD: ceil(log2 9) = 4; BAD's step plus the search's.
+expect_exit 0 "bisect names the regressing commit" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench mixer
+cp "$T/out" first.out
+contains first.out "bisect: 9 commits after GOOD ${c[0]:0:12} up to BAD ${c[9]:0:12}"
+contains first.out "step 1: ${c[9]:0:12} regressed (measured)"
+contains first.out "first regressing commit: ${c[6]} mix: 3% more iterations"
+cat first.out     # the steps, for the log
+steps=$(grep -c '^step ' first.out)
+check "at most ceil(log2 9)+1 = 5 steps (took $steps)" [ "$steps" -le 5 ]
+contains first.out "bisect: $steps steps for 9 commits (ceil(log2 9) = 4); measured $((steps + 1)) commits, the rest were stored"
+check "each measured commit built once ($(grep -c 'building:' "$T/err") builds)" [ "$(grep -c 'building:' "$T/err")" = $((steps + 1)) ]
+# The deltas printed are compare's exact ones.
+expect_exit 1 "compare parent and found" "$PG" compare "${c[5]}" "${c[6]}" --backend valgrind --format json
+delta=$(json "$T/out" "int(d['benchmarks'][0]['metrics'][0]['delta'])")
+check "mixer's delta is positive ($delta)" [ "$delta" -gt 0 ]
+contains first.out "  mixer instructions: "
+contains first.out "(+$(python3 -c "print('{:,}'.format($delta))"), +"
+contains first.out ") against its parent ${c[5]:0:12}"
+contains first.out ") against GOOD"
+lacks first.out "steady instructions:" "only the benchmark asked for"
+
+# Again: every result is stored, nothing is measured.
+expect_exit 0 "second bisect" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench mixer
+contains "$T/out" "first regressing commit: ${c[6]}"
+contains "$T/out" "measured 0 commits, the rest were stored"
+lacks "$T/out" "(measured)"
+lacks "$T/err" "building"
+# Without --bench: the comparison's verdict (any benchmark regressing); same answer.
+expect_exit 0 "bisect without --bench" "${BIS[@]}" "${c[0]}" HEAD
+contains "$T/out" "first regressing commit: ${c[6]}"
+
+# Exit 1: BAD does not regress against GOOD.
+expect_exit 1 "BAD not regressed" "${BIS[@]}" "${c[0]}" "${c[5]}"
+contains "$T/out" "BAD ${c[5]:0:12} does not regress against GOOD ${c[0]:0:12}: nothing to bisect"
+# Exit 1: two commits of ~3% each with a threshold between one and both.
+write_prog 106090; c[10]=$(commit "mix: 3% more again")
+expect_exit 1 "a regression spread over two commits" "${BIS[@]}" "${c[0]}" "${c[10]}" --threshold instructions=4%
+contains "$T/out" "no single commit explains the regression: ${c[10]:0:12}"
+contains "$T/out" "but not against its parent ${c[9]:0:12} (unchanged)"
+
+# Exit 2: bad input, named.
+expect_exit 2 "unknown revision" "${BIS[@]}" "${c[0]}" no-such-branch
+contains "$T/err" "unknown revision 'no-such-branch'"
+expect_exit 2 "GOOD after BAD" "${BIS[@]}" "${c[9]}" "${c[0]}"
+contains "$T/err" "GOOD must be an ancestor of BAD on its first-parent line"
+expect_exit 2 "the same commit" "${BIS[@]}" HEAD HEAD
+contains "$T/err" "nothing to bisect"
+expect_exit 2 "unknown benchmark" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench mixr
+contains "$T/err" "perfgate: --bench 'mixr': no such benchmark in GOOD's results (did you mean 'mixer'?)"
+expect_exit 2 "unknown metric" "${BIS[@]}" "${c[0]}" "${c[9]}" --gate instrucions
+contains "$T/err" "perfgate: --gate 'instrucions': no such metric in GOOD's results (did you mean 'instructions'?)"
+expect_exit 2 "one revision" "${BIS[@]}" "${c[0]}"
+contains "$T/err" "bisect takes two revisions, GOOD and BAD (got 1)"
+
+finish
