@@ -4,11 +4,12 @@
 # commit adds ~3% instructions to one function, and bisect names it in at most
 # ceil(log2 N)+1 steps, measuring each commit it needs once; a second bisect
 # measures nothing. Then the exit-1 cases (BAD does not regress; a change
-# spread over two commits, none past the threshold alone) and the exit-2 ones.
+# spread over two commits, none past the threshold alone) and the exit-2 ones,
+# all from the results the first bisect stored: 5 commits measured in all.
 . "$(dirname "$0")/lib/common.sh"
 R=$T/repo
 make_bench_repo "$R"
-write_prog() {  # MIX_N
+write_prog() {  # MIX_N STEADY_N
   cat > "$R/bench/prog.c" <<C
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +21,7 @@ __attribute__((noinline)) static unsigned long mix(unsigned long x, long n)
 int main(int argc, char **argv)
 {
     unsigned long x = 88172645463325252UL;
-    x = mix(x, argc > 1 && !strcmp(argv[1], "mix") ? $1 : 1000);
+    x = mix(x, argc > 1 && !strcmp(argv[1], "mix") ? $1 : $2);
     printf("%lu\n", x & 0xff);
     return 0;
 }
@@ -28,10 +29,15 @@ C
 }
 commit() { git -C "$R" add -A && git -C "$R" commit -q -m "$1" && git -C "$R" rev-parse HEAD; }
 c=()
-write_prog 100000; c[0]=$(commit "benchmark")
+# c6 adds 3% to "mixer"'s loop; "steady" grows by about a third at c5 and
+# again at c6; the other commits change no instruction.
+write_prog 30000 1000; c[0]=$(commit "benchmark")
 for i in 1 2 3 4 5 6 7 8 9; do
-  if [ $i = 6 ]; then write_prog 103000; else echo "change $i" >> "$R/README"; fi
-  c[$i]=$(commit "$([ $i = 6 ] && echo "mix: 3% more iterations" || echo "docs: change $i")")
+  case $i in
+    5) write_prog 30000 5000; c[$i]=$(commit "steady: 5 times the work") ;;
+    6) write_prog 30900 10000; c[$i]=$(commit "mix: 3% more iterations") ;;
+    *) echo "change $i" >> "$R/README"; c[$i]=$(commit "docs: change $i") ;;
+  esac
 done
 cd "$R"
 BIS=("$PG" bisect --backend valgrind --repeat 1)
@@ -55,7 +61,7 @@ contains first.out "  mixer instructions: "
 contains first.out "(+$(python3 -c "print('{:,}'.format($delta))"), +"
 contains first.out ") against its parent ${c[5]:0:12}"
 contains first.out ") against GOOD"
-lacks first.out "steady instructions:" "only the benchmark asked for"
+lacks first.out "steady instructions:" "only the benchmark asked for (steady regressed against GOOD too)"
 
 # Again: every result is stored, nothing is measured.
 expect_exit 0 "second bisect" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench mixer
@@ -63,18 +69,23 @@ contains "$T/out" "first regressing commit: ${c[6]}"
 contains "$T/out" "measured 0 commits, the rest were stored"
 lacks "$T/out" "(measured)"
 lacks "$T/err" "building"
-# Without --bench: the comparison's verdict (any benchmark regressing); same answer.
+# Without --bench: the comparison's verdict, any benchmark regressing: steady's
+# commit, from the same stored results.
 expect_exit 0 "bisect without --bench" "${BIS[@]}" "${c[0]}" HEAD
-contains "$T/out" "first regressing commit: ${c[6]}"
+contains "$T/out" "first regressing commit: ${c[5]} steady: 5 times the work"
+contains "$T/out" "  steady instructions: "
+lacks "$T/out" "mixer instructions:" "mixer did not regress at steady's commit"
+contains "$T/out" "measured 0 commits, the rest were stored"
 
 # Exit 1: BAD does not regress against GOOD.
-expect_exit 1 "BAD not regressed" "${BIS[@]}" "${c[0]}" "${c[5]}"
+expect_exit 1 "BAD not regressed" "${BIS[@]}" "${c[0]}" "${c[5]}" --bench mixer
 contains "$T/out" "BAD ${c[5]:0:12} does not regress against GOOD ${c[0]:0:12}: nothing to bisect"
-# Exit 1: two commits of ~3% each with a threshold between one and both.
-write_prog 106090; c[10]=$(commit "mix: 3% more again")
-expect_exit 1 "a regression spread over two commits" "${BIS[@]}" "${c[0]}" "${c[10]}" --threshold instructions=4%
-contains "$T/out" "no single commit explains the regression: ${c[10]:0:12}"
-contains "$T/out" "but not against its parent ${c[9]:0:12} (unchanged)"
+# Exit 1: steady's two steps of about a third each, with a threshold between one
+# step and both: c6 is the first past it against GOOD, but not against c5.
+expect_exit 1 "a regression spread over two commits" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench steady --threshold instructions=50%
+contains "$T/out" "no single commit explains the regression: ${c[6]:0:12}"
+contains "$T/out" "but not against its parent ${c[5]:0:12} (unchanged)"
+contains "$T/out" "measured 0 commits, the rest were stored"
 
 # Exit 2: bad input, named.
 expect_exit 2 "unknown revision" "${BIS[@]}" "${c[0]}" no-such-branch
@@ -89,5 +100,6 @@ expect_exit 2 "unknown metric" "${BIS[@]}" "${c[0]}" "${c[9]}" --gate instrucion
 contains "$T/err" "perfgate: --gate 'instrucions': no such metric in GOOD's results (did you mean 'instructions'?)"
 expect_exit 2 "one revision" "${BIS[@]}" "${c[0]}"
 contains "$T/err" "bisect takes two revisions, GOOD and BAD (got 1)"
+check "5 commits measured in all ($(ls .perfgate/results | wc -l) stored)" [ "$(ls .perfgate/results | wc -l)" = 5 ]
 
 finish
