@@ -10,6 +10,7 @@
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
 #include "harness/leftovers.h"
+#include "harness/notes.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
@@ -54,7 +55,7 @@ typedef struct opts {
     int format;
     const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
-    int run_missing, cross_machine, verbose, repeat, sample;
+    int run_missing, cross_machine, verbose, repeat, sample, no_notes;
     unsigned long sample_freq;
 } opts;
 
@@ -106,6 +107,8 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_INT(0, "sample", "HZ", "with --run-missing: also sample stacks (function tables, flamegraphs)",
                    &o->sample_freq, 1, 1000000, .flags = PG_OPT_OPTARG, .seen = &o->sample,
                    .what = "a frequency in Hz >= 1"),
+        PG_OPT_FLAG(0, "no-notes", "with --run-missing: store in the local store only, not in git notes",
+                    &o->no_notes),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG('v', "verbose", "text: show every metric, not only gating and changed ones", &o->verbose),
         PG_OPT_END(),
@@ -171,7 +174,7 @@ static int load_input(input *in, pg_ctx *ctx)
     if ((rc = pg_repo_resolve(in->commit, ctx->repo, in->arg)) < 0)
         return pg_error_wrap(rc, "'%s' is neither a result file nor a revision", in->arg);
     snprintf(in->stacks_base, sizeof in->stacks_base, "%s", ctx->store);
-    rc = pg_store_load(&in->runs, ctx->store, in->commit);
+    rc = pg_results_load(&in->runs, ctx->store, ctx->repo, in->commit);
     if (rc == PG_ENOTFOUND) {
         pg_error_clear();
         return 0;
@@ -216,14 +219,14 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
                           .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
         /* (pg_revisions_measure checks the store before measuring anything) */
-        rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);
+        rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root, !o->no_notes);
     }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {
         if (in[i]->is_file)
             continue;
         pg_rundoc_list_free(&in[i]->runs);
-        rc = pg_store_load(&in[i]->runs, root, in[i]->commit);
+        rc = pg_results_load(&in[i]->runs, root, repo, in[i]->commit);
     }
     return rc;
 }
@@ -285,7 +288,7 @@ static int choose_machines(char ida[16], char idb[16], char backend[16], input *
 static int missing_error(const input *in, const char *root)
 {
     return pg_error_set(PG_ENOTFOUND,
-                        "no results stored for %s (%.12s) in %s; measure it with 'git checkout %.12s && perfgate run', "
+                        "no results stored for %s (%.12s) in %s or in " PG_NOTES_REF "; measure it with 'git checkout %.12s && perfgate run', "
                         "or add --run-missing to measure it in a temporary checkout",
                         in->arg, in->commit, root, in->commit);
 }

@@ -7,6 +7,7 @@
 #include "harness/gitrepo.h"
 #include "harness/leftovers.h"
 #include "harness/machine.h"
+#include "harness/notes.h"
 #include "harness/runner.h"
 #include "harness/session.h"
 #include "harness/stacks.h"
@@ -43,7 +44,7 @@ typedef struct run_args {
     char *events;               /* owned by ctx->args */
     const char *filter;
     pg_backend_kind backend;
-    int json, no_store, no_build, user_only;
+    int json, no_store, no_build, user_only, no_notes;
 } run_args;
 
 /* Everything a run holds, released by run_state_free whatever happened. */
@@ -84,6 +85,8 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
                    &a->ro.sample_freq, 1, INT_MAX, .flags = PG_OPT_OPTARG, .seen = &a->ro.sample),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_FLAG(0, "no-store", "measure and print, store nothing", &a->no_store),
+        PG_OPT_FLAG(0, "no-notes", "store in the local store only, not in git notes (" PG_NOTES_REF ")",
+                    &a->no_notes),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
         PG_OPT_CHOICE(0, "format", "F", "text (default) or json (the run document, on stdout)", &a->json, formats),
         PG_OPT_FLAG('v', "verbose", "show backend-specific metrics too", &a->ro.verbose),
@@ -217,7 +220,7 @@ static int measure(run_state *st, const run_args *a)
 }
 
 /* Stores the run document (when there is a store) and prints it or where it went. */
-static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
+static int store_results(run_state *st, const run_args *a, pg_ctx *ctx)
 {
     if (st->have_store) {
         char path[PATH_MAX + 64];
@@ -232,6 +235,8 @@ static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
             if (st->stacks_dir[0] && !access(st->stacks_dir, F_OK))
                 printf("stacks: %s/\n", st->stacks_dir);
         }
+        if (st->have_commit && !a->no_notes)
+            pg_notes_record(ctx->repo, &st->doc);
     } else if (a->ro.sample && !a->json) {
         printf("stacks (not stored): %s/\n", st->stacks_dir);
     }

@@ -47,11 +47,15 @@ static void lib_init(void)
     init_state = 2;
 }
 
-static const char *git_msg(void)
+const char *pg_repo_git_msg(void)
 {
     const git_error *e = git_error_last();
     return e && e->message ? e->message : "unknown libgit2 error";
 }
+
+#define git_msg pg_repo_git_msg
+
+git_repository *pg_repo_git(pg_repo *r) { return r->repo; }
 
 int pg_repo_open(pg_repo **out, const char *path)
 {

@@ -38,4 +38,12 @@ void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commi
  * checkout for building an older revision; the caller removes it). */
 int pg_repo_export(pg_repo *r, const char *commit, const char *dir);
 
+/* The libgit2 repository, for the modules that speak libgit2 themselves
+ * (harness/notes.c, harness/notesync.c). */
+struct git_repository;
+struct git_repository *pg_repo_git(pg_repo *r);
+
+/* libgit2's last error message ("unknown libgit2 error" when none). */
+const char *pg_repo_git_msg(void);
+
 #endif

@@ -1,5 +1,7 @@
 /* harness/results.c — see results.h. */
 #include "harness/results.h"
+#include "harness/notes.h"
+#include "harness/store.h"
 #include "util/array.h"
 #include "util/error.h"
 #include "util/jsonfile.h"
@@ -139,5 +141,23 @@ int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *ma
         rc = collect_run(&c, run, stacks_base);
     }
     pg_strindex_free(&c.index);
+    return rc;
+}
+
+int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo, const char *commit)
+{
+    size_t before = runs->n, added = 0;
+    int rc = store_root && *store_root ? pg_store_load(runs, store_root, commit) : PG_ENOTFOUND;
+    if (rc == PG_ENOTFOUND) {
+        pg_error_clear();
+        rc = 0;
+    }
+    if (rc == 0 && repo)
+        rc = pg_notes_load(runs, &added, repo, commit);
+    if (rc == 0 && runs->n == before)
+        rc = pg_error_set(PG_ENOTFOUND, "no results for %.12s in %s or in %s", commit,
+                          store_root && *store_root ? store_root : "(no store)", PG_NOTES_REF);
+    if (rc < 0)
+        pg_rundoc_list_truncate(runs, before);
     return rc;
 }
