@@ -121,6 +121,19 @@ int pg_repo_resolve(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *rev)
     return 0;
 }
 
+int pg_repo_first_parent(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *commit)
+{
+    git_oid oid;
+    git_commit *c = NULL;
+    if (git_oid_fromstr(&oid, commit) < 0 || git_commit_lookup(&c, r->repo, &oid) < 0)
+        return pg_error_set(PG_ENOTFOUND, "commit %.12s not found", commit);
+    const git_oid *p = git_commit_parentcount(c) ? git_commit_parent_id(c, 0) : NULL;
+    if (p)
+        git_oid_tostr(out, PG_OID_HEXSZ + 1, p);
+    git_commit_free(c);
+    return p ? 0 : pg_error_set(PG_ENOTFOUND, "%.12s has no parent", commit);
+}
+
 void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commit)
 {
     buf[0] = '\0';
