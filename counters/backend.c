@@ -1,5 +1,6 @@
 /* counters/backend.c — backend choice and the pg_meter that unifies them. */
 #include "counters/backend.h"
+#include "util/metrics.h"
 #include "counters/evlist.h"
 #include "counters/valgrind.h"
 #include "util/error.h"
@@ -78,6 +79,7 @@ struct pg_meter {
     pg_valgrind *vg;
     pg_owned_dir outdir;        /* valgrind: cachegrind's output, swept if perfgate is killed */
     char **wrapped;
+    unsigned sims;              /* valgrind: PG_VALGRIND_*_SIM of the next runs */
     char version[96];
     char unav[8][640];
     size_t nunav;
@@ -89,6 +91,7 @@ int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
     if (!m)
         return pg_error_set(PG_ENOMEM, "out of memory");
     m->kind = o->backend;
+    m->sims = PG_VALGRIND_CACHE_SIM | PG_VALGRIND_BRANCH_SIM;
     pg_owned_init(&m->outdir);
     int rc;
     if (m->kind == PG_BACKEND_VALGRIND) {
@@ -137,11 +140,17 @@ int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
         pg_valgrind_argv_free(m->wrapped);
         m->wrapped = NULL;
     }
-    int rc = pg_valgrind_wrap(m->vg, &m->wrapped, argv, m->outdir.path);
+    int rc = pg_valgrind_wrap(m->vg, &m->wrapped, argv, m->outdir.path, m->sims);
     if (rc < 0)
         return rc;
     *out = m->wrapped;
     return 0;
+}
+
+void pg_meter_select(pg_meter *m, pg_metric_set metrics)
+{
+    m->sims = (pg_metric_set_has(metrics, "cache-misses") ? PG_VALGRIND_CACHE_SIM : 0) |
+              (pg_metric_set_has(metrics, "branch-misses") ? PG_VALGRIND_BRANCH_SIM : 0);
 }
 
 int pg_meter_attach(pg_meter *m, pid_t pid)

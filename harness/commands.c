@@ -1,6 +1,7 @@
 #include "harness/commands.h"
 #include "harness/store.h"
 #include "util/error.h"
+#include "util/metrics.h"
 #include "util/text.h"
 
 #include <errno.h>
@@ -129,6 +130,11 @@ int pg_exit_status(int rc)
         return pg_die_last();
     pg_text_warn("%s", pg_error_last());
     return PG_EXIT_INTERRUPT;
+}
+
+int pg_opt_metrics(const pg_opt *opt, const char *name, const char *arg)
+{
+    return pg_metric_set_parse(opt->dest, arg);
 }
 
 int pg_check_cpu(int cpu)
