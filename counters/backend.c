@@ -1,6 +1,5 @@
 /* counters/backend.c — backend choice and the pg_meter that unifies them. */
 #include "counters/backend.h"
-#include "util/metrics.h"
 #include "counters/evlist.h"
 #include "counters/valgrind.h"
 #include "util/error.h"
