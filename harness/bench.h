@@ -13,6 +13,7 @@
 #define PG_HARNESS_BENCH_H
 
 #include "report/threshold.h"
+#include "util/metrics.h"
 
 #include <stddef.h>
 
@@ -34,6 +35,7 @@ typedef struct pg_bench {
     double timeout;     /* <= 0: not set here */
     int has_thresholds; /* the manifest gave "thresholds" for it */
     pg_thresholds thresholds;  /* per metric, percent */
+    pg_metric_set metrics;     /* the manifest's "metrics" for it; 0: not set here */
     char *source;       /* where it came from, for messages */
 } pg_bench;
 
@@ -45,6 +47,7 @@ typedef struct pg_benchset {
     /* manifest "defaults", applied where a benchmark does not set its own */
     int def_repeat, def_warmup;
     double def_timeout;
+    pg_metric_set def_metrics;
     int has_def_thresholds;
     pg_thresholds def_thresholds;
 } pg_benchset;

@@ -59,6 +59,7 @@ typedef struct opts {
     const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
     int run_missing, cross_machine, verbose, repeat, sample, no_notes;
+    pg_metric_set metrics;
     unsigned long sample_freq;
 } opts;
 
@@ -107,6 +108,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure with B, and compare\n"
                         "only results B measured", &o->backend, parse_backend),
         PG_OPT_INT('r', "repeat", "N", "with --run-missing: measured runs per benchmark", &o->repeat, 1, INT_MAX),
+        PG_OPT_CALLBACK(0, "metrics", "LIST", "with --run-missing: " PG_METRICS_HELP, &o->metrics, pg_opt_metrics),
         PG_OPT_INT(0, "sample", "HZ", "with --run-missing: also sample stacks (function tables, flamegraphs)",
                    &o->sample_freq, 1, 1000000, .flags = PG_OPT_OPTARG, .seen = &o->sample,
                    .what = "a frequency in Hz >= 1"),
@@ -279,7 +281,7 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
         char logdir[PATH_MAX + 16];
         snprintf(logdir, sizeof logdir, "%s/logs", root);
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
-                          .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
+                          .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample, .metrics = o->metrics,
                           .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
         /* (pg_revisions_measure checks the store before measuring anything) */

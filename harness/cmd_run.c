@@ -85,6 +85,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_LIST('e', "events", "LIST", "perf events, comma-separated libpfm4 names (repeatable)\n"
                     "(default instructions,cycles,cache-misses,branch-misses)", &a->events),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &a->backend, parse_backend),
+        PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &a->ro.metrics, pg_opt_metrics),
         PG_OPT_SET_INT(0, "all-events", "count kernel-mode too (default: user space only)", &a->user_only, 0),
         PG_OPT_DOUBLE(0, "timeout", "SEC", "kill a benchmark's process group after SEC seconds", &a->ro.timeout, 0,
                       HUGE_VAL, .what = "a number of seconds > 0"),

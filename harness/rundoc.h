@@ -46,6 +46,11 @@ typedef struct pg_rundoc_failure {
     char *stderr_tail;
 } pg_rundoc_failure;
 
+typedef struct pg_rundoc_strings {
+    char **v;
+    size_t n, cap;
+} pg_rundoc_strings;
+
 typedef struct pg_rundoc_bench {
     char *name;
     char **command;         /* NULL-terminated; NULL: none stored */
@@ -62,14 +67,11 @@ typedef struct pg_rundoc_bench {
     char *stacks_weight;    /* "instructions" or "samples" */
     char *stacks_note;      /* what is inexact about them, for subtitles */
     char *stacks_error;     /* why this benchmark has no stacks */
+    pg_rundoc_strings selected_metrics;  /* the metrics asked for (run --metrics, the manifest's
+                                            "metrics"); none: the defaults */
     pg_rundoc_metric *metrics;
     size_t nmetrics, capmetrics;
 } pg_rundoc_bench;
-
-typedef struct pg_rundoc_strings {
-    char **v;
-    size_t n, cap;
-} pg_rundoc_strings;
 
 typedef struct pg_rundoc {
     char *perfgate_version;

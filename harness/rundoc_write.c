@@ -157,6 +157,8 @@ static void put_bench(writer *w, cJSON *arr, const pg_rundoc_bench *bench)
         if (s)
             put_str(w, b, stacks[i].key, s);
     }
+    if (bench->selected_metrics.n)
+        put_strings(w, b, "selected_metrics", &bench->selected_metrics);
     put_num(w, b, "runs", bench->runs);
     put_str(w, b, "status", bench->failed ? "failed" : "ok");
     put_metrics(w, b, bench);

@@ -80,8 +80,8 @@ PY
 R=$T/repo
 make_repo "$R"
 mkdir -p "$R/bench"
-cat > "$R/bench/perfgate.json" <<'JSON'
-{ "build": "cc -O1 -g -o bench/crunch bench/crunch.c",
+cat > "$R/bench/perfgate.json" <<JSON
+{ "build": "cc -O1 -g $(static_flag) -o bench/crunch bench/crunch.c",
   "benchmarks": [ { "name": "crunch", "command": ["./crunch"] } ] }
 JSON
 echo crunch > "$R/bench/.gitignore"

@@ -60,6 +60,7 @@ static void full_doc(pg_rundoc *r)
         pg_rundoc_set(&b->stacks_weight, "samples");
         pg_rundoc_set(&b->stacks_note, "note");
         pg_rundoc_set(&b->stacks_error, "none");
+        pg_rundoc_strings_add(&b->selected_metrics, "instructions");
         pg_rundoc_metric *m;
         pg_rundoc_metric_get(&m, b, "instructions", "count", "perf");
         pg_rundoc_metric_push(m, 123456789012.0, 1);
