@@ -18,7 +18,7 @@ static int load_text(pg_benchset *s, const char *text)
     fputs(text, f);
     fclose(f);
     pg_benchset_init(s);
-    return pg_manifest_load(s, path);
+    return pg_manifest_load(s, path, NULL);
 }
 
 static void expect_error(const char *text, const char *msg)
