@@ -5,7 +5,8 @@
 # it given by an absolute path; `compare --run-missing` builds each revision
 # in its own checkout and gets the exact instruction delta. Also: the store's
 # own .gitignore keeps `git status` clean, and every run's logs are its own.
-# Valgrind backend (exact counts), one run each.
+# The runs use the perf backend (software events are enough), the comparisons
+# valgrind (exact counts), one run each.
 . "$(dirname "$0")/lib/common.sh"
 command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
 command -v cc >/dev/null || { echo "no C compiler: skipped"; exit 77; }
@@ -45,7 +46,7 @@ cat > "$D/perfgate.json" <<'JSON'
 { "build": "mkdir -p build && cc -O1 -o build/prog src/prog.c",
   "benchmarks": [ { "name": "spin", "command": ["./build/prog"] } ] }
 JSON
-expect_exit 0 "run an outside manifest" "$PG" run --backend valgrind "$D/perfgate.json"
+expect_exit 0 "run an outside manifest" "$PG" run --backend perf --repeat 1 --warmup 0 "$D/perfgate.json"
 contains "$T/out" "spin"
 check "built in the work tree" [ -x build/prog ]
 doc=$(ls .perfgate/results/$c1/*.json)
@@ -57,7 +58,7 @@ check "git status is clean after run ($(git status --porcelain | tr '\n' ' '))" 
 
 # Every result keeps its own logs.
 cp "$log1" "$T/log1"
-expect_exit 0 "a second run" "$PG" run --backend valgrind --no-build "$D/perfgate.json"
+expect_exit 0 "a second run" "$PG" run --backend perf --repeat 1 --warmup 0 --no-build "$D/perfgate.json"
 log2=$(json "$doc" "d['runs'][1]['benchmarks'][0]['stdout_log']")
 check "the second run's log is another file ($log2)" [ "$log1" != "$log2" -a -s "$log2" ]
 check "the first run's log is unchanged" cmp -s "$log1" "$T/log1"
