@@ -200,6 +200,7 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
         pg_session_close(&sess);
         return rc;
     }
+    pg_session_tell(&sess);
     const char *commits[2];
     size_t n = 0;
     for (int i = 0; i < 2; i++) {

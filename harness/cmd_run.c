@@ -298,8 +298,10 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
         rc = pg_session_open(&st.sess, a.backend, a.events, a.user_only);
     if (rc == 0)
         rc = select_benchmarks(&st, &a, ctx);
-    if (rc == 0)
+    if (rc == 0) {
+        pg_session_tell(&st.sess);      /* after the benchmarks: bad input is said in one line */
         locate_results(&st, &a, ctx);
+    }
     if (rc == 0)
         rc = choose_cpu(&a.ro);
     /* The store is checked before the build and the measuring, which it would waste. */
