@@ -56,14 +56,32 @@ void pg_benchset_init(pg_benchset *s);
 void pg_benchset_free(pg_benchset *s);
 
 /* Loads a perfgate.json. Errors name the file, the key and its place
- * ("bench/perfgate.json: benchmarks[1].repeat: expected a whole number >= 1"). */
-int pg_manifest_load(pg_benchset *s, const char *path);
-/* The same from text[0..len); `path` names it in messages, and relative paths
- * in it resolve against its directory. */
-int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path);
+ * ("bench/perfgate.json: benchmarks[1].repeat: expected a whole number >= 1").
+ * Relative paths in it ("command"[0], "cwd") resolve against `base`, an
+ * absolute directory; NULL: the manifest's own directory. */
+int pg_manifest_load(pg_benchset *s, const char *path, const char *base);
+/* The same from text[0..len); `path` names it in messages. */
+int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path, const char *base);
 
-/* Adds what a PATH argument names (see above). */
-int pg_bench_discover(pg_benchset *s, const char *path);
+/* Where the benchmarks a PATH names are measured (docs/manifest.md, "Which
+ * paths are whose"). A revision is measured in a checkout of the work tree,
+ * and the manifest of today names that checkout's files:
+ *   - a manifest inside the work tree (tracked or not): its relative paths
+ *     resolve against its directory's counterpart under `root` (made there
+ *     when the revision has no such directory);
+ *   - a manifest outside the work tree: against `root` itself;
+ *   - a directory without a manifest, or an executable, inside the work
+ *     tree: its counterpart under `root` is what is discovered.
+ * The manifest's text is always today's: the file PATH names now. */
+typedef struct pg_bench_place {
+    const char *worktree;   /* the measured repository's work tree root; NULL: no repository */
+    const char *root;       /* that tree for this measurement: `worktree` itself (run),
+                             * or a revision's checkout (compare --run-missing) */
+} pg_bench_place;
+
+/* Adds what a PATH argument names (see above); `at` NULL: outside any
+ * repository, a manifest's paths resolve against its own directory. */
+int pg_bench_discover(pg_benchset *s, const char *path, const pg_bench_place *at);
 
 /* Adds one benchmark running argv (argc > 0). */
 int pg_bench_add_command(pg_benchset *s, char *const *argv, int argc);

@@ -103,8 +103,9 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_FLAG(0, "run-missing", "measure a revision that has no results on this machine: check\n"
                     "it out into a temporary directory, build it with the manifest's\n"
                     "build command, run it (A and B interleaved) and store it", &o->run_missing),
-        PG_OPT_STRING(0, "bench", "PATH", "with --run-missing: the benchmark directory, relative to the\n"
-                      "work tree root (default: bench)", &o->bench),
+        PG_OPT_STRING(0, "bench", "PATH", "with --run-missing: the benchmarks (a manifest, or a directory\n"
+                      "with one) applied to every revision; default: bench at the\n"
+                      "work tree root (docs/manifest.md)", &o->bench),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure with B, and compare\n"
                         "only results B measured", &o->backend, parse_backend),
         PG_OPT_INT('r', "repeat", "N", "with --run-missing: measured runs per benchmark", &o->repeat, 1, INT_MAX),
@@ -258,7 +259,7 @@ static int has_run(const pg_rundoc_list *runs, const char *machine_id, const cha
 
 /* --run-missing: measure every revision without results of this machine and
  * backend, both in one session so they are measured alike, then reload them. */
-static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts *o)
+static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const char *root, const opts *o)
 {
     if (in[0]->is_file && in[1]->is_file)
         return 0;
@@ -268,6 +269,7 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
         pg_session_close(&sess);
         return rc;
     }
+    pg_session_tell(&sess);
     const char *commits[2];
     size_t n = 0;
     for (int i = 0; i < 2; i++) {
@@ -278,14 +280,15 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
         commits[n++] = in[i]->commit;
     }
     if (n > 0) {
-        char logdir[PATH_MAX + 16];
-        snprintf(logdir, sizeof logdir, "%s/logs", root);
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
-                          .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample, .metrics = o->metrics,
+                          .round = -1, .progress = isatty(2), .sample = o->sample, .metrics = o->metrics,
                           .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
         /* (pg_revisions_measure checks the store before measuring anything) */
-        rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root, !o->no_notes);
+        /* --bench as every path on the command line: from the current directory */
+        char bench[PATH_MAX + 8];
+        snprintf(bench, sizeof bench, "%s%s", o->bench || !workdir ? "" : workdir, o->bench ? o->bench : "bench");
+        rc = pg_revisions_measure(repo, commits, n, bench, workdir, &sess, &ro, root, !o->no_notes);
     }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {
@@ -494,7 +497,7 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
     for (int i = 0; i < 2 && rc == 0; i++)
         rc = load_input(in[i], ctx);
     if (rc == 0 && o.run_missing && ctx->repo)
-        rc = run_missing(in, ctx->repo, ctx->store, &o);
+        rc = run_missing(in, ctx->repo, ctx->workdir, ctx->store, &o);
     for (int i = 0; i < 2 && rc == 0; i++)
         if (!in[i]->runs.n)
             rc = missing_error(in[i], ctx->store);

@@ -55,6 +55,7 @@ typedef struct run_state {
     pg_session sess;
     pg_rundoc doc;
     pg_stacks *stacks;
+    pg_owned_dir logs;          /* stored runs: this run's logs in the store */
     char logdir[PATH_MAX + 16], stacks_dir[PATH_MAX * 2];
     char commit[PG_OID_HEXSZ + 1];
     int dirty, have_commit, have_store, stored, nfailed;
@@ -105,16 +106,34 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
     return pg_cmd_parse(status, ctx, &spec, opts, argc, argv);
 }
 
-/* The benchmarks the operands and the command after "--" name. */
-static int select_benchmarks(run_state *st, const pg_opt_args *args)
+/* With no PATH and no command: bench/, which must be there. */
+static int check_default_dir(const pg_opt_args *args)
 {
+    if (args->nargs || args->dashdash || access("bench", F_OK) == 0)
+        return 0;
+    char cwd[PATH_MAX];
+    return pg_error_set(PG_ENOTFOUND,
+                        "nothing to run: no bench/ in %s (looked for bench/perfgate.json, or executables in bench/); "
+                        "make bench/perfgate.json (docs/manifest.md), or name them: perfgate run PATH... or perfgate run -- CMD",
+                        getcwd(cwd, sizeof cwd) ? cwd : ".");
+}
+
+/* The benchmarks the operands and the command after "--" name. A manifest
+ * outside the work tree names the work tree's files (bench.h). */
+static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
+{
+    const pg_opt_args *args = &ctx->args;
+    int in_repo = pg_ctx_repo(ctx) == 0 && ctx->workdir;
+    pg_error_clear();
+    pg_bench_place at = {.worktree = ctx->workdir, .root = ctx->workdir};
+    const pg_bench_place *place = in_repo ? &at : NULL;
     int rc = 0;
     for (int i = 0; i < args->nargs && rc == 0; i++)
-        rc = pg_bench_discover(&st->set, args->args[i]);
+        rc = pg_bench_discover(&st->set, args->args[i], place);
     if (rc == 0 && args->nrest > 0)
         rc = pg_bench_add_command(&st->set, args->rest, args->nrest);
     if (rc == 0 && args->nargs == 0 && !args->dashdash)
-        rc = pg_bench_discover(&st->set, "bench");
+        rc = pg_bench_discover(&st->set, "bench", place);
     if (rc == 0 && args->dashdash && args->nrest == 0)
         rc = pg_error_set(PG_EINVAL, "nothing after '--': give the command to run");
     return rc;
@@ -194,7 +213,7 @@ static int choose_cpu(pg_run_opts *ro)
 static int open_logs(run_state *st, run_args *a, const pg_ctx *ctx)
 {
     if (st->have_store) {
-        snprintf(st->logdir, sizeof st->logdir, "%s/logs", ctx->store);
+        /* (the run's own log directory is made with its run id: open_run_dirs) */
         /* What a killed perfgate left goes first: it may be what fills the store. */
         pg_leftovers_sweep(ctx->store);
         /* A read-only or full store, or a store document that cannot be
@@ -232,14 +251,19 @@ static void print_header(const run_state *st, const run_args *a)
     fflush(stdout);
 }
 
-/* Stacks are written beside the store document, in a directory of this run's
+/* Logs and stacks are written into the store, in directories of this run's
  * own, removed again by run_state_free when the run is not stored. */
-static int open_stacks(run_state *st, run_args *a, const pg_ctx *ctx)
+static int open_run_dirs(run_state *st, run_args *a, const pg_ctx *ctx)
 {
-    if (!a->ro.sample)
-        return 0;
     int rc;
     const char *commit = st->have_commit ? st->commit : NULL;
+    if (st->have_store) {
+        if ((rc = pg_store_logs_open(&st->logs, ctx->store, commit, st->sess.machine.id, st->doc.id)) < 0)
+            return rc;
+        a->ro.log_dir = st->logs.path;
+    }
+    if (!a->ro.sample)
+        return 0;
     if (st->have_store) {
         const char *id = st->doc.id;
         rc = pg_stacks_new_in_store(&st->stacks, st->stacks_dir, sizeof st->stacks_dir, st->sess.backend,
@@ -297,6 +321,7 @@ static int store_results(run_state *st, const run_args *a, pg_ctx *ctx)
 static void run_state_free(run_state *st, const run_args *a)
 {
     pg_stacks_free(st->stacks);     /* with its directory in the store, unless the run was stored */
+    pg_owned_release(&st->logs, !st->stored);
     if (!st->have_store && st->logdir[0] && !st->nfailed && !a->ro.sample)
         pg_remove_tree(st->logdir);         /* temporary, worth keeping only for a failure's logs */
     pg_rundoc_free(&st->doc);
@@ -312,12 +337,17 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
         return status;
     run_state st = {0};
     pg_benchset_init(&st.set);
-    /* What to run, then how to measure it: before a long build, so that a bad
-     * event name fails at once (and while libgit2 initialises on the other core). */
-    int rc = select_benchmarks(&st, &ctx->args);
+    pg_owned_init(&st.logs);
+    /* How to measure, before a long build, so that a bad event name fails at
+     * once (and while libgit2 initialises on the other core); then what to
+     * run, which needs the work tree. */
+    int rc = check_default_dir(&ctx->args);
     if (rc == 0)
         rc = pg_session_open(&st.sess, a.backend, a.events, a.user_only);
+    if (rc == 0)
+        rc = select_benchmarks(&st, &a, ctx);
     if (rc == 0) {
+        pg_session_tell(&st.sess);      /* after the benchmarks: bad input is said in one line */
         locate_results(&st, &a, ctx);
         rc = select_shard(&st, &a, ctx);
         if (rc == 0 && st.set.n == 0) {
@@ -342,7 +372,7 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
         st.doc.shard_index = a.shard.index;
         st.doc.shard_count = a.shard.count;
         if (rc == 0)
-            rc = open_stacks(&st, &a, ctx);
+            rc = open_run_dirs(&st, &a, ctx);
     }
     if (rc == 0)
         rc = measure(&st, &a);

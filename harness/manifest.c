@@ -253,19 +253,19 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
     return 0;
 }
 
-int pg_manifest_load(pg_benchset *s, const char *path)
+int pg_manifest_load(pg_benchset *s, const char *path, const char *base)
 {
     char *text;
     size_t len;
     int rc = pg_file_read(&text, &len, path);
     if (rc < 0)
         return rc;
-    rc = pg_manifest_parse(s, text, len, path);
+    rc = pg_manifest_parse(s, text, len, path, base);
     free(text);
     return rc;
 }
 
-int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path)
+int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path, const char *base)
 {
     static const char *const top[] = {"build", "defaults", "benchmarks", "$schema", NULL};
     static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", "metrics", NULL};
@@ -277,7 +277,9 @@ int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *
     char dir[4096];
     pg_path_dirname(dir, sizeof dir, path);
     char absdir[4096];
-    if (!realpath(dir, absdir))
+    if (base)
+        snprintf(absdir, sizeof absdir, "%s", base);
+    else if (!realpath(dir, absdir))
         snprintf(absdir, sizeof absdir, "%s", dir);
 
     if (!cJSON_IsObject(doc)) {

@@ -20,18 +20,22 @@ typedef struct side {
     pg_benchset set;
     pg_rundoc doc;
     pg_stacks *stacks;              /* --sample: this revision's stacks, beside its results */
+    pg_owned_dir logs;              /* this revision's run's logs, in the store */
     char stacks_dir[PATH_MAX * 2];
 } side;
 
 
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
-                         pg_session *sess, const pg_run_opts *ro, const char *store_root, int notes)
+                         const char *worktree, pg_session *sess, const pg_run_opts *ro, const char *store_root,
+                         int notes)
 {
     side *sides = calloc(n, sizeof *sides);
     if (!sides)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         pg_owned_init(&sides[i].dir);
+        pg_owned_init(&sides[i].logs);
+    }
     int rc = 0;
     int valgrind = pg_meter_backend(sess->meter) == PG_BACKEND_VALGRIND;
     pg_spawn_install_sigint();
@@ -54,7 +58,9 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             break;
         char bp[PATH_MAX + 64];
         snprintf(bp, sizeof bp, "%s/%s", s->dir.path, bench_path);
-        if ((rc = pg_bench_discover(&s->set, bp)) < 0) {
+        /* A bare repository has no tree of today: a relative path is the revision's own. */
+        pg_bench_place at = {.worktree = worktree ? worktree : s->dir.path, .root = s->dir.path};
+        if ((rc = pg_bench_discover(&s->set, worktree || bench_path[0] == '/' ? bench_path : bp, &at)) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
@@ -63,7 +69,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        if ((rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, ro->cpu)) < 0)
+        if ((rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, ro->cpu)) < 0 ||
+            (rc = pg_store_logs_open(&s->logs, store_root, s->commit, sess->machine.id, s->doc.id)) < 0)
             break;
         if (ro->sample &&
             (rc = pg_stacks_new_in_store(&s->stacks, s->stacks_dir, sizeof s->stacks_dir, sess->backend, ro->sample_freq,
@@ -86,6 +93,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_rundoc round = {0};
             o.round = k;
             o.stacks = sides[i].stacks;
+            o.log_dir = sides[i].logs.path;
             int nf = 0;
             rc = pg_runner_run(&round, &nf, &sides[i].set, sess->meter, &o);
             nfailed += nf;
@@ -103,6 +111,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         if (rc == 0) {
             stored++;
             pg_stacks_keep(sides[i].stacks);
+            pg_owned_release(&sides[i].logs, 0);
             fprintf(stderr, "perfgate: stored %.12s: %s\n", sides[i].commit, path);
             if (notes)
                 pg_notes_record(repo, &sides[i].doc);
@@ -112,6 +121,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         pg_error_set(PG_EINTR, "interrupted; nothing was stored");
     for (size_t i = 0; i < n; i++) {
         pg_owned_release(&sides[i].dir, 1);
+        pg_owned_release(&sides[i].logs, 1);    /* not stored: its logs go too */
         pg_stacks_free(sides[i].stacks);    /* not stored: its stacks go too */
         pg_benchset_free(&sides[i].set);
         pg_rundoc_free(&sides[i].doc);

@@ -2,7 +2,7 @@
  * (`compare --run-missing`).
  *
  * Each revision's tree is exported (libgit2) into its own temporary directory,
- * built with its manifest's "build" command there, and measured. When several
+ * built there with the manifest's "build" command, and measured. When several
  * revisions are measured their runs are interleaved round by round (A, B, A, B,
  * ...) so drift of the machine hits all alike. Results are stored under each
  * revision's commit like `perfgate run` would. The temporary trees are always
@@ -17,10 +17,13 @@
 
 #include <stddef.h>
 
-/* Measures `n` commits (full ids); `bench_path` is relative to the work tree
- * root (e.g. "bench"). Stores into `store_root`, and into the git notes
- * too when `notes` (harness/notes.h). */
+/* Measures `n` commits (full ids) with the benchmarks `bench_path` names now
+ * (a manifest, today's, is applied to every revision: bench.h, pg_bench_place);
+ * `worktree` is the repository's work tree root, NULL for a bare repository
+ * (then a relative `bench_path` is each revision's own). Stores into
+ * `store_root`, and into the git notes too when `notes` (harness/notes.h). */
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
-                         pg_session *sess, const pg_run_opts *ro, const char *store_root, int notes);
+                         const char *worktree, pg_session *sess, const pg_run_opts *ro, const char *store_root,
+                         int notes);
 
 #endif

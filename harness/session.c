@@ -28,12 +28,21 @@ int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events
     pg_meter_opts mo = {.backend = s->backend, .events = events, .user_only = user_only};
     if ((rc = pg_meter_new(&s->meter, &mo)) < 0)
         return rc;
-    if (s->notice[0])
-        pg_text_warn("note: %s", s->notice);
+    s->requested = requested;
     s->events = events;
     s->user_only = user_only;
     pg_machine_probe(&s->machine, pg_backend_name(s->backend), pg_meter_version(s->meter), pg_meter_geometry(s->meter));
     return 0;
+}
+
+void pg_session_tell(const pg_session *s)
+{
+    /* Most CI runners have no PMU: valgrind chosen for that is said in one
+     * short line; `perfgate doctor` and the stored document have the why. */
+    if (s->requested == PG_BACKEND_AUTO && s->backend == PG_BACKEND_VALGRIND)
+        pg_text_warn("note: no hardware counters here, using the valgrind backend ('perfgate doctor' says why)");
+    else if (s->notice[0])
+        pg_text_warn("note: %s", s->notice);
 }
 
 void pg_session_close(pg_session *s)
