@@ -79,6 +79,7 @@ struct pg_meter {
     pg_valgrind *vg;
     pg_owned_dir outdir;        /* valgrind: cachegrind's output, swept if perfgate is killed */
     char **wrapped;
+    unsigned sims;              /* valgrind: PG_VALGRIND_*_SIM of the next runs */
     char version[96];
     char unav[8][640];
     size_t nunav;
@@ -90,6 +91,7 @@ int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
     if (!m)
         return pg_error_set(PG_ENOMEM, "out of memory");
     m->kind = o->backend;
+    m->sims = PG_VALGRIND_CACHE_SIM | PG_VALGRIND_BRANCH_SIM;
     pg_owned_init(&m->outdir);
     int rc;
     if (m->kind == PG_BACKEND_VALGRIND) {
@@ -128,7 +130,7 @@ void pg_meter_free(pg_meter *m)
 
 pg_backend_kind pg_meter_backend(const pg_meter *m) { return m->kind; }
 
-typedef int wrap_fn(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
+typedef int wrap_fn(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir, unsigned sims);
 
 static int wrap_with(pg_meter *m, char ***out, char *const *argv, wrap_fn *wrap)
 {
@@ -140,7 +142,7 @@ static int wrap_with(pg_meter *m, char ***out, char *const *argv, wrap_fn *wrap)
         pg_valgrind_argv_free(m->wrapped);
         m->wrapped = NULL;
     }
-    int rc = wrap(m->vg, &m->wrapped, argv, m->outdir.path);
+    int rc = wrap(m->vg, &m->wrapped, argv, m->outdir.path, m->sims);
     if (rc < 0)
         return rc;
     *out = m->wrapped;
@@ -150,6 +152,12 @@ static int wrap_with(pg_meter *m, char ***out, char *const *argv, wrap_fn *wrap)
 int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
 {
     return wrap_with(m, out, argv, pg_valgrind_wrap);
+}
+
+void pg_meter_select(pg_meter *m, pg_metric_set metrics)
+{
+    m->sims = (pg_metric_set_has(metrics, "cache-misses") ? PG_VALGRIND_CACHE_SIM : 0) |
+              (pg_metric_set_has(metrics, "branch-misses") ? PG_VALGRIND_BRANCH_SIM : 0);
 }
 
 int pg_meter_attach(pg_meter *m, pid_t pid)
@@ -211,9 +219,16 @@ int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_r
     return pg_readings_add(out, "max-rss", "bytes", b, max_rss, 1.0);
 }
 
+/* A Google Benchmark suite runs under callgrind, which simulates no cache. */
+static int wrap_gbench(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir, unsigned sims)
+{
+    (void)sims;
+    return pg_gbench_wrap_callgrind(vg, out_argv, argv, outdir);
+}
+
 int pg_meter_wrap_gbench(pg_meter *m, char ***out, char *const *argv)
 {
-    return wrap_with(m, out, argv, pg_gbench_wrap_callgrind);
+    return wrap_with(m, out, argv, wrap_gbench);
 }
 
 int pg_meter_collect_gbench(pg_meter *m, pg_readings *out, const char *report, size_t len, double wall_ns,

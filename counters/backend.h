@@ -11,6 +11,7 @@
 
 #include "counters/probe.h"
 #include "counters/readings.h"
+#include "util/metrics.h"
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -43,6 +44,13 @@ typedef struct pg_meter_opts {
 int pg_meter_new(pg_meter **out, const pg_meter_opts *o);
 void pg_meter_free(pg_meter *m);
 pg_backend_kind pg_meter_backend(const pg_meter *m);
+
+/* The metrics the next runs must produce (0: every default one). The
+ * valgrind backend leaves out the cache simulation unless cache-misses is
+ * chosen and the branch simulation unless branch-misses is: instructions
+ * alone take about half the time. The perf backend counts its events anyway
+ * (counters cost nothing there). */
+void pg_meter_select(pg_meter *m, pg_metric_set metrics);
 
 /* What to exec for `argv`; `*out` is owned by the meter until the next call. */
 int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv);

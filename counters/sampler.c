@@ -87,14 +87,15 @@ int pg_sampler_new(pg_sampler **out, const pg_sampler_opts *o)
     if (!s->o.freq)
         s->o.freq = PG_SAMPLE_FREQ_DEFAULT;
     if (!s->o.stack_size)
-        s->o.stack_size = 8192;
+        s->o.stack_size = PG_SAMPLE_STACK_DEFAULT;
     if (!s->o.mmap_pages)
         s->o.mmap_pages = 128;
     if (!s->o.max_bytes)
         s->o.max_bytes = (size_t)512 << 20;
-    if (s->o.stack_size % 8 || s->o.stack_size > 65000) {
+    if (s->o.stack_size % 8 || s->o.stack_size > PG_SAMPLE_STACK_MAX) {
         free(s);
-        return pg_error_set(PG_EINVAL, "stack size %u: must be a multiple of 8 up to 65000", o->stack_size);
+        return pg_error_set(PG_EINVAL, "stack size %u: must be a multiple of 8 up to %d", o->stack_size,
+                            PG_SAMPLE_STACK_MAX);
     }
     if (s->o.mmap_pages & (s->o.mmap_pages - 1)) {
         free(s);

@@ -33,6 +33,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The DWARF stack copy: the kernel takes a sample_stack_user below 65535
+ * (USHRT_MAX) and a multiple of 8, so 65528 at most; it shortens the copy
+ * itself when a whole sample would not fit in a record. */
+#define PG_SAMPLE_STACK_DEFAULT 8192
+#define PG_SAMPLE_STACK_MAX 65528
+
 typedef enum pg_callgraph {
     PG_CALLGRAPH_DWARF = 0,   /* copy user stack + registers, unwind with libunwind (unwind.h) */
     PG_CALLGRAPH_FP,          /* kernel frame-pointer call chains */
@@ -49,7 +55,8 @@ typedef struct pg_sampler_opts {
     unsigned long freq;       /* samples per second; used when period == 0 (0: PG_SAMPLE_FREQ_DEFAULT) */
     uint64_t period;          /* sample every N events (-c N); 0: by frequency */
     pg_callgraph callgraph;
-    unsigned stack_size;      /* dwarf: user stack bytes per sample, multiple of 8; 0: 8192 */
+    unsigned stack_size;      /* dwarf: user stack bytes per sample, multiple of 8 up to
+                               * PG_SAMPLE_STACK_MAX; 0: PG_SAMPLE_STACK_DEFAULT */
     const char *event;        /* NULL: cycles when the PMU allows, else cpu-clock; else a
                                  libpfm4 name (counters/evsel.h) or cpu-clock / task-clock */
     unsigned mmap_pages;      /* data pages per CPU buffer, a power of two; 0: 128 */

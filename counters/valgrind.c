@@ -126,13 +126,15 @@ int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *
     return 0;
 }
 
-int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir)
+int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir, unsigned sims)
 {
     char outfile[PATH_MAX], logfile[PATH_MAX];
     snprintf(outfile, sizeof outfile, "--cachegrind-out-file=%s/cachegrind.out.%%p", outdir);
     snprintf(logfile, sizeof logfile, "--log-file=%s/valgrind.log.%%p", outdir);
     const char *const opts[] = {
-        "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+        "--tool=cachegrind",
+        sims & PG_VALGRIND_CACHE_SIM ? "--cache-sim=yes" : "--cache-sim=no",
+        sims & PG_VALGRIND_BRANCH_SIM ? "--branch-sim=yes" : "--branch-sim=no",
         "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64",
         /* Count what the benchmark starts, too (a shell script, a driver). */
         "--trace-children=yes",
@@ -153,7 +155,7 @@ void pg_valgrind_argv_free(char **argv)
     free(argv);
 }
 
-int pg_valgrind_parse(unsigned long long totals[13], const char *text, const char *path)
+int pg_valgrind_parse(unsigned long long totals[13], unsigned *present, const char *text, const char *path)
 {
     int idx[13];   /* column of each "events:" entry in our order, -1 when absent */
     int ncols = 0, have_events = 0;
@@ -194,6 +196,7 @@ int pg_valgrind_parse(unsigned long long totals[13], const char *text, const cha
             for (int i = 0; i < 13; i++)
                 if (idx[i] >= 0) {
                     totals[i] += col[idx[i]];
+                    *present |= 1u << i;
                     found++;
                 }
             return found;
@@ -257,30 +260,43 @@ int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_outp
     return files;
 }
 
+typedef struct cg_totals {
+    unsigned long long t[13];
+    unsigned present;   /* which of the 13 events the files had */
+} cg_totals;
+
 static int add_cachegrind(void *ctx, const char *text, size_t len, const char *path)
 {
     (void)len;
-    int k = pg_valgrind_parse(ctx, text, path);
+    cg_totals *c = ctx;
+    int k = pg_valgrind_parse(c->t, &c->present, text, path);
     return k < 0 ? k : 0;
 }
 
 int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *outdir)
 {
-    unsigned long long t[13] = {0};
-    int rc = pg_valgrind_outputs(outdir, "cachegrind.out.", add_cachegrind, t);
+    cg_totals c = {{0}, 0};
+    int rc = pg_valgrind_outputs(outdir, "cachegrind.out.", add_cachegrind, &c);
     if (rc < 0)
         return rc;
     rc = 0;
-    /* Shared names first (docs/metrics.md), then valgrind's own. */
+    const unsigned long long *t = c.t;
+    unsigned present = c.present;
+    /* Shared names first (docs/metrics.md), then valgrind's own: only what
+     * the simulations that ran produced (a missing event is not a zero). */
     enum { Ir, I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw, Bc, Bcm, Bi, Bim };
-    struct { const char *name; double v; } shared[] = {
-        {"instructions", (double)t[Ir]},
-        {"cache-misses", (double)(t[ILmr] + t[DLmr] + t[DLmw])},
-        {"branch-misses", (double)(t[Bcm] + t[Bim])},
+#define BIT(e) (1u << (e))
+    struct { const char *name; double v; unsigned needs; } shared[] = {
+        {"instructions", (double)t[Ir], BIT(Ir)},
+        {"cache-misses", (double)(t[ILmr] + t[DLmr] + t[DLmw]), BIT(ILmr) | BIT(DLmr) | BIT(DLmw)},
+        {"branch-misses", (double)(t[Bcm] + t[Bim]), BIT(Bcm) | BIT(Bim)},
     };
+#undef BIT
     for (size_t i = 0; i < 3 && rc == 0; i++)
-        rc = pg_readings_add(out, shared[i].name, "count", "valgrind", shared[i].v, 1.0);
+        if ((present & shared[i].needs) == shared[i].needs)
+            rc = pg_readings_add(out, shared[i].name, "count", "valgrind", shared[i].v, 1.0);
     for (int i = 0; i < 13 && rc == 0; i++)
-        rc = pg_readings_add(out, events[i], "count", "valgrind", (double)t[i], 1.0);
+        if (present & (1u << i))
+            rc = pg_readings_add(out, events[i], "count", "valgrind", (double)t[i], 1.0);
     return rc;
 }

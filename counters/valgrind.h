@@ -8,6 +8,8 @@
  * Metrics produced (backend "valgrind", unit "count"):
  *   instructions = Ir, cache-misses = ILmr+DLmr+DLmw, branch-misses = Bcm+Bim,
  *   plus valgrind's own: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim.
+ * The cache and branch simulations can each be left out (they double
+ * cachegrind's time); then their metrics are not produced at all, never as 0.
  */
 #ifndef PG_COUNTERS_VALGRIND_H
 #define PG_COUNTERS_VALGRIND_H
@@ -26,17 +28,22 @@ void pg_valgrind_free(pg_valgrind *vg);
 const char *pg_valgrind_version(const pg_valgrind *vg);   /* "valgrind-3.19.0" */
 const char *pg_valgrind_geometry(const pg_valgrind *vg);  /* PG_VALGRIND_GEOMETRY */
 
-/* Builds the argv that runs `argv` under cachegrind writing its output into
- * `outdir` (an existing, empty, private directory). The returned vector and its
- * strings are owned by the caller: free with pg_valgrind_argv_free. */
-int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
+/* The simulations a run does, beyond counting instructions. */
+enum { PG_VALGRIND_CACHE_SIM = 1, PG_VALGRIND_BRANCH_SIM = 2 };
+
+/* Builds the argv that runs `argv` under cachegrind with the simulations in
+ * `sims`, writing its output into `outdir` (an existing, empty, private
+ * directory). The returned vector and its strings are owned by the caller:
+ * free with pg_valgrind_argv_free. */
+int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir, unsigned sims);
 void pg_valgrind_argv_free(char **argv);
 
 /* The general form: valgrind, then `opts` (NULL-terminated), then `argv`. */
 int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *const *opts);
 
 /* Parses every cachegrind output file in `outdir`, sums them, appends the
- * readings, and removes the files. PG_EIO when no output was written (the
+ * readings of the events they hold (a shared metric only when every event it
+ * sums is there), and removes the files. PG_EIO when no output was written (the
  * program could not start under valgrind). */
 int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *outdir);
 
@@ -53,8 +60,9 @@ int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_outp
 void pg_valgrind_log_error(char *out, size_t len, const char *path);
 
 /* Parses one cachegrind.out text (for tests and collect): adds its summary's
- * events to `totals` in the order of `names` (13 entries above). Returns the
- * number of events found, or a negative error naming `path`. */
-int pg_valgrind_parse(unsigned long long totals[13], const char *text, const char *path);
+ * events to `totals` in the order of the 13 names above, and sets bit i of
+ * *present for each event i found. Returns the number of events found, or a
+ * negative error naming `path`. */
+int pg_valgrind_parse(unsigned long long totals[13], unsigned *present, const char *text, const char *path);
 
 #endif

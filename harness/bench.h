@@ -13,6 +13,7 @@
 #define PG_HARNESS_BENCH_H
 
 #include "report/threshold.h"
+#include "util/metrics.h"
 
 #include <stddef.h>
 
@@ -34,6 +35,7 @@ typedef struct pg_bench {
     double timeout;     /* <= 0: not set here */
     int has_thresholds; /* the manifest gave "thresholds" for it */
     pg_thresholds thresholds;  /* per metric, percent */
+    pg_metric_set metrics;     /* the manifest's "metrics" for it; 0: not set here */
     char *source;       /* where it came from, for messages */
 } pg_bench;
 
@@ -45,6 +47,7 @@ typedef struct pg_benchset {
     /* manifest "defaults", applied where a benchmark does not set its own */
     int def_repeat, def_warmup;
     double def_timeout;
+    pg_metric_set def_metrics;
     int has_def_thresholds;
     pg_thresholds def_thresholds;
 } pg_benchset;
@@ -53,14 +56,32 @@ void pg_benchset_init(pg_benchset *s);
 void pg_benchset_free(pg_benchset *s);
 
 /* Loads a perfgate.json. Errors name the file, the key and its place
- * ("bench/perfgate.json: benchmarks[1].repeat: expected a whole number >= 1"). */
-int pg_manifest_load(pg_benchset *s, const char *path);
-/* The same from text[0..len); `path` names it in messages, and relative paths
- * in it resolve against its directory. */
-int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path);
+ * ("bench/perfgate.json: benchmarks[1].repeat: expected a whole number >= 1").
+ * Relative paths in it ("command"[0], "cwd") resolve against `base`, an
+ * absolute directory; NULL: the manifest's own directory. */
+int pg_manifest_load(pg_benchset *s, const char *path, const char *base);
+/* The same from text[0..len); `path` names it in messages. */
+int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path, const char *base);
 
-/* Adds what a PATH argument names (see above). */
-int pg_bench_discover(pg_benchset *s, const char *path);
+/* Where the benchmarks a PATH names are measured (docs/manifest.md, "Which
+ * paths are whose"). A revision is measured in a checkout of the work tree,
+ * and the manifest of today names that checkout's files:
+ *   - a manifest inside the work tree (tracked or not): its relative paths
+ *     resolve against its directory's counterpart under `root` (made there
+ *     when the revision has no such directory);
+ *   - a manifest outside the work tree: against `root` itself;
+ *   - a directory without a manifest, or an executable, inside the work
+ *     tree: its counterpart under `root` is what is discovered.
+ * The manifest's text is always today's: the file PATH names now. */
+typedef struct pg_bench_place {
+    const char *worktree;   /* the measured repository's work tree root; NULL: no repository */
+    const char *root;       /* that tree for this measurement: `worktree` itself (run),
+                             * or a revision's checkout (compare --run-missing) */
+} pg_bench_place;
+
+/* Adds what a PATH argument names (see above); `at` NULL: outside any
+ * repository, a manifest's paths resolve against its own directory. */
+int pg_bench_discover(pg_benchset *s, const char *path, const pg_bench_place *at);
 
 /* Adds one benchmark running argv (argc > 0). */
 int pg_bench_add_command(pg_benchset *s, char *const *argv, int argc);
@@ -88,5 +109,8 @@ int pg_benchset_expand(pg_benchset *s);
 
 /* Keeps only the benchmarks whose name matches the extended regex. */
 int pg_benchset_filter(pg_benchset *s, const char *regex);
+
+/* Keeps only the benchmarks i with keep[i] set, in their order. */
+void pg_benchset_keep(pg_benchset *s, const unsigned char *keep);
 
 #endif

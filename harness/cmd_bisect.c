@@ -18,7 +18,6 @@
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
-#include "harness/store.h"
 #include "report/compare.h"
 #include "report/format.h"
 #include "report/threshold.h"
@@ -52,7 +51,8 @@ typedef struct opts {
     pg_gates gates;
     const char *bench, *bench_dir;
     pg_backend_kind backend;
-    int repeat;
+    pg_metric_set metrics;
+    int repeat, no_notes;
 } opts;
 
 /* One bisect: the line searched and what it needs to measure and compare. */
@@ -72,7 +72,8 @@ static int measure(search *s, const char *a, const char *b)
 {
     const char *both[2] = {a, b};
     size_t measured;
-    pg_missing_opts mo = {.bench_dir = s->o->bench_dir, .repeat = s->o->repeat};
+    pg_missing_opts mo = {.bench = s->o->bench_dir, .worktree = s->ctx->workdir, .repeat = s->o->repeat,
+                          .metrics = s->o->metrics, .notes = !s->o->no_notes};
     int rc = pg_revisions_measure_missing(&measured, s->ctx->repo, both, 2, &s->sess, &mo, s->ctx->store);
     s->measured += measured;
     return rc;
@@ -82,7 +83,7 @@ static int measure(search *s, const char *a, const char *b)
 static int load_side(pg_side *side, search *s, const char *commit, const char *label)
 {
     pg_rundoc_list runs = {0};
-    int rc = pg_store_load(&runs, s->ctx->store, commit);
+    int rc = pg_results_load(&runs, s->ctx->store, s->ctx->repo, commit);
     if (rc == 0) {
         snprintf(side->label, sizeof side->label, "%s", label);
         snprintf(side->commit, sizeof side->commit, "%s", commit);
@@ -271,11 +272,13 @@ int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv)
                         pg_cmd_opt_gates),
         PG_OPT_CALLBACK('t', "threshold", "M=PCT", "regression threshold for metric M, as for compare", &o.thresholds,
                         pg_cmd_opt_threshold),
-        PG_OPT_STRING(0, "bench-dir", "PATH", "the benchmark directory, relative to the work tree root\n"
-                      "(default: bench)", &o.bench_dir),
+        PG_OPT_STRING(0, "bench-dir", "PATH", "the benchmarks (a manifest, or a directory with one) applied\n"
+                      "to every commit measured; default: bench at the work tree root", &o.bench_dir),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure and compare with B", &o.backend,
                         pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark of a commit measured", &o.repeat, 1, INT_MAX),
+        PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &o.metrics, pg_opt_metrics),
+        PG_OPT_FLAG(0, "no-notes", "store what is measured in the local store only, not in git notes", &o.no_notes),
         PG_OPT_END(),
     };
     int status;
@@ -293,8 +296,10 @@ int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv)
         rc = resolve(&s, ctx->args.args[0], ctx->args.args[1]);
     if (rc == 0) {
         rc = pg_session_open(&s.sess, o.backend, NULL, 1);
-        if (rc == 0)
+        if (rc == 0) {
+            pg_session_tell(&s.sess);
             rc = bisect(&status, &s);
+        }
         pg_session_close(&s.sess);
     }
     if (rc < 0)

@@ -102,5 +102,7 @@ int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
            chosen == PG_BACKEND_PERF && p.hw_instructions ? " (hardware counters)"
            : chosen == PG_BACKEND_VALGRIND ? " (no hardware counters; exact counts from valgrind)"
                                            : " (software events only)");
+    if (notice[0])
+        printf("  because %s\n", notice);
     return PG_EXIT_OK;
 }

@@ -40,10 +40,31 @@ static int parse_stack_size(const pg_opt *opt, const char *name, const char *arg
     long long v;
     if (pg_opt_whole(&v, arg, 1, LLONG_MAX) < 0)
         return pg_error_set(PG_EINVAL, "%s: expected a whole number > 0, got '%s'", name, arg);
-    if (v % 8 || v > 65000)
-        return pg_error_set(PG_EINVAL, "%s %s: a multiple of 8 up to 65000", name, arg);
+    if (v % 8 || v > PG_SAMPLE_STACK_MAX)
+        return pg_error_set(PG_EINVAL, "%s %s: a multiple of 8 up to %d (the kernel's limit)", name, arg,
+                            PG_SAMPLE_STACK_MAX);
     *(unsigned *)opt->dest = (unsigned)v;
     return 0;
+}
+
+/* More than a tenth of the stacks cut short is a flamegraph that misleads:
+ * with DWARF unwinding the usual cause is a stack deeper than the copy. */
+static void warn_truncated(const pg_profile_stats *ps, const pg_sampler_opts *so)
+{
+    if (!ps->samples || ps->truncated * 10 <= ps->samples)
+        return;
+    double pct = 100.0 * (double)ps->truncated / (double)ps->samples;
+    unsigned size = so->stack_size ? so->stack_size : PG_SAMPLE_STACK_DEFAULT;
+    if (so->callgraph == PG_CALLGRAPH_FP)
+        fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated: frame pointers end early "
+                "(build with -fno-omit-frame-pointer, or use --call-graph dwarf)\n", pct);
+    else if (size < PG_SAMPLE_STACK_MAX)
+        fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated: deeper than the %u bytes "
+                "copied per sample; raise --stack-size (up to %d)\n", pct, size, PG_SAMPLE_STACK_MAX);
+    else
+        fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated although the most stack the "
+                "kernel copies (%d bytes) was asked for: deep recursion, or code without unwind information\n",
+                pct, PG_SAMPLE_STACK_MAX);
 }
 
 /* The flamegraph of `f` at `path`; the subtitle says how it was sampled. */
@@ -101,7 +122,8 @@ static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char *
                    .what = "a whole number > 0"),
         PG_OPT_CALLBACK('g', "call-graph", "M", "dwarf (default: copy the stack, unwind with libunwind;\n"
                         "works without frame pointers) or fp (frame pointers)", &so->callgraph, parse_callgraph),
-        PG_OPT_CALLBACK(0, "stack-size", "B", "dwarf: bytes of stack copied per sample (default 8192)",
+        PG_OPT_CALLBACK(0, "stack-size", "B", "dwarf: bytes of stack copied per sample (default "
+                        PG_XSTR(PG_SAMPLE_STACK_DEFAULT) ", at most " PG_XSTR(PG_SAMPLE_STACK_MAX) ")",
                         &so->stack_size, parse_stack_size),
         PG_OPT_STRING('e', "event", "EVENT", "event to sample on (default: cycles, or cpu-clock when\n"
                       "the machine has no PMU); any libpfm4 event name", &so->event),
@@ -219,6 +241,7 @@ int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
         if (sr.sampler.lost)
             fprintf(stderr, "perfgate: warning: the kernel lost %llu samples (buffer full); lower -F\n",
                     (unsigned long long)sr.sampler.lost);
+        warn_truncated(ps, &so);
         if (svg)
             fprintf(stderr, "wrote: %s\n", svg);
         if (folded && strcmp(folded, "-"))

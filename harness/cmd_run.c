@@ -7,8 +7,10 @@
 #include "harness/gitrepo.h"
 #include "harness/leftovers.h"
 #include "harness/machine.h"
+#include "harness/notes.h"
 #include "harness/runner.h"
 #include "harness/session.h"
+#include "harness/shard.h"
 #include "harness/stacks.h"
 #include "harness/store.h"
 #include "util/error.h"
@@ -43,7 +45,8 @@ typedef struct run_args {
     char *events;               /* owned by ctx->args */
     const char *filter;
     pg_backend_kind backend;
-    int json, no_store, no_build, user_only;
+    int json, no_store, no_build, user_only, no_notes;
+    pg_shard shard;
 } run_args;
 
 /* Everything a run holds, released by run_state_free whatever happened. */
@@ -52,10 +55,16 @@ typedef struct run_state {
     pg_session sess;
     pg_rundoc doc;
     pg_stacks *stacks;
+    pg_owned_dir logs;          /* stored runs: this run's logs in the store */
     char logdir[PATH_MAX + 16], stacks_dir[PATH_MAX * 2];
     char commit[PG_OID_HEXSZ + 1];
     int dirty, have_commit, have_store, stored, nfailed;
 } run_state;
+
+static int parse_shard(const pg_opt *opt, const char *name, const char *arg)
+{
+    return pg_shard_parse(opt->dest, arg);
+}
 
 /* 0, or 1 with the exit status in *status. */
 static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **argv)
@@ -72,13 +81,18 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_LIST('e', "events", "LIST", "perf events, comma-separated libpfm4 names (repeatable)\n"
                     "(default instructions,cycles,cache-misses,branch-misses)", &a->events),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &a->backend, pg_cmd_opt_backend),
+        PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &a->ro.metrics, pg_opt_metrics),
         PG_OPT_SET_INT(0, "all-events", "count kernel-mode too (default: user space only)", &a->user_only, 0),
         PG_OPT_DOUBLE(0, "timeout", "SEC", "kill a benchmark's process group after SEC seconds", &a->ro.timeout, 0,
                       HUGE_VAL, .what = "a number of seconds > 0"),
         PG_OPT_INT(0, "sample", "HZ", "also sample stacks (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) " Hz) and store them",
                    &a->ro.sample_freq, 1, INT_MAX, .flags = PG_OPT_OPTARG, .seen = &a->ro.sample),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
+        PG_OPT_CALLBACK(0, "shard", "I/N", "only part I of N of the benchmarks (after --filter), balanced by\n"
+                        "the wall times stored for the nearest ancestor that has some", &a->shard, parse_shard),
         PG_OPT_FLAG(0, "no-store", "measure and print, store nothing", &a->no_store),
+        PG_OPT_FLAG(0, "no-notes", "store in the local store only, not in git notes (" PG_NOTES_REF ")",
+                    &a->no_notes),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
         PG_OPT_CHOICE(0, "format", "F", "text (default) or json (the run document, on stdout)", &a->json, formats),
         PG_OPT_FLAG('v', "verbose", "show backend-specific metrics too", &a->ro.verbose),
@@ -87,16 +101,34 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
     return pg_cmd_parse(status, ctx, &spec, opts, argc, argv);
 }
 
-/* The benchmarks the operands and the command after "--" name. */
-static int select_benchmarks(run_state *st, const pg_opt_args *args)
+/* With no PATH and no command: bench/, which must be there. */
+static int check_default_dir(const pg_opt_args *args)
 {
+    if (args->nargs || args->dashdash || access("bench", F_OK) == 0)
+        return 0;
+    char cwd[PATH_MAX];
+    return pg_error_set(PG_ENOTFOUND,
+                        "nothing to run: no bench/ in %s (looked for bench/perfgate.json, or executables in bench/); "
+                        "make bench/perfgate.json (docs/manifest.md), or name them: perfgate run PATH... or perfgate run -- CMD",
+                        getcwd(cwd, sizeof cwd) ? cwd : ".");
+}
+
+/* The benchmarks the operands and the command after "--" name. A manifest
+ * outside the work tree names the work tree's files (bench.h). */
+static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
+{
+    const pg_opt_args *args = &ctx->args;
+    int in_repo = pg_ctx_repo(ctx) == 0 && ctx->workdir;
+    pg_error_clear();
+    pg_bench_place at = {.worktree = ctx->workdir, .root = ctx->workdir};
+    const pg_bench_place *place = in_repo ? &at : NULL;
     int rc = 0;
     for (int i = 0; i < args->nargs && rc == 0; i++)
-        rc = pg_bench_discover(&st->set, args->args[i]);
+        rc = pg_bench_discover(&st->set, args->args[i], place);
     if (rc == 0 && args->nrest > 0)
         rc = pg_bench_add_command(&st->set, args->rest, args->nrest);
     if (rc == 0 && args->nargs == 0 && !args->dashdash)
-        rc = pg_bench_discover(&st->set, "bench");
+        rc = pg_bench_discover(&st->set, "bench", place);
     if (rc == 0 && args->dashdash && args->nrest == 0)
         rc = pg_error_set(PG_EINVAL, "nothing after '--': give the command to run");
     return rc;
@@ -128,6 +160,31 @@ static void locate_results(run_state *st, const run_args *a, pg_ctx *ctx)
                 st->have_store ? "" : " and not stored (give --store DIR to keep them)");
 }
 
+/* --shard I/N: this shard's benchmarks only. */
+static int select_shard(run_state *st, const run_args *a, pg_ctx *ctx)
+{
+    if (!a->shard.count)
+        return 0;
+    pg_rundoc_list hist = {0};
+    char from[PG_OID_HEXSZ + 1] = "";
+    size_t all = st->set.n;
+    int balanced = 0;
+    int rc = pg_shard_history(&hist, from, st->have_commit ? ctx->repo : NULL, st->have_store ? ctx->store : NULL,
+                              st->have_commit ? st->commit : NULL);
+    if (rc == 0)
+        rc = pg_shard_select(&st->set, &balanced, &a->shard, &hist);
+    pg_rundoc_list_free(&hist);
+    if (rc == 0 && !a->json) {
+        if (balanced)
+            printf("shard %d/%d: %zu of %zu benchmarks, balanced by the wall times stored for %.12s\n", a->shard.index,
+                   a->shard.count, st->set.n, all, from);
+        else
+            printf("shard %d/%d: %zu of %zu benchmarks, dealt by name (no stored wall times)\n", a->shard.index,
+                   a->shard.count, st->set.n, all);
+    }
+    return rc;
+}
+
 /* The manifest's build command, run from the work tree root (else the manifest's directory). */
 static int build(const run_state *st, const run_args *a, const pg_ctx *ctx)
 {
@@ -151,7 +208,7 @@ static int choose_cpu(pg_run_opts *ro)
 static int open_logs(run_state *st, run_args *a, const pg_ctx *ctx)
 {
     if (st->have_store) {
-        snprintf(st->logdir, sizeof st->logdir, "%s/logs", ctx->store);
+        /* (the run's own log directory is made with its run id: open_run_dirs) */
         /* What a killed perfgate left goes first: it may be what fills the store. */
         pg_leftovers_sweep(ctx->store);
         /* A read-only or full store, or a store document that cannot be
@@ -189,14 +246,19 @@ static void print_header(const run_state *st, const run_args *a)
     fflush(stdout);
 }
 
-/* Stacks are written beside the store document, in a directory of this run's
+/* Logs and stacks are written into the store, in directories of this run's
  * own, removed again by run_state_free when the run is not stored. */
-static int open_stacks(run_state *st, run_args *a, const pg_ctx *ctx)
+static int open_run_dirs(run_state *st, run_args *a, const pg_ctx *ctx)
 {
-    if (!a->ro.sample)
-        return 0;
     int rc;
     const char *commit = st->have_commit ? st->commit : NULL;
+    if (st->have_store) {
+        if ((rc = pg_store_logs_open(&st->logs, ctx->store, commit, st->sess.machine.id, st->doc.id)) < 0)
+            return rc;
+        a->ro.log_dir = st->logs.path;
+    }
+    if (!a->ro.sample)
+        return 0;
     if (st->have_store) {
         const char *id = st->doc.id;
         rc = pg_stacks_new_in_store(&st->stacks, st->stacks_dir, sizeof st->stacks_dir, st->sess.backend,
@@ -220,7 +282,7 @@ static int measure(run_state *st, const run_args *a)
 }
 
 /* Stores the run document (when there is a store) and prints it or where it went. */
-static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
+static int store_results(run_state *st, const run_args *a, pg_ctx *ctx)
 {
     if (st->have_store) {
         char path[PATH_MAX + 64];
@@ -235,6 +297,8 @@ static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
             if (st->stacks_dir[0] && !access(st->stacks_dir, F_OK))
                 printf("stacks: %s/\n", st->stacks_dir);
         }
+        if (st->have_commit && !a->no_notes)
+            pg_notes_record(ctx->repo, &st->doc);
     } else if (a->ro.sample && !a->json) {
         printf("stacks (not stored): %s/\n", st->stacks_dir);
     }
@@ -252,6 +316,7 @@ static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
 static void run_state_free(run_state *st, const run_args *a)
 {
     pg_stacks_free(st->stacks);     /* with its directory in the store, unless the run was stored */
+    pg_owned_release(&st->logs, !st->stored);
     if (!st->have_store && st->logdir[0] && !st->nfailed && !a->ro.sample)
         pg_remove_tree(st->logdir);         /* temporary, worth keeping only for a failure's logs */
     pg_rundoc_free(&st->doc);
@@ -267,13 +332,26 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
         return status;
     run_state st = {0};
     pg_benchset_init(&st.set);
-    /* What to run, then how to measure it: before a long build, so that a bad
-     * event name fails at once (and while libgit2 initialises on the other core). */
-    int rc = select_benchmarks(&st, &ctx->args);
+    pg_owned_init(&st.logs);
+    /* How to measure, before a long build, so that a bad event name fails at
+     * once (and while libgit2 initialises on the other core); then what to
+     * run, which needs the work tree. */
+    int rc = check_default_dir(&ctx->args);
     if (rc == 0)
         rc = pg_session_open(&st.sess, a.backend, a.events, a.user_only);
     if (rc == 0)
+        rc = select_benchmarks(&st, &a, ctx);
+    if (rc == 0) {
+        pg_session_tell(&st.sess);      /* after the benchmarks: bad input is said in one line */
         locate_results(&st, &a, ctx);
+        rc = select_shard(&st, &a, ctx);
+        if (rc == 0 && st.set.n == 0) {
+            fprintf(stderr, "perfgate: shard %d/%d has no benchmark (the suite has fewer than %d); nothing to run\n",
+                    a.shard.index, a.shard.count, a.shard.count);
+            run_state_free(&st, &a);
+            return PG_EXIT_OK;
+        }
+    }
     if (rc == 0)
         rc = choose_cpu(&a.ro);
     /* The store is checked before the build and the measuring, which it would waste. */
@@ -286,8 +364,10 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0) {
         print_header(&st, &a);
         rc = pg_session_new_doc(&st.doc, &st.sess, st.have_commit ? st.commit : NULL, st.dirty, a.ro.cpu);
+        st.doc.shard_index = a.shard.index;
+        st.doc.shard_count = a.shard.count;
         if (rc == 0)
-            rc = open_stacks(&st, &a, ctx);
+            rc = open_run_dirs(&st, &a, ctx);
     }
     if (rc == 0)
         rc = measure(&st, &a);

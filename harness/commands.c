@@ -3,12 +3,14 @@
 #include "harness/store.h"
 #include "report/threshold.h"
 #include "util/error.h"
+#include "util/metrics.h"
 #include "util/text.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int pg_cmd_run(pg_ctx *ctx, int argc, char **argv);
@@ -18,11 +20,15 @@ int pg_cmd_record(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_push(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv);
 
 const pg_command pg_commands[] = {
     {"run", pg_cmd_run, PG_CMD_STORE, "measure benchmarks and store the results under the current commit"},
     {"compare", pg_cmd_compare, PG_CMD_STORE, "compare two commits' results: verdicts, exit 1 on a regression"},
     {"show", pg_cmd_show, PG_CMD_STORE, "print the results stored for a commit (default HEAD)"},
+    {"push", pg_cmd_push, PG_CMD_REPO, "push the results kept in git notes to a remote (merging, never forcing)"},
+    {"fetch", pg_cmd_fetch, PG_CMD_REPO, "fetch a remote's results from its git notes and merge them"},
     {"bisect", pg_cmd_bisect, PG_CMD_STORE, "find the first commit between two that regressed (binary search)"},
     {"record", pg_cmd_record, 0, "sample one command's stacks and write a flamegraph"},
     {"flamegraph", pg_cmd_flamegraph, 0, "render folded stacks (or the difference of two) as SVG"},
@@ -38,13 +44,33 @@ const pg_command *pg_command_find(const char *name)
     return NULL;
 }
 
+/* Whether every argument after the command name that is not an option names
+ * an existing regular file that is not executable: a document, not a
+ * benchmark `run` keys to a commit. (An option's value that is not a file,
+ * such as "--format json", counts as a word that may be a revision.) */
+static int only_files(int argc, char **argv)
+{
+    int files = 0;
+    for (int i = 1; i < argc; i++) {
+        struct stat st;
+        if (argv[i][0] == '-')
+            continue;
+        if (stat(argv[i], &st) < 0 || !S_ISREG(st.st_mode) || (st.st_mode & S_IXUSR))
+            return 0;
+        files++;
+    }
+    return files > 0;
+}
+
 int pg_command_exec(const pg_command *cmd, int argc, char **argv)
 {
     pg_ctx ctx = {.name = cmd->name, .flags = cmd->flags, .repo_rc = 1, .store_rc = 1};
     if (ctx.flags & PG_CMD_STORE)
         ctx.flags |= PG_CMD_REPO;
-    /* libgit2's start-up (about half of a short run's) overlaps the command's own. */
-    if (ctx.flags & PG_CMD_REPO)
+    /* libgit2's start-up (about half of a short run's) overlaps the command's
+     * own, unless the command names only files (show FILE, compare A.json
+     * B.json), which need no repository: then it never happens. */
+    if ((ctx.flags & PG_CMD_REPO) && !only_files(argc, argv))
         pg_repo_init_async();
     int status = cmd->fn(&ctx, argc, argv);
     /* exit's clean-up of the TLS library must not run under a live initialisation. */
@@ -151,6 +177,11 @@ int pg_exit_status(int rc)
         return pg_die_last();
     pg_text_warn("%s", pg_error_last());
     return PG_EXIT_INTERRUPT;
+}
+
+int pg_opt_metrics(const pg_opt *opt, const char *name, const char *arg)
+{
+    return pg_metric_set_parse(opt->dest, arg);
 }
 
 int pg_check_cpu(int cpu)

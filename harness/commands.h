@@ -101,6 +101,16 @@ int pg_die_last(void);
  * printing "perfgate: <message>" for PG_EINTR, else pg_die_last(). */
 int pg_exit_status(int rc);
 
+/* The callback of a repeatable `--metrics LIST` option: adds LIST's names to
+ * the pg_metric_set at opt->dest; an unknown name is a usage error with a
+ * suggestion. */
+int pg_opt_metrics(const pg_opt *opt, const char *name, const char *arg);
+
+/* The help text of `--metrics`, the same for run and compare. */
+#define PG_METRICS_HELP "measure only these metrics (comma-separated, repeatable);\n" \
+    "with valgrind, no cache-misses or branch-misses leaves out that\n" \
+    "simulation: about twice as fast (default: all)"
+
 /* PG_EINVAL "--cpu N: this machine has CPUs 0 to M" when `cpu` is not online. */
 int pg_check_cpu(int cpu);
 

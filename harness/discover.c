@@ -1,6 +1,7 @@
 /* harness/discover.c — from PATH arguments and command lines to benchmarks. */
 #include "harness/bench.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -87,15 +88,68 @@ static int add_exec(pg_benchset *s, const char *path, const char *name)
     return 0;
 }
 
-int pg_bench_discover(pg_benchset *s, const char *path)
+/* The manifest `path` names, into `out`: a .json file, or a directory's perfgate.json. */
+static int manifest_of(char *out, size_t len, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return 0;
+    size_t l = strlen(path);
+    if (S_ISREG(st.st_mode))
+        return l >= 5 && !strcmp(path + l - 5, ".json") && snprintf(out, len, "%s", path) < (int)len;
+    if (!S_ISDIR(st.st_mode))
+        return 0;
+    while (l > 1 && path[l - 1] == '/')
+        l--;   /* "bench/" names bench/perfgate.json, not bench//perfgate.json */
+    return snprintf(out, len, "%.*s/perfgate.json", (int)l, path) < (int)len && access(out, F_OK) == 0;
+}
+
+/* `path` made absolute: its real path when it exists, else joined to the
+ * current directory (a PATH that only old revisions have). */
+static void absolute(char *out, size_t len, const char *path)
+{
+    char cwd[PATH_MAX];
+    if (realpath(path, out))
+        return;
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        snprintf(out, len, "%s", path);
+    else
+        snprintf(out, len, "%s/%s", cwd, path);
+}
+
+/* What follows `tree` in `abs` ("" for the tree itself), or NULL when `abs` is not inside it. */
+static const char *inside(const char *abs, const char *tree)
+{
+    size_t n = strlen(tree);
+    while (n > 1 && tree[n - 1] == '/')
+        n--;
+    if (strncmp(abs, tree, n) || (abs[n] && abs[n] != '/'))
+        return NULL;
+    return abs[n] ? abs + n + 1 : abs + n;
+}
+
+/* `abs` moved from under at->worktree to under at->root; 0 when it is not inside the work tree. */
+static int counterpart(char *out, size_t len, const char *abs, const pg_bench_place *at)
+{
+    char tree[PATH_MAX];
+    if (!at || !at->worktree || !realpath(at->worktree, tree))
+        return 0;
+    const char *rel = inside(abs, tree);
+    size_t n = strlen(at->root);
+    while (n > 1 && at->root[n - 1] == '/')
+        n--;
+    return rel && snprintf(out, len, "%.*s%s%s", (int)n, at->root, *rel ? "/" : "", rel) < (int)len;
+}
+
+static int discover_here(pg_benchset *s, const char *path)
 {
     struct stat st;
     if (stat(path, &st) < 0)
         return pg_error_errno(PG_ENOTFOUND, "%s", path);
+    char manifest[PATH_MAX];
+    if (manifest_of(manifest, sizeof manifest, path))
+        return pg_manifest_load(s, manifest, NULL);
     if (S_ISREG(st.st_mode)) {
-        size_t l = strlen(path);
-        if (l >= 5 && !strcmp(path + l - 5, ".json"))
-            return pg_manifest_load(s, path);
         if (!is_exec_file(path))
             return pg_error_set(PG_EINVAL, "%s is not executable (chmod +x it, or give a directory or a perfgate.json)", path);
         const char *base = strrchr(path, '/');
@@ -103,14 +157,6 @@ int pg_bench_discover(pg_benchset *s, const char *path)
     }
     if (!S_ISDIR(st.st_mode))
         return pg_error_set(PG_EINVAL, "%s is neither a directory nor an executable file", path);
-
-    char manifest[PATH_MAX];
-    size_t plen = strlen(path);
-    while (plen > 1 && path[plen - 1] == '/')
-        plen--;   /* "bench/" names bench/perfgate.json, not bench//perfgate.json */
-    snprintf(manifest, sizeof manifest, "%.*s/perfgate.json", (int)plen, path);
-    if (access(manifest, F_OK) == 0)
-        return pg_manifest_load(s, manifest);
 
     struct dirent **names;
     int n = scandir(path, &names, NULL, alphasort);
@@ -129,6 +175,29 @@ int pg_bench_discover(pg_benchset *s, const char *path)
     if (rc == 0 && s->n == before)
         rc = pg_error_set(PG_ENOTFOUND, "%s has no perfgate.json and no executable files: nothing to run", path);
     return rc;
+}
+
+int pg_bench_discover(pg_benchset *s, const char *path, const pg_bench_place *at)
+{
+    char manifest[PATH_MAX], abs[PATH_MAX], moved[PATH_MAX * 2];
+    int checkout = at && at->worktree && strcmp(at->worktree, at->root);
+    if (at && at->worktree && manifest_of(manifest, sizeof manifest, path)) {
+        /* Today's manifest, naming the files of the tree measured. */
+        char dir[PATH_MAX];
+        absolute(abs, sizeof abs, manifest);
+        pg_path_dirname(dir, sizeof dir, abs);
+        if (!counterpart(moved, sizeof moved, dir, at)) {
+            absolute(moved, sizeof moved, at->root);    /* outside the tree: its root */
+        } else if (!checkout) {
+            return pg_manifest_load(s, manifest, NULL); /* `run`, in the tree: where it is */
+        }
+        int rc = checkout ? pg_mkdirs(moved) : 0;
+        return rc < 0 ? rc : pg_manifest_load(s, manifest, moved);
+    }
+    absolute(abs, sizeof abs, path);
+    if (checkout && counterpart(moved, sizeof moved, abs, at))
+        return discover_here(s, moved);
+    return discover_here(s, path);
 }
 
 int pg_bench_add_command(pg_benchset *s, char *const *argv, int argc)
@@ -168,14 +237,27 @@ int pg_benchset_filter(pg_benchset *s, const char *regex)
         regerror(e, &re, msg, sizeof msg);
         return pg_error_set(PG_EINVAL, "--filter '%s': %s", regex, msg);
     }
+    unsigned char *keep = malloc(s->n ? s->n : 1);
+    if (!keep) {
+        regfree(&re);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < s->n; i++)
+        keep[i] = regexec(&re, s->v[i].name, 0, NULL, 0) == 0;
+    pg_benchset_keep(s, keep);
+    free(keep);
+    regfree(&re);
+    return 0;
+}
+
+void pg_benchset_keep(pg_benchset *s, const unsigned char *keep)
+{
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (regexec(&re, s->v[i].name, 0, NULL, 0) == 0)
+        if (keep[i])
             s->v[k++] = s->v[i];
         else
             pg_bench_free(&s->v[i]);
     }
     s->n = k;
-    regfree(&re);
-    return 0;
 }

@@ -174,6 +174,7 @@ static int fill_one(pg_bench *b, const pg_bench *suite, const char *gb)
     b->repeat = suite->repeat;
     b->warmup = suite->warmup;
     b->timeout = suite->timeout;
+    b->metrics = suite->metrics;
     if (!b->name || !b->argv || !b->env || !b->source || (suite->cwd && !b->cwd))
         return pg_error_set(PG_ENOMEM, "out of memory");
     b->argv[n] = exact_filter(gb);

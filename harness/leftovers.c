@@ -34,19 +34,20 @@ static int each_subdir(const char *dir, int (*fn)(void *, const char *, const ch
     return n;
 }
 
-/* ---- <store>/stacks/<commit>/<machine>/<run> ---- */
+/* ---- <store>/stacks/<commit>/<machine>/<run>, <store>/logs/<commit>/<machine>/<run> ---- */
 
 typedef struct walk {
     const char *root;
+    const char *named_as;       /* how a document names the kind: "\"stacks" (relative), "/logs" (absolute) */
     const char *commit, *machine;
 } walk;
 
-/* Whether the store document of (commit, machine) names this run's stacks. */
+/* Whether the store document of (commit, machine) names this run's directory. */
 static int referenced(const walk *w, const char *run)
 {
     char path[PATH_MAX], needle[PATH_MAX];
     snprintf(path, sizeof path, "%s/results/%s/%s.json", w->root, w->commit, w->machine);
-    snprintf(needle, sizeof needle, "\"stacks/%s/%s/%s/", w->commit, w->machine, run);
+    snprintf(needle, sizeof needle, "%s/%s/%s/%s/", w->named_as, w->commit, w->machine, run);
     char *text = NULL;
     size_t len;
     int rc = pg_file_read(&text, &len, path);
@@ -153,9 +154,12 @@ int pg_leftovers_sweep(const char *store_root)
     int in_store = 0;
     if (store_root) {
         char dir[PATH_MAX];
-        walk w = {.root = store_root};
+        walk w = {.root = store_root, .named_as = "\"stacks"};
         snprintf(dir, sizeof dir, "%s/stacks", store_root);
         in_store += each_subdir(dir, sweep_commit, &w);
+        walk wl = {.root = store_root, .named_as = "/logs"};
+        snprintf(dir, sizeof dir, "%s/logs", store_root);
+        in_store += each_subdir(dir, sweep_commit, &wl);
         snprintf(dir, sizeof dir, "%s/results", store_root);
         in_store += each_subdir(dir, sweep_partial_docs, NULL);
         in_store += sweep_probes(dir);

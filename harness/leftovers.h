@@ -3,13 +3,14 @@
  * A perfgate that is SIGKILLed cannot clean up after itself. What it may leave:
  *   - the temporary checkouts of `compare --run-missing`, $TMPDIR/perfgate-rev-<pid>-*;
  *   - valgrind's output directories, $TMPDIR/perfgate-vg-<pid>-* and perfgate-cg-<pid>-*;
- *   - the stacks directory of a run it never stored, <store>/stacks/<commit>/<machine>/<run>;
+ *   - the stacks and logs directories of a run it never stored,
+ *     <store>/stacks/<commit>/<machine>/<run> and <store>/logs/<commit>/<machine>/<run>;
  *   - a half-written store document, <store>/results/<commit>/<machine>.json.tmp.*,
  *     and the probe of storecheck.h, <store>/results/.probe.*.
  * Each directory is an owned one (util/owned_dir.h), so the sweep removes only
  * those whose owner is dead, never a concurrent run's. A stacks directory whose
  * run was stored after all (perfgate killed between storing the result and
- * letting the directory go) stays: only its lock file goes. A half-written
+ * letting the directory go) stays: only its lock file goes; so do logs. A half-written
  * document goes only while the store's lock for it can be taken. The processes
  * a killed perfgate left are harness/contain.h's business.
  */

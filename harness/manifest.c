@@ -63,6 +63,28 @@ static int get_timeout(double *out, const cJSON *obj, const char *file, const ch
     return 0;
 }
 
+/* "metrics": ["instructions", ...], names of the registry (util/metrics.h). */
+static int get_metrics(pg_metric_set *out, const cJSON *obj, const char *file, const char *where)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "metrics"), *it;
+    if (!v)
+        return 0;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
+        return pg_error_set(PG_EINVAL, "%s: %s.metrics: expected a non-empty array of metric names like [\"instructions\"]",
+                            file, where);
+    pg_metric_set set = 0;
+    int i = 0;
+    cJSON_ArrayForEach(it, v) {
+        if (!cJSON_IsString(it))
+            return pg_error_set(PG_EINVAL, "%s: %s.metrics[%d]: expected a metric name", file, where, i);
+        if (pg_metric_set_add(&set, it->valuestring) < 0)
+            return pg_error_wrap(PG_EINVAL, "%s: %s.metrics[%d]", file, where, i);
+        i++;
+    }
+    *out = set;
+    return 0;
+}
+
 /* "1%", "0.5%", or a bare number of percent. */
 static int check_thresholds(pg_thresholds *out, int *has, const cJSON *obj, const char *file, const char *where)
 {
@@ -155,7 +177,7 @@ static int parse_kind(pg_bench_kind *kind, const cJSON *e, const char *file, con
 static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const char *dir, int idx)
 {
     static const char *const keys[] = {"name", "kind", "filter", "command", "cwd", "env", "repeat", "warmup",
-                                       "timeout", "thresholds", NULL};
+                                       "timeout", "thresholds", "metrics", NULL};
     char where[64];
     snprintf(where, sizeof where, "benchmarks[%d]", idx);
     if (!cJSON_IsObject(e))
@@ -208,6 +230,7 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
     if ((rc = get_int(&b->repeat, e, "repeat", 1, file, where)) < 0 ||
         (rc = get_int(&b->warmup, e, "warmup", 0, file, where)) < 0 ||
         (rc = get_timeout(&b->timeout, e, file, where)) < 0 ||
+        (rc = get_metrics(&b->metrics, e, file, where)) < 0 ||
         (rc = check_thresholds(&b->thresholds, &b->has_thresholds, e, file, where)) < 0)
         return rc;
     b->argv = calloc((size_t)argc + 1, sizeof *b->argv);
@@ -230,22 +253,22 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
     return 0;
 }
 
-int pg_manifest_load(pg_benchset *s, const char *path)
+int pg_manifest_load(pg_benchset *s, const char *path, const char *base)
 {
     char *text;
     size_t len;
     int rc = pg_file_read(&text, &len, path);
     if (rc < 0)
         return rc;
-    rc = pg_manifest_parse(s, text, len, path);
+    rc = pg_manifest_parse(s, text, len, path, base);
     free(text);
     return rc;
 }
 
-int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path)
+int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path, const char *base)
 {
     static const char *const top[] = {"build", "defaults", "benchmarks", "$schema", NULL};
-    static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", NULL};
+    static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", "metrics", NULL};
     cJSON *doc = NULL;
     int rc = pg_json_parse(&doc, text, len, path);
     if (rc < 0)
@@ -254,7 +277,9 @@ int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *
     char dir[4096];
     pg_path_dirname(dir, sizeof dir, path);
     char absdir[4096];
-    if (!realpath(dir, absdir))
+    if (base)
+        snprintf(absdir, sizeof absdir, "%s", base);
+    else if (!realpath(dir, absdir))
         snprintf(absdir, sizeof absdir, "%s", dir);
 
     if (!cJSON_IsObject(doc)) {
@@ -282,6 +307,7 @@ int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *
             (rc = get_int(&s->def_repeat, def, "repeat", 1, path, "defaults")) < 0 ||
             (rc = get_int(&s->def_warmup, def, "warmup", 0, path, "defaults")) < 0 ||
             (rc = get_timeout(&s->def_timeout, def, path, "defaults")) < 0 ||
+            (rc = get_metrics(&s->def_metrics, def, path, "defaults")) < 0 ||
             (rc = check_thresholds(&s->def_thresholds, &s->has_def_thresholds, def, path, "defaults")) < 0)
             goto out;
     }

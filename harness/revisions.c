@@ -2,6 +2,8 @@
 #include "harness/revisions.h"
 #include "counters/sampler.h"
 #include "harness/leftovers.h"
+#include "harness/notes.h"
+#include "harness/results.h"
 #include "harness/store.h"
 #include "harness/spawn.h"
 #include "harness/stacks.h"
@@ -21,18 +23,22 @@ typedef struct side {
     pg_benchset set;
     pg_rundoc doc;
     pg_stacks *stacks;              /* --sample: this revision's stacks, beside its results */
+    pg_owned_dir logs;              /* this revision's run's logs, in the store */
     char stacks_dir[PATH_MAX * 2];
 } side;
 
 
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
-                         pg_session *sess, const pg_run_opts *ro, const char *store_root)
+                         const char *worktree, pg_session *sess, const pg_run_opts *ro, const char *store_root,
+                         int notes)
 {
     side *sides = calloc(n, sizeof *sides);
     if (!sides)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         pg_owned_init(&sides[i].dir);
+        pg_owned_init(&sides[i].logs);
+    }
     int rc = 0;
     int valgrind = pg_meter_backend(sess->meter) == PG_BACKEND_VALGRIND;
     pg_spawn_install_sigint();
@@ -55,7 +61,9 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             break;
         char bp[PATH_MAX + 64];
         snprintf(bp, sizeof bp, "%s/%s", s->dir.path, bench_path);
-        if ((rc = pg_bench_discover(&s->set, bp)) < 0) {
+        /* A bare repository has no tree of today: a relative path is the revision's own. */
+        pg_bench_place at = {.worktree = worktree ? worktree : s->dir.path, .root = s->dir.path};
+        if ((rc = pg_bench_discover(&s->set, worktree || bench_path[0] == '/' ? bench_path : bp, &at)) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
@@ -64,7 +72,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        if ((rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, ro->cpu)) < 0)
+        if ((rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, ro->cpu)) < 0 ||
+            (rc = pg_store_logs_open(&s->logs, store_root, s->commit, sess->machine.id, s->doc.id)) < 0)
             break;
         if (ro->sample &&
             (rc = pg_stacks_new_in_store(&s->stacks, s->stacks_dir, sizeof s->stacks_dir, sess->backend, ro->sample_freq,
@@ -87,6 +96,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_rundoc round = {0};
             o.round = k;
             o.stacks = sides[i].stacks;
+            o.log_dir = sides[i].logs.path;
             int nf = 0;
             rc = pg_runner_run(&round, &nf, &sides[i].set, sess->meter, &o);
             nfailed += nf;
@@ -104,13 +114,17 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         if (rc == 0) {
             stored++;
             pg_stacks_keep(sides[i].stacks);
+            pg_owned_release(&sides[i].logs, 0);
             fprintf(stderr, "perfgate: stored %.12s: %s\n", sides[i].commit, path);
+            if (notes)
+                pg_notes_record(repo, &sides[i].doc);
         }
     }
     if (rc == PG_EINTR)
         pg_error_set(PG_EINTR, "interrupted; nothing was stored");
     for (size_t i = 0; i < n; i++) {
         pg_owned_release(&sides[i].dir, 1);
+        pg_owned_release(&sides[i].logs, 1);    /* not stored: its logs go too */
         pg_stacks_free(sides[i].stacks);    /* not stored: its stacks go too */
         pg_benchset_free(&sides[i].set);
         pg_rundoc_free(&sides[i].doc);
@@ -121,13 +135,13 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
     return rc;
 }
 
-/* A run of `machine_id` measured by `backend` is among those stored for `commit`. */
-static int has_stored_run(int *yes, const char *store_root, const char *commit, const char *machine_id,
+/* A run of `machine_id` measured by `backend` is stored for `commit`. */
+static int has_stored_run(int *yes, const char *store_root, pg_repo *repo, const char *commit, const char *machine_id,
                           const char *backend)
 {
     pg_rundoc_list runs = {0};
     *yes = 0;
-    int rc = pg_store_load(&runs, store_root, commit);
+    int rc = pg_results_load(&runs, store_root, repo, commit);
     if (rc == PG_ENOTFOUND) {
         pg_error_clear();
         rc = 0;
@@ -152,18 +166,19 @@ int pg_revisions_measure_missing(size_t *measured, pg_repo *repo, const char *co
         for (size_t j = 0; j < k && !dup; j++)
             dup = !strcmp(todo[j], commits[i]);
         if (!dup)
-            rc = has_stored_run(&stored, store_root, commits[i], sess->machine.id, pg_backend_name(sess->backend));
+            rc = has_stored_run(&stored, store_root, repo, commits[i], sess->machine.id, pg_backend_name(sess->backend));
         if (rc == 0 && !dup && !stored)
             todo[k++] = commits[i];
     }
     if (rc == 0 && k > 0) {
-        char logdir[PATH_MAX + 16];
-        snprintf(logdir, sizeof logdir, "%s/logs", store_root);
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
-                          .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
+                          .round = -1, .progress = isatty(2), .sample = o->sample, .metrics = o->metrics,
                           .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
         pg_leftovers_sweep(store_root);   /* what a killed perfgate left */
-        rc = pg_revisions_measure(repo, todo, k, o->bench_dir ? o->bench_dir : "bench", sess, &ro, store_root);
+        /* --bench as every path on the command line: from the current directory */
+        char bench[PATH_MAX + 8];
+        snprintf(bench, sizeof bench, "%s%s", o->bench || !o->worktree ? "" : o->worktree, o->bench ? o->bench : "bench");
+        rc = pg_revisions_measure(repo, todo, k, bench, o->worktree, sess, &ro, store_root, o->notes);
         if (rc == 0)
             *measured = k;
     }

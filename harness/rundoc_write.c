@@ -157,6 +157,8 @@ static void put_bench(writer *w, cJSON *arr, const pg_rundoc_bench *bench)
         if (s)
             put_str(w, b, stacks[i].key, s);
     }
+    if (bench->selected_metrics.n)
+        put_strings(w, b, "selected_metrics", &bench->selected_metrics);
     put_num(w, b, "runs", bench->runs);
     put_str(w, b, "status", bench->failed ? "failed" : "ok");
     put_metrics(w, b, bench);
@@ -189,6 +191,13 @@ static cJSON *run_json(writer *w, const pg_rundoc *r)
         if (r->events) {
             put_str(w, settings, "events", r->events);
             put_bool(w, settings, "user_only", r->user_only);
+        }
+    }
+    if (r->shard_count > 0) {
+        cJSON *shard = put(w, doc, "shard", cJSON_CreateObject());
+        if (shard) {
+            put_num(w, shard, "index", r->shard_index);
+            put_num(w, shard, "count", r->shard_count);
         }
     }
     put_strings(w, doc, "uncontrolled", &r->uncontrolled);

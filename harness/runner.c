@@ -111,7 +111,7 @@ static int record_readings(pg_rundoc_bench *b, const pg_readings *rd)
 
 /* The benchmark's description, before anything runs. */
 static int describe_bench(pg_rundoc_bench *b, const pg_benchset *set, const pg_bench *bench, int repeat, int warmup,
-                          double timeout)
+                          double timeout, pg_metric_set metrics)
 {
     size_t n = 0;
     while (bench->argv[n])
@@ -131,6 +131,10 @@ static int describe_bench(pg_rundoc_bench *b, const pg_benchset *set, const pg_b
         b->has_thresholds = 1;
         rc = pg_thresholds_copy(&b->thresholds, th);
     }
+    const char *names[32];
+    pg_metric_set_names(names, metrics);
+    for (size_t i = 0; names[i] && rc == 0; i++)
+        rc = pg_rundoc_strings_add(&b->selected_metrics, names[i]);
     return rc;
 }
 
@@ -181,12 +185,14 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
     }
     int measured_runs = o->round >= 0 ? 1 : repeat;
     double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
+    pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
+    pg_meter_select(meter, metrics);
     char **env = pg_runner_env(bench->env);
     if (!env)
         return pg_error_set(PG_ENOMEM, "out of memory");
 
     pg_rundoc_bench bd = {0}, *b = &bd;
-    int rc = describe_bench(b, set, bench, repeat, warmup, timeout);
+    int rc = describe_bench(b, set, bench, repeat, warmup, timeout, metrics);
     pg_spawn_opts so = {
         .cwd = bench->cwd, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
         .timeout_sec = timeout,

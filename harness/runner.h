@@ -18,6 +18,7 @@
 typedef struct pg_run_opts {
     int repeat, warmup;         /* -1: manifest, else backend default */
     double timeout;             /* <= 0: manifest, else none */
+    pg_metric_set metrics;      /* --metrics; 0: the manifest's, else every default metric */
     int cpu;                    /* -1: choose; -2: do not pin */
     const char *log_dir;        /* per-benchmark stdout/stderr logs go here */
     int progress;               /* live progress line on stderr */

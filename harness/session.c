@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events, int user_only)
@@ -27,12 +28,21 @@ int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events
     pg_meter_opts mo = {.backend = s->backend, .events = events, .user_only = user_only};
     if ((rc = pg_meter_new(&s->meter, &mo)) < 0)
         return rc;
-    if (s->notice[0])
-        pg_text_warn("note: %s", s->notice);
+    s->requested = requested;
     s->events = events;
     s->user_only = user_only;
     pg_machine_probe(&s->machine, pg_backend_name(s->backend), pg_meter_version(s->meter), pg_meter_geometry(s->meter));
     return 0;
+}
+
+void pg_session_tell(const pg_session *s)
+{
+    /* Most CI runners have no PMU: valgrind chosen for that is said in one
+     * short line; `perfgate doctor` and the stored document have the why. */
+    if (s->requested == PG_BACKEND_AUTO && s->backend == PG_BACKEND_VALGRIND)
+        pg_text_warn("note: no hardware counters here, using the valgrind backend ('perfgate doctor' says why)");
+    else if (s->notice[0])
+        pg_text_warn("note: %s", s->notice);
 }
 
 void pg_session_close(pg_session *s)
@@ -86,7 +96,13 @@ int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, 
     char started[32], runid[64];
     iso_now(started, sizeof started);
     static int seq;
-    snprintf(runid, sizeof runid, "%s-%d%s", started, (int)getpid(), seq++ ? "b" : "");
+    /* Notes merge runs of many machines by id (harness/notes.h): two CI jobs
+     * started in the same second in look-alike containers have the same pid,
+     * so random bits make the id unique. */
+    unsigned int rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        rnd = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16);
+    snprintf(runid, sizeof runid, "%s-%d-%08x%s", started, (int)getpid(), rnd, seq++ ? "b" : "");
     memset(doc, 0, sizeof *doc);
     doc->dirty = dirty;
     doc->machine = s->machine;

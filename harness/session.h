@@ -18,11 +18,14 @@ typedef struct pg_session {
     char notice[1024];          /* the fallback notice, "" when none */
     const char *events;
     int user_only;
+    pg_backend_kind requested;
 } pg_session;
 
-/* Probes the machine, chooses the backend (printing the notice to stderr),
- * opens the meter. */
+/* Probes the machine, chooses the backend, opens the meter. */
 int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events, int user_only);
+/* Says on stderr, once, what the user should know of the backend's choice: a
+ * separate step so that a command can first refuse bad input in one line. */
+void pg_session_tell(const pg_session *s);
 void pg_session_close(pg_session *s);
 
 /* Fills `doc` (zeroed by the caller) with everything but the benchmarks;

@@ -1,5 +1,6 @@
 /* harness/stacks.c — see stacks.h. */
 #include "harness/stacks.h"
+#include "harness/store.h"
 #include "harness/sample_run.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -43,11 +44,7 @@ int pg_stacks_new_in_store(pg_stacks **out, char *dir, size_t dirlen, pg_backend
                            const char *store_root, const char *commit, const char *machine_id, const char *run_id)
 {
     char rel[PATH_MAX];
-    int n = snprintf(rel, sizeof rel, "stacks/%s/%s/", commit ? commit : "nocommit", machine_id);
-    /* The run id is an ISO time: its ':' would trouble CI artifact uploads. */
-    for (const char *p = run_id; *p && (size_t)n + 1 < sizeof rel; p++)
-        rel[n++] = *p == ':' ? '-' : *p;
-    rel[n] = '\0';
+    pg_store_run_path(rel, sizeof rel, "stacks", commit, machine_id, run_id);
     snprintf(dir, dirlen, "%s/%s", store_root, rel);
     int rc = pg_stacks_new(out, backend, freq, dir, rel);
     /* Made now, with its owner's lock: should perfgate be killed before the

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,26 @@ int pg_store_root(char *out, size_t len, const char *option, const char *workdir
     else
         return pg_error_set(PG_ENOTFOUND, "no result store: not in a git work tree and neither --store nor PERFGATE_STORE given");
     return 0;
+}
+
+void pg_store_run_path(char *rel, size_t len, const char *kind, const char *commit, const char *machine_id,
+                       const char *run_id)
+{
+    int n = snprintf(rel, len, "%s/%s/%s/", kind, commit ? commit : PG_NO_COMMIT, machine_id);
+    if (n < 0 || (size_t)n >= len)
+        return;
+    for (const char *p = run_id; *p && (size_t)n + 1 < len; p++)
+        rel[n++] = *p == ':' ? '-' : *p;
+    rel[n] = '\0';
+}
+
+int pg_store_logs_open(pg_owned_dir *d, const char *root, const char *commit, const char *machine_id,
+                       const char *run_id)
+{
+    char rel[PATH_MAX], dir[PATH_MAX * 2];
+    pg_store_run_path(rel, sizeof rel, "logs", commit, machine_id, run_id);
+    snprintf(dir, sizeof dir, "%s/%s", root, rel);
+    return pg_owned_mkdir(d, dir);
 }
 
 typedef struct paths {

@@ -8,13 +8,15 @@
  * appended; the file is replaced atomically under an exclusive lock, so a crash
  * or a Ctrl-C leaves the old file or the new one, and concurrent runs never lose
  * each other's results. Results keyed to no commit (outside a git repository)
- * go under <root>/results/nocommit/. This module does the files and the
+ * go under <root>/results/nocommit/. Each run's benchmark logs are in
+ * <root>/logs/<commit>/<machine-id>/<run-id>/. This module does the files and the
  * locking; rundoc.h owns what is in them.
  */
 #ifndef PG_HARNESS_STORE_H
 #define PG_HARNESS_STORE_H
 
 #include "harness/rundoc.h"
+#include "util/owned_dir.h"
 
 #include <stddef.h>
 
@@ -23,6 +25,18 @@
 /* Where the store is: `option` (--store), else $PERFGATE_STORE, else
  * <workdir>/.perfgate (workdir NULL: none, PG_ENOTFOUND). */
 int pg_store_root(char *out, size_t len, const char *option, const char *workdir);
+
+/* The directory of one run's files of a kind ("stacks", "logs"), relative to
+ * the store root: <kind>/<commit or nocommit>/<machine_id>/<run_id>, the run
+ * id's ':' as '-' (they would trouble CI artifact uploads). */
+void pg_store_run_path(char *rel, size_t len, const char *kind, const char *commit, const char *machine_id,
+                       const char *run_id);
+
+/* Makes <root>/<pg_store_run_path("logs", ...)>, owned (util/owned_dir.h):
+ * each run's benchmark logs are its own, never overwritten by a later run.
+ * Release it keeping its files once the run is stored, else removing them. */
+int pg_store_logs_open(pg_owned_dir *d, const char *root, const char *commit, const char *machine_id,
+                       const char *run_id);
 
 /* Checks, before anything is measured, that a run of (commit, machine_id)
  * can be stored: the directory can be made and written, and the document

@@ -39,5 +39,10 @@ int pg_store_check_writable(const char *root)
         rc = pg_error_errno(PG_EIO, "cannot store results in %s: cannot write in %s", root, dir);
     close(fd);
     unlink(probe);
+    /* Only a nicety: a store whose results can be written is usable without it. */
+    static const char ignore[] = "# written by perfgate: the result store stays out of git (docs/result-schema.md)\n*\n";
+    snprintf(probe, sizeof probe, "%s/.gitignore", root);
+    if (rc == 0 && access(probe, F_OK) < 0 && pg_file_write_atomic(probe, ignore, sizeof ignore - 1) < 0)
+        pg_error_clear();
     return rc;
 }

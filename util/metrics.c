@@ -1,6 +1,9 @@
 /* util/metrics.c — see metrics.h. docs/metrics.md explains every value here. */
 #include "util/metrics.h"
+#include "util/error.h"
+#include "util/strdist.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const instructions_aliases[] = {"Ir", NULL};
@@ -58,4 +61,60 @@ double pg_metric_threshold(const char *name)
 {
     const pg_metric_info *m = pg_metric_find(name);
     return m ? m->threshold_pct : PG_METRIC_OTHER_THRESHOLD;
+}
+
+int pg_metric_set_add(pg_metric_set *set, const char *name)
+{
+    const pg_metric_info *m = pg_metric_find(name);
+    if (!m)
+        m = pg_metric_find_alias(name);
+    if (m) {
+        *set |= 1u << (m - registry);
+        return 0;
+    }
+    const char *best = NULL;
+    size_t bestd = 3;   /* a suggestion only for a name fewer than 3 edits away */
+    for (size_t i = 0; i < NREG; i++) {
+        size_t d = pg_str_distance(name, registry[i].name);
+        if (d < bestd)
+            bestd = d, best = registry[i].name;
+    }
+    if (best)
+        return pg_error_set(PG_EINVAL, "unknown metric '%s' (did you mean '%s'?)", name, best);
+    return pg_error_set(PG_EINVAL, "unknown metric '%s' (docs/metrics.md lists them)", name);
+}
+
+int pg_metric_set_parse(pg_metric_set *set, const char *list)
+{
+    char name[64];
+    const char *p = list;
+    for (;;) {
+        size_t n = strcspn(p, ",");
+        if (n == 0)
+            return pg_error_set(PG_EINVAL, "empty metric name in '%s'", list);
+        if (n >= sizeof name)
+            return pg_error_set(PG_EINVAL, "unknown metric '%.*s'", (int)n, p);
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        int rc = pg_metric_set_add(set, name);
+        if (rc < 0)
+            return rc;
+        if (!p[n])
+            return 0;
+        p += n + 1;
+    }
+}
+
+int pg_metric_set_has(pg_metric_set set, const char *name)
+{
+    const pg_metric_info *m = pg_metric_find(name);
+    return !set || (m && (set & (1u << (m - registry))));
+}
+
+void pg_metric_set_names(const char **out, pg_metric_set set)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < NREG; i++)
+        if (set & (1u << i))
+            out[k++] = registry[i].name;
+    out[k] = NULL;
 }

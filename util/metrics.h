@@ -40,4 +40,22 @@ size_t pg_metric_order(const char *name);
 /* `name`'s default threshold in percent. */
 double pg_metric_threshold(const char *name);
 
+/* A choice of registry metrics (`run --metrics`, a manifest's "metrics"): bit
+ * i is registry entry i. 0 means nothing was chosen: every default metric. */
+typedef unsigned pg_metric_set;
+
+/* Adds the registry metric `name` (or one of its aliases) to *set. PG_EINVAL
+ * for any other name: "unknown metric 'x' (did you mean 'y'?)". */
+int pg_metric_set_add(pg_metric_set *set, const char *name);
+
+/* Adds every name of the comma-separated `list`, as pg_metric_set_add. */
+int pg_metric_set_parse(pg_metric_set *set, const char *list);
+
+/* Whether `set` has the registry metric `name`; an empty set has them all. */
+int pg_metric_set_has(pg_metric_set set, const char *name);
+
+/* The names in `set`, in display order, NULL-terminated into `out` (which
+ * holds at least as many entries as the registry, plus one). */
+void pg_metric_set_names(const char **out, pg_metric_set set);
+
 #endif

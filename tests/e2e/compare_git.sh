@@ -156,7 +156,8 @@ git clone -q "$R" "$T/clone"
 mkdir -p "$T/tmp"
 cd "$T/clone"
 check "the clone has no results" [ ! -e .perfgate ]
-TMPDIR=$T/tmp expect_exit 1 "--run-missing measures both and regresses" "$PG" compare "$c0" "$c1" --run-missing --sample --backend valgrind --format json
+# Instructions only (no cache or branch simulation): the same exact counts.
+TMPDIR=$T/tmp expect_exit 1 "--run-missing measures both and regresses" "$PG" compare "$c0" "$c1" --run-missing --sample --backend valgrind --metrics instructions --format json
 cp "$T/out" rm.json
 check "--run-missing: regressed" [ "$(json rm.json "d['verdict']")" = regressed ]
 check "--run-missing: the same exact delta $((i1 - i0))" [ "$(json rm.json "int(d['benchmarks'][0]['metrics'][0]['delta'])")" = $((i1 - i0)) ]
@@ -164,6 +165,9 @@ contains "$T/err" "perfgate: building: cc"
 check "--run-missing --sample: the function table names mix" [ "$(json rm.json "(d['benchmarks'][0]['functions']['top'][0]['name'], int(d['benchmarks'][0]['functions']['top'][0]['delta']))")" = "('mix', $((i1 - i0)))" ]
 check "--run-missing: stacks stored beside the results" [ -n "$(find .perfgate/stacks/$c0 -name 'mixer.folded' 2>/dev/null)" ]
 check "--run-missing: both stored in the clone" [ -d ".perfgate/results/$c0" -a -d ".perfgate/results/$c1" ]
+check "--run-missing --metrics instructions: no cache or branch metric stored, the choice recorded" [ "$(json "$(ls .perfgate/results/$c1/*.json)" \
+  "[(sorted(b['metrics']), b['selected_metrics']) for b in d['runs'][0]['benchmarks']]")" = \
+  "[(['Ir', 'instructions', 'max-rss', 'wall-time'], ['instructions']), (['Ir', 'instructions', 'max-rss', 'wall-time'], ['instructions'])]" ]
 check "--run-missing: temporary trees removed" [ -z "$(ls -A "$T/tmp" | grep perfgate-rev)" ]
 check "--run-missing: build products stay out of the clone" [ ! -e bench/prog ]
 # Measured once, stored: the next comparison runs nothing.
@@ -172,7 +176,7 @@ lacks "$T/err" "building"
 contains "$T/out" "verdict: regressed"
 # Both revisions measured: their runs interleave round by round (A, B, A, B).
 PG_ORDER_LOG=$T/order TMPDIR=$T/tmp expect_exit 0 "--run-missing --repeat 2: comment-only change unchanged" \
-  "$PG" compare "$c2" "$c3" --run-missing --backend valgrind --repeat 2
+  "$PG" compare "$c2" "$c3" --run-missing --backend valgrind --repeat 2 --metrics instructions
 contains "$T/out" "verdict: unchanged -- 2 unchanged of 2 benchmarks compared"
 check "interleaved: A, B, A, B ($(tr '\n' ' ' < "$T/order"))" python3 -c "
 import sys; l = open(sys.argv[1]).read().split()

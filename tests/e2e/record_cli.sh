@@ -12,6 +12,16 @@ expect_exit 2 "bad -F" "$PG" record -F fast --folded a.folded -- /bin/true
 contains "$T/err" "-F: expected a whole number > 0, got 'fast'"
 expect_exit 2 "bad --stack-size" "$PG" record --stack-size 100 --folded a.folded -- /bin/true
 contains "$T/err" "--stack-size 100"
+expect_exit 2 "--stack-size above the kernel's limit" "$PG" record --stack-size 65536 --folded a.folded -- /bin/true
+contains "$T/err" "--stack-size 65536: a multiple of 8 up to 65528 (the kernel's limit)"
+# Stacks deeper than the DWARF copy (41 frames of 1 KiB): a warning naming the
+# fix; the kernel's maximum copy takes them whole, and then no warning.
+expect_exit 0 "deep stacks, the default copy" "$PG" record --folded deep1.folded -- "$PROGS/deep" 40 30000000
+contains "$T/err" "of the stacks were truncated: deeper than the 8192 bytes copied per sample; raise --stack-size (up to 65528)"
+expect_exit 0 "deep stacks, --stack-size 65528" "$PG" record --stack-size 65528 --folded deep2.folded -- "$PROGS/deep" 40 30000000
+lacks "$T/err" "were truncated"
+check "65528: whole stacks, main and 41 descend frames above spin" \
+  grep -qE "^deep;_start;.*;main(;descend){41};spin [0-9]+$" deep2.folded
 expect_exit 2 "unknown event" "$PG" record -e no-such-event --folded a.folded -- "$PROGS/work" 1000
 contains "$T/err" "no-such-event"
 expect_exit 2 "missing program" "$PG" record --folded a.folded -- "$T/no-such-program"

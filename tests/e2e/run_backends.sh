@@ -31,9 +31,12 @@ fi
 # A forced no-PMU machine (what most CI runners are): auto takes valgrind, says why, once.
 if command -v valgrind >/dev/null; then
   expect_exit 0 "auto without a PMU" env PERFGATE_NO_PMU=1 "$PG" run --no-store -- "$PROGS/work" 1000
-  contains "$T/err" "hardware counters unavailable (PERFGATE_NO_PMU is set); using the valgrind backend"
+  check "the note, in one short line, is all of stderr" [ "$(cat "$T/err")" = "perfgate: note: no hardware counters here, using the valgrind backend ('perfgate doctor' says why)" ]
   contains "$T/out" "backend valgrind"
-  check "notice is one line" [ "$(wc -l < "$T/err")" = 1 ]
+  expect_exit 0 "auto without a PMU, json" env PERFGATE_NO_PMU=1 "$PG" run --no-store --format json -- "$PROGS/work" 1000
+  check "the document keeps the long reason" [ "$(json "$T/out" "d['notices'][0]")" = "hardware counters unavailable (PERFGATE_NO_PMU is set); using the valgrind backend (exact instruction counts, simulated caches)" ]
+  env PERFGATE_NO_PMU=1 "$PG" doctor > "$T/doctor2" 2>&1
+  contains "$T/doctor2" "  because hardware counters unavailable (PERFGATE_NO_PMU is set); using the valgrind backend" "doctor has the long form"
   # Valgrind repeats are exact, 1 run by default, warmup 0.
   expect_exit 0 "valgrind json" "$PG" run --backend valgrind --no-store --repeat 3 --format json -- "$PROGS/work" 5000
   check "valgrind: three identical instruction counts" python3 -c "

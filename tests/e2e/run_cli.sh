@@ -39,7 +39,7 @@ contains "$T/err" "unknown option '--frobnicate'; see 'perfgate run --help'"
 expect_exit 2 "misspelt option" "$PG" compare --treshold 1% a b
 contains "$T/err" "unknown option '--treshold' (did you mean '--threshold'?)"
 expect_exit 2 "ambiguous option" "$PG" run --no
-contains "$T/err" "option '--no' is ambiguous (--no-pin, --no-store, --no-build)"
+contains "$T/err" "option '--no' is ambiguous (--no-pin, --no-store, --no-notes, --no-build)"
 expect_exit 2 "misspelt command" "$PG" comapre
 contains "$T/err" "'comapre' is not a perfgate command (did you mean 'compare'?)"
 expect_exit 2 "option without its value" "$PG" show --format
@@ -57,6 +57,9 @@ contains "$T/err" "unknown backend 'gpu'"
 expect_exit 2 "missing path" "$PG" run --no-store "$T/nothing-here"
 contains "$T/err" "nothing-here"
 expect_exit 2 "empty command after --" "$PG" run --
+# No PATH, no command and no bench/: what was looked for, and how to make it, in one line.
+expect_exit 2 "run with no bench/" "$PG" run
+check "no bench/: one line says it all ($(cat "$T/err"))" [ "$(cat "$T/err")" = "perfgate: nothing to run: no bench/ in $(pwd -P) (looked for bench/perfgate.json, or executables in bench/); make bench/perfgate.json (docs/manifest.md), or name them: perfgate run PATH... or perfgate run -- CMD" ]
 mkdir -p m
 bad_manifest() { # DESCRIPTION JSON EXPECTED-TEXT
   printf '%s\n' "$2" > m/perfgate.json

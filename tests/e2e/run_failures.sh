@@ -36,6 +36,10 @@ for backend in perf valgrind; do
   check "$backend: exit code stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][3]['failure']['exit_code']")" = 3 ]
   check "$backend: stderr tail stored" [ "$(json "$f" "d['runs'][0]['benchmarks'][3]['failure']['stderr_tail'].strip()")" = "fail3: input file missing" ]
   check "$backend: the hung process group is gone" sh -c "! pgrep -f '$T/[h]ang-fail' >/dev/null"
-  check "$backend: stderr log file written" test -s .perfgate/logs/fail3.stderr
+  log=$(json "$f" "d['runs'][0]['benchmarks'][3]['stderr_log']")
+  check "$backend: the failure's stderr log, the run's own ($log)" grep -qx "fail3: input file missing" "$log"
+  check "$backend: ... under logs/<commit>/<machine>/<run>/" python3 -c "
+import sys, os; r = os.path.relpath(sys.argv[1], '.perfgate').split('/')
+sys.exit(not (r[0] == 'logs' and len(r) == 5 and r[4] == 'fail3.stderr'))" "$log"
 done
 finish

@@ -7,7 +7,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     pg_benchset s;
     pg_benchset_init(&s);
-    int rc = pg_manifest_parse(&s, (const char *)data, size, "/fuzz/bench/perfgate.json");
+    int rc = pg_manifest_parse(&s, (const char *)data, size, "/fuzz/bench/perfgate.json", NULL);
     pg_fuzz_check_error(rc);
     if (rc == 0) {
         PG_FUZZ_ASSERT(s.n > 0);

@@ -251,21 +251,31 @@ static void test_valgrind_parse(void)
         "12 5 1 1 0 0 0 0 0 0 0 0 0 0\n"
         "summary: 1000 10 5 300 20 7 200 4 3 150 12 6 2\n";
     unsigned long long t[13] = {0};
-    CHECK_EQ_INT(pg_valgrind_parse(t, text, "a.out"), 13);
+    unsigned present = 0;
+    CHECK_EQ_INT(pg_valgrind_parse(t, &present, text, "a.out"), 13);
+    CHECK_EQ_INT(present, 0x1fff);
     CHECK_EQ_INT(t[0], 1000);
     CHECK_EQ_INT(t[12], 2);
     /* A second file (a traced child process) adds to the totals. */
-    CHECK_EQ_INT(pg_valgrind_parse(t, text, "b.out"), 13);
+    CHECK_EQ_INT(pg_valgrind_parse(t, &present, text, "b.out"), 13);
     CHECK_EQ_INT(t[0], 2000);
     CHECK_EQ_INT(t[10], 24);
     /* Without branch simulation: fewer columns, still in place. */
     unsigned long long u[13] = {0};
-    CHECK_EQ_INT(pg_valgrind_parse(u, "events: Ir Dr\nsummary: 77 33\n", "c.out"), 2);
+    present = 0;
+    CHECK_EQ_INT(pg_valgrind_parse(u, &present, "events: Ir Dr\nsummary: 77 33\n", "c.out"), 2);
     CHECK_EQ_INT(u[0], 77);
     CHECK_EQ_INT(u[3], 33);
-    CHECK_EQ_INT(pg_valgrind_parse(u, "events: Ir Dr\nsummary: 77\n", "short.out"), PG_EINVAL);
+    CHECK_EQ_INT(present, 1u << 0 | 1u << 3);   /* Ir and Dr only: the others are absent, not 0 */
+    /* --cache-sim=no --branch-sim=no: instructions only. */
+    unsigned long long v[13] = {0};
+    present = 0;
+    CHECK_EQ_INT(pg_valgrind_parse(v, &present, "events: Ir\nsummary: 4242\n", "ir.out"), 1);
+    CHECK_EQ_INT(v[0], 4242);
+    CHECK_EQ_INT(present, 1);
+    CHECK_EQ_INT(pg_valgrind_parse(u, &present, "events: Ir Dr\nsummary: 77\n", "short.out"), PG_EINVAL);
     CHECK_CONTAINS(pg_error_last(), "short.out: summary has 1 values for 2 events");
-    CHECK_EQ_INT(pg_valgrind_parse(u, "hello\n", "junk.out"), PG_EINVAL);
+    CHECK_EQ_INT(pg_valgrind_parse(u, &present, "hello\n", "junk.out"), PG_EINVAL);
     CHECK_CONTAINS(pg_error_last(), "junk.out: no 'summary:' line");
 }
 

@@ -5,6 +5,8 @@
 #include "util/fileio.h"
 
 #include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -18,7 +20,7 @@ static int load_text(pg_benchset *s, const char *text)
     fputs(text, f);
     fclose(f);
     pg_benchset_init(s);
-    return pg_manifest_load(s, path);
+    return pg_manifest_load(s, path, NULL);
 }
 
 static void expect_error(const char *text, const char *msg)
@@ -28,6 +30,84 @@ static void expect_error(const char *text, const char *msg)
     CHECK_EQ_INT(rc, PG_EINVAL);
     CHECK_CONTAINS(pg_error_last(), msg);
     CHECK_CONTAINS(pg_error_last(), "perfgate.json");
+    pg_benchset_free(&s);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* One benchmark from `path` placed by `at`: its argv[0] and cwd. */
+static void expect_placed(const char *path, const pg_bench_place *at, const char *argv0, const char *cwd)
+{
+    pg_benchset s;
+    pg_benchset_init(&s);
+    CHECK_EQ_INT(pg_bench_discover(&s, path, at), 0);
+    CHECK_EQ_INT(s.n, 1);
+    if (s.n == 1) {
+        CHECK_STR(s.v[0].argv[0], argv0);
+        CHECK_STR(s.v[0].cwd, cwd);
+    }
+    pg_benchset_free(&s);
+}
+
+/* Today's manifest applied to a revision's checkout (bench.h, pg_bench_place). */
+static void test_placement(void)
+{
+    char real[PATH_MAX], tree[PATH_MAX + 8], co[PATH_MAX + 8], p[PATH_MAX + 64], a[PATH_MAX + 64], c[PATH_MAX + 64];
+    CHECK(realpath(dir, real) != NULL);
+    snprintf(tree, sizeof tree, "%s/tree", real);
+    snprintf(co, sizeof co, "%s/co", real);
+    snprintf(p, sizeof p, "%s/tree/bench", real);
+    CHECK_EQ_INT(pg_mkdirs(p), 0);
+    CHECK_EQ_INT(pg_mkdirs(co), 0);
+    snprintf(p, sizeof p, "%s/defs", real);
+    CHECK_EQ_INT(pg_mkdirs(p), 0);
+    static const char text[] = "{ \"benchmarks\": [ { \"name\": \"x\", \"command\": [\"./build/x\"] } ] }";
+    snprintf(p, sizeof p, "%s/tree/bench/perfgate.json", real);
+    write_file(p, text);
+    snprintf(p, sizeof p, "%s/defs/perfgate.json", real);
+    write_file(p, text);
+    pg_bench_place in_tree = {.worktree = tree, .root = tree}, in_co = {.worktree = tree, .root = co};
+
+    /* A manifest in the work tree: its directory, here or in the checkout (made there). */
+    snprintf(p, sizeof p, "%s/tree/bench", real);
+    snprintf(a, sizeof a, "%s/tree/bench/./build/x", real);
+    snprintf(c, sizeof c, "%s/tree/bench", real);
+    expect_placed(p, &in_tree, a, c);
+    snprintf(a, sizeof a, "%s/co/bench/./build/x", real);
+    snprintf(c, sizeof c, "%s/co/bench", real);
+    expect_placed(p, &in_co, a, c);
+    CHECK(access(c, F_OK) == 0);
+    /* A manifest outside the work tree: the root of the tree measured. */
+    snprintf(p, sizeof p, "%s/defs/perfgate.json", real);
+    snprintf(a, sizeof a, "%s/tree/./build/x", real);
+    expect_placed(p, &in_tree, a, tree);
+    snprintf(a, sizeof a, "%s/co/./build/x", real);
+    expect_placed(p, &in_co, a, co);
+    /* Outside any repository: its own directory. */
+    snprintf(a, sizeof a, "%s/defs/./build/x", real);
+    snprintf(c, sizeof c, "%s/defs", real);
+    expect_placed(p, NULL, a, c);
+    /* A directory of executables in the work tree: the checkout's own. */
+    snprintf(p, sizeof p, "%s/tree/exe", real);
+    CHECK_EQ_INT(pg_mkdirs(p), 0);
+    snprintf(p, sizeof p, "%s/co/exe", real);
+    CHECK_EQ_INT(pg_mkdirs(p), 0);
+    snprintf(p, sizeof p, "%s/co/exe/prog", real);
+    write_file(p, "#!/bin/sh\n");
+    CHECK_EQ_INT(chmod(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/tree/exe", real);
+    snprintf(a, sizeof a, "%s/co/exe/prog", real);
+    pg_benchset s;
+    pg_benchset_init(&s);
+    CHECK_EQ_INT(pg_bench_discover(&s, p, &in_co), 0);
+    CHECK_EQ_INT(s.n, 1);
+    if (s.n == 1)
+        CHECK_STR(s.v[0].argv[0], a);
     pg_benchset_free(&s);
 }
 
@@ -102,6 +182,7 @@ int main(void)
     expect_error("[1, 2]", "expected a JSON object");
     expect_error("{\n  \"benchmarks\": [\n    { \"name\": \"a\", }\n  ]\n}", "perfgate.json:3:");
 
+    test_placement();
     if (pg_remove_tree(dir) < 0)
         return 2;
     return pg_check_done();

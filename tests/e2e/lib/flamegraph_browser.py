@@ -8,7 +8,11 @@ dialog, a click on "Search" and on "Reset Zoom". Prints one line per check
 and "N passed, N failed"; exit 0 when all passed, 1 otherwise, 2 when the
 browser could not be driven at all.
 
-usage: flamegraph_browser.py CHROMIUM FILE.svg USER_DATA_DIR
+usage: flamegraph_browser.py CHROMIUM FILE.svg USER_DATA_DIR [HOSTILE.svg]
+
+HOSTILE.svg (checked in the same browser, which is costly to start): a
+flamegraph of a function named "<script>window.pwned=1</script>&x" and one
+with an <img onerror>; neither may run, and the first is shown verbatim.
 """
 import json
 import os
@@ -17,6 +21,7 @@ import subprocess
 import sys
 
 chromium, svg, profile = sys.argv[1:4]
+hostile = sys.argv[4] if len(sys.argv) > 4 else None
 passed = failed = 0
 
 
@@ -117,8 +122,8 @@ def box(b, name):
 
 def main():
     b = Browser()
-    signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(RuntimeError("browser did not answer in 90 s")))
-    signal.alarm(90)
+    signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(RuntimeError("browser did not answer in 180 s")))
+    signal.alarm(180)
     try:
         target = b.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
         b.session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
@@ -191,6 +196,15 @@ def main():
         b.send("Page.navigate", {"url": "file://" + os.path.abspath(svg) + "?s=compare"})
         b.wait(lambda m: m.get("method") == "Page.loadEventFired")
         check(box(b, "compare")["fill"] == "rgb(230,0,230)", "?s= searches on load")
+
+        # Hostile names are text: no script runs, and the name is shown as it is.
+        if hostile:
+            b.send("Page.navigate", {"url": "file://" + os.path.abspath(hostile)})
+            b.wait(lambda m: m.get("method") == "Page.loadEventFired")
+            pwned = b.js("typeof window.pwned")
+            name = b.js("all.map(function(g){return g.pgName;}).join('|')")
+            check(pwned == "undefined" and "<script>window.pwned=1</script>&x" in name,
+                  "hostile names must be shown as text and never run: %r %r" % (pwned, name))
     finally:
         signal.alarm(0)
         b.close()

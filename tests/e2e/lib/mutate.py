@@ -13,7 +13,7 @@ must print exactly one line, naming the mutated file; nothing may print a
 sanitizer report. --every N keeps every Nth mutation (the quick e2e run).
 Prints "N inputs, M invocations, K bad" and exits 1 when K > 0.
 """
-import copy, json, os, subprocess, sys
+import concurrent.futures, copy, json, os, subprocess, sys
 
 perfgate, base_path, work = sys.argv[1:4]
 every = int(sys.argv[sys.argv.index("--every") + 1]) if "--every" in sys.argv else 1
@@ -86,25 +86,34 @@ for b in d["runs"][0]["benchmarks"]:
 special.append(("every benchmark failed, no metrics", d))
 docs = docs[::every] + [(n, dump(x)) for n, x in special]
 
-bad = 0
-calls = 0
+def check(job):
+    """One invocation: None when it behaved, else what was wrong."""
+    what, f, argv = job
+    r = subprocess.run([perfgate] + argv, capture_output=True, text=True, errors="replace", timeout=120)
+    err = r.stderr
+    problem = None
+    if r.returncode not in (0, 1, 2):
+        problem = "exit %d" % r.returncode
+    elif "Sanitizer" in err or "runtime error" in err:
+        problem = "sanitizer report"
+    elif r.returncode == 2 and (err.count("\n") != 1 or f not in err):
+        problem = "exit 2 without a one-line message naming the file"
+    if problem:
+        return "BAD (%s): %s: perfgate %s\n  %s" % (problem, what, " ".join(argv), err.strip()[:600].replace("\n", "\n  "))
+    return None
+
+
+jobs = []
 for i, (what, text) in enumerate(docs):
     f = os.path.join(work, "m%04d.json" % i)
     with open(f, "w") as out:
         out.write(text)
     for argv in (["show", "--format", "json", f], ["show", f], ["compare", f, base_path], ["compare", base_path, f]):
-        calls += 1
-        r = subprocess.run([perfgate] + argv, capture_output=True, text=True, errors="replace", timeout=120)
-        err = r.stderr
-        problem = None
-        if r.returncode not in (0, 1, 2):
-            problem = "exit %d" % r.returncode
-        elif "Sanitizer" in err or "runtime error" in err:
-            problem = "sanitizer report"
-        elif r.returncode == 2 and (err.count("\n") != 1 or f not in err):
-            problem = "exit 2 without a one-line message naming the file"
-        if problem:
-            bad += 1
-            print("BAD (%s): %s: perfgate %s\n  %s" % (problem, what, " ".join(argv), err.strip()[:600].replace("\n", "\n  ")))
-print("%d inputs, %d invocations, %d bad" % (len(docs), calls, bad))
-sys.exit(1 if bad else 0)
+        jobs.append((what, f, argv))
+# The invocations are independent: one per CPU at a time (results in order).
+with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    problems = [p for p in pool.map(check, jobs) if p]
+for p in problems:
+    print(p)
+print("%d inputs, %d invocations, %d bad" % (len(docs), len(jobs), len(problems)))
+sys.exit(1 if problems else 0)
