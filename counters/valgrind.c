@@ -155,6 +155,12 @@ void pg_valgrind_argv_free(char **argv)
 
 int pg_valgrind_parse(unsigned long long totals[13], const char *text, const char *path)
 {
+    return pg_valgrind_parse_key(totals, text, path, "summary:");
+}
+
+int pg_valgrind_parse_key(unsigned long long totals[13], const char *text, const char *path, const char *key)
+{
+    size_t klen = strlen(key);
     int idx[13];   /* column of each "events:" entry in our order, -1 when absent */
     int ncols = 0, have_events = 0;
     const char *line = text;
@@ -173,23 +179,24 @@ int pg_valgrind_parse(unsigned long long totals[13], const char *text, const cha
                     if (!strcmp(tok, events[i]))
                         idx[i] = ncols;
             have_events = 1;
-        } else if (!strncmp(line, "summary:", 8)) {
+        } else if (!strncmp(line, key, klen)) {
             if (!have_events)
-                return pg_error_set(PG_EINVAL, "%s: 'summary:' before 'events:'", path);
+                return pg_error_set(PG_EINVAL, "%s: '%s' before 'events:'", path, key);
             unsigned long long col[32] = {0};
-            const char *p = line + 8;
+            const char *p = line + klen;
             int c = 0;
             while (c < ncols && c < 32 && p < line + len) {
                 char *end;
                 errno = 0;
                 unsigned long long v = strtoull(p, &end, 10);
                 if (end == p || errno)
-                    return pg_error_set(PG_EINVAL, "%s: malformed summary line", path);
+                    return pg_error_set(PG_EINVAL, "%s: malformed '%s' line", path, key);
                 col[c++] = v;
                 p = end;
             }
-            if (c != ncols)
-                return pg_error_set(PG_EINVAL, "%s: summary has %d values for %d events", path, c, ncols);
+            /* callgrind leaves out the zeros at the end of a cost line (its format's rule). */
+            if (c != ncols && (c > ncols || strcmp(key, "totals:")))
+                return pg_error_set(PG_EINVAL, "%s: '%s' has %d values for %d events", path, key, c, ncols);
             int found = 0;
             for (int i = 0; i < 13; i++)
                 if (idx[i] >= 0) {
@@ -200,11 +207,11 @@ int pg_valgrind_parse(unsigned long long totals[13], const char *text, const cha
         }
         line = nl ? nl + 1 : NULL;
     }
-    return pg_error_set(PG_EINVAL, "%s: no 'summary:' line (not a cachegrind output file?)", path);
+    return pg_error_set(PG_EINVAL, "%s: no '%s' line (not a valgrind output file?)", path, key);
 }
 
 /* The last line of valgrind's own log that is not a "--pid-- warning". */
-static void last_error_line(char *out, size_t len, const char *path)
+static void log_error(char *out, size_t len, const char *path)
 {
     char *text = NULL;
     size_t n;
@@ -221,31 +228,30 @@ static void last_error_line(char *out, size_t len, const char *path)
     free(text);
 }
 
-int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *outdir)
+int pg_valgrind_each_output(const char *outdir, const char *prefix,
+                            int (*parse)(void *ctx, const char *text, size_t len, const char *path), void *ctx)
 {
     DIR *d = opendir(outdir);
     if (!d)
         return pg_error_errno(PG_EIO, "cannot read %s", outdir);
-    unsigned long long t[13] = {0};
     int files = 0, rc = 0;
+    size_t plen = strlen(prefix);
     char vglog[512] = "";
     struct dirent *e;
     while ((e = readdir(d))) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
         if (!strncmp(e->d_name, "valgrind.log.", 13)) {
-            last_error_line(vglog, sizeof vglog, path);
+            log_error(vglog, sizeof vglog, path);
             unlink(path);
             continue;
         }
-        if (strncmp(e->d_name, "cachegrind.out.", 15))
+        if (strncmp(e->d_name, prefix, plen))
             continue;
         char *text = NULL;
         size_t len;
         if (rc == 0 && (rc = pg_file_read(&text, &len, path)) == 0) {
-            int k = pg_valgrind_parse(t, text, path);
-            if (k < 0)
-                rc = k;
+            rc = parse(ctx, text, len, path);
             files++;
         }
         free(text);
@@ -257,6 +263,25 @@ int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *out
     if (files == 0)
         return pg_error_set(PG_EIO, "valgrind wrote no results: %s",
                             vglog[0] ? vglog : "the program could not start under valgrind");
+    return 0;
+}
+
+static int parse_cachegrind(void *ctx, const char *text, size_t len, const char *path)
+{
+    int k = pg_valgrind_parse(ctx, text, path);
+    return k < 0 ? k : 0;
+}
+
+int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *outdir)
+{
+    unsigned long long t[13] = {0};
+    int rc = pg_valgrind_each_output(outdir, "cachegrind.out.", parse_cachegrind, t);
+    return rc < 0 ? rc : pg_valgrind_readings(out, t);
+}
+
+int pg_valgrind_readings(pg_readings *out, const unsigned long long t[13])
+{
+    int rc = 0;
     /* Shared names first (docs/metrics.md), then valgrind's own. */
     enum { Ir, I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw, Bc, Bcm, Bi, Bim };
     struct { const char *name; double v; } shared[] = {

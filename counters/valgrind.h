@@ -14,6 +14,8 @@
 
 #include "counters/readings.h"
 
+#include <stddef.h>
+
 typedef struct pg_valgrind pg_valgrind;
 
 #define PG_VALGRIND_GEOMETRY "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64"
@@ -44,5 +46,20 @@ int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *out
  * events to `totals` in the order of `names` (13 entries above). Returns the
  * number of events found, or a negative error naming `path`. */
 int pg_valgrind_parse(unsigned long long totals[13], const char *text, const char *path);
+
+/* The same for another output format's totals line: `key` is "summary:"
+ * (cachegrind) or "totals:" (callgrind, whose "summary:" may be partial). */
+int pg_valgrind_parse_key(unsigned long long totals[13], const char *text, const char *path, const char *key);
+
+/* The readings of summed totals (in the order above): the shared metrics,
+ * then valgrind's own. */
+int pg_valgrind_readings(pg_readings *out, const unsigned long long t[13]);
+
+/* Calls parse(ctx, text, len, path) on every file of `outdir` whose name
+ * starts with `prefix` and removes it, and valgrind's logs with it. PG_EIO,
+ * saying why from valgrind's log, when there was no such file (the program
+ * could not start under valgrind); else the first error of parse, or 0. */
+int pg_valgrind_each_output(const char *outdir, const char *prefix,
+                            int (*parse)(void *ctx, const char *text, size_t len, const char *path), void *ctx);
 
 #endif

@@ -23,6 +23,8 @@ typedef struct pg_bench {
     double timeout;     /* <= 0: not set here */
     int has_thresholds; /* the manifest gave "thresholds" for it */
     pg_thresholds thresholds;  /* per metric, percent */
+    int markers;        /* "markers": -1 not set here (detected from the program), 0 or 1 */
+    char *count_calls;  /* "count_calls": comma list of functions, NULL: not set here */
     char *source;       /* where it came from, for messages */
 } pg_bench;
 
@@ -36,6 +38,8 @@ typedef struct pg_benchset {
     double def_timeout;
     int has_def_thresholds;
     pg_thresholds def_thresholds;
+    int def_markers;        /* -1: detect */
+    char *def_count_calls;
 } pg_benchset;
 
 void pg_benchset_init(pg_benchset *s);
@@ -47,6 +51,11 @@ int pg_manifest_load(pg_benchset *s, const char *path);
 /* The same from text[0..len); `path` names it in messages, and relative paths
  * in it resolve against its directory. */
 int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path);
+
+/* Checks a --count-calls / "count_calls" list: comma-separated names that a
+ * symbol table can hold. PG_EINVAL with *bad the first wrong one ("" when
+ * the list names nothing). */
+int pg_count_calls_check(const char *list, const char **bad);
 
 /* Adds what a PATH argument names (see above). */
 int pg_bench_discover(pg_benchset *s, const char *path);

@@ -56,6 +56,7 @@ typedef struct opts {
     pg_backend_kind backend;
     int run_missing, cross_machine, verbose, repeat, sample;
     unsigned long sample_freq;
+    pg_count_calls_arg calls;
 } opts;
 
 /* One of A and B as the user named it. */
@@ -106,6 +107,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_INT(0, "sample", "HZ", "with --run-missing: also sample stacks (function tables, flamegraphs)",
                    &o->sample_freq, 1, 1000000, .flags = PG_OPT_OPTARG, .seen = &o->sample,
                    .what = "a frequency in Hz >= 1"),
+        PG_OPT_COUNT_CALLS(&o->calls, "with --run-missing: "),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG('v', "verbose", "text: show every metric, not only gating and changed ones", &o->verbose),
         PG_OPT_END(),
@@ -213,7 +215,8 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
         snprintf(logdir, sizeof logdir, "%s/logs", root);
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                           .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
-                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
+                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT,
+                          .count_calls = o->calls.list[0] ? o->calls.list : NULL};
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
         /* (pg_revisions_measure checks the store before measuring anything) */
         rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);

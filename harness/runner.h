@@ -30,6 +30,8 @@ typedef struct pg_run_opts {
     unsigned long sample_freq;  /* Hz */
     struct pg_stacks *stacks;   /* non-NULL: one more run per benchmark records its
                                    stacks (harness/stacks.h); round 0 only */
+    const char *count_calls;    /* --count-calls: functions whose calls every benchmark counts
+                                   (with the manifest's own); NULL: only the manifest's */
 } pg_run_opts;
 
 /* The CPU perfgate pins to when not told: the last one it may use, away from
