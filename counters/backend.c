@@ -243,7 +243,14 @@ int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
     return 0;
 }
 
-const char *pg_meter_child_env(const pg_meter *m) { return pg_control_fd(&m->ctl) >= 0 ? m->ctl.env : NULL; }
+/* A program not measured by its regions must not have its markers act (under
+ * callgrind, STOP would end the count), hence PERFGATE_MARKERS=0. */
+const char *pg_meter_child_env(const pg_meter *m)
+{
+    if (!m->regions)
+        return "PERFGATE_MARKERS=0";
+    return pg_control_fd(&m->ctl) >= 0 ? m->ctl.env : NULL;
+}
 
 size_t pg_meter_child_fds(const pg_meter *m, int *fds, size_t max) { return pg_control_child_fds(&m->ctl, fds, max); }
 

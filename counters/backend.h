@@ -66,8 +66,9 @@ int pg_meter_regions(const pg_meter *m);
 
 /* What to exec for `argv`; `*out` is owned by the meter until the next call. */
 int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv);
-/* An entry the child's environment gets ("PERFGATE_CTL_FD=5,8"), or NULL;
- * valid until the next wrap. */
+/* An entry the child's environment gets ("PERFGATE_CTL_FD=5,8" for the
+ * regions' channel, "PERFGATE_MARKERS=0" when the program is measured whole),
+ * or NULL; valid until the next wrap. */
 const char *pg_meter_child_env(const pg_meter *m);
 /* fds the child keeps open across exec (the region channel's ends). */
 size_t pg_meter_child_fds(const pg_meter *m, int *fds, size_t max);

@@ -32,8 +32,8 @@ int pg_runner_pick_cpu(void)
 
 /* perfgate's environment plus the benchmark's own entries (which win), built
  * once per benchmark so every run of it sees exactly the same bytes; one slot
- * is left free at the end (*nused) for the meter's entry of each run. A
- * region channel perfgate itself was handed is not passed on. */
+ * is left free at the end (*nused) for the meter's entry of each run. The
+ * region settings perfgate itself was handed are not passed on. */
 static char **make_env(char **extra, size_t *nused)
 {
     size_t n = 0, m = 0;
@@ -46,7 +46,8 @@ static char **make_env(char **extra, size_t *nused)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        int overridden = !strncmp(environ[i], PG_CONTROL_ENV "=", sizeof PG_CONTROL_ENV);
+        int overridden = !strncmp(environ[i], PG_CONTROL_ENV "=", sizeof PG_CONTROL_ENV) ||
+                         !strncmp(environ[i], "PERFGATE_MARKERS=", 17);
         for (size_t j = 0; j < m && !overridden; j++) {
             size_t kl = strcspn(extra[j], "=");
             overridden = !strncmp(environ[i], extra[j], kl) && environ[i][kl] == '=';

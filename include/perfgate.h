@@ -19,8 +19,10 @@
  *     PERFGATE_CTL_FD="ctl,ack" (two pipe fds perfgate hands to the child, as
  *     `perf stat --control=fd:ctl,ack`): write "enable\n" or "disable\n" to ctl,
  *     then wait for "ack\n" on ack, so the count starts and stops exactly here.
- * Outside perfgate the variable is absent and the markers do nothing: one
- * getenv the first time, then a load and a branch, plus the client request.
+ * Outside perfgate the variable is absent and the markers do nothing: two
+ * getenvs the first time, then a load and a branch, plus the client request.
+ * PERFGATE_MARKERS=0 turns them off (perfgate sets it when it measures the
+ * whole program: a manifest's "markers": false).
  *
  * Regions are process-wide and do not nest: START enables, STOP disables.
  * Children inherit the channel, so a region started in one counts all of them.
@@ -82,9 +84,19 @@ static inline int perfgate_is_fifo_(int fd)
     return fd >= 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
-/* PERFGATE_CTL_FD="ctl,ack" into fds[0..1]; -1 each when absent or not two pipes. */
-static inline void perfgate_lookup_(int fds[2])
+/* What the markers do in this process, looked up on first use. */
+struct perfgate_state_ {
+    int ctl, ack;       /* the channel's fds, -1 when there is none */
+    int on;             /* 0: PERFGATE_MARKERS=0, perfgate counts the whole program */
+};
+
+static inline struct perfgate_state_ *perfgate_state_(void)
 {
+    static struct perfgate_state_ st = {-2, -2, 1};
+    if (st.ctl != -2)
+        return &st;
+    const char *m = getenv("PERFGATE_MARKERS");
+    st.on = !(m && m[0] == '0' && !m[1]);
     const char *s = getenv("PERFGATE_CTL_FD");
     char *end = NULL;
     long c = -1, a = -1;
@@ -96,28 +108,26 @@ static inline void perfgate_lookup_(int fds[2])
             !perfgate_is_fifo_((int)c) || !perfgate_is_fifo_((int)a))
             c = a = -1;
     }
-    fds[0] = (int)c;
-    fds[1] = (int)a;
+    st.ctl = (int)c;
+    st.ack = (int)a;
+    return &st;
 }
 
 /* Sends `cmd` ("enable\n"/"disable\n") and waits for perfgate's ack. */
-static inline void perfgate_send_(const char *cmd, size_t len)
+static inline void perfgate_send_(const struct perfgate_state_ *st, const char *cmd, size_t len)
 {
-    static int fds[2] = {-2, -2};   /* looked up once: -2 not yet, -1 none */
-    if (fds[0] == -2)
-        perfgate_lookup_(fds);
-    if (fds[0] < 0)
+    if (st->ctl < 0)
         return;
     int saved = errno;
     ssize_t w;
     do
-        w = write(fds[0], cmd, len);
+        w = write(st->ctl, cmd, len);
     while (w < 0 && errno == EINTR);
     if (w == (ssize_t)len) {
         char ack[4];
         size_t got = 0;
         while (got < sizeof ack) {
-            ssize_t r = read(fds[1], ack + got, sizeof ack - got);
+            ssize_t r = read(st->ack, ack + got, sizeof ack - got);
             if (r < 0 && errno == EINTR)
                 continue;
             if (r <= 0)
@@ -131,7 +141,10 @@ static inline void perfgate_send_(const char *cmd, size_t len)
 static inline void perfgate_start(void)
 {
     PERFGATE_NOTE_();
-    perfgate_send_("enable\n", 7);
+    struct perfgate_state_ *st = perfgate_state_();
+    if (!st->on)
+        return;
+    perfgate_send_(st, "enable\n", 7);
 #if PERFGATE_HAVE_VALGRIND
     CALLGRIND_START_INSTRUMENTATION;
 #endif
@@ -140,12 +153,14 @@ static inline void perfgate_start(void)
 static inline void perfgate_stop(void)
 {
     PERFGATE_NOTE_();
+    struct perfgate_state_ *st = perfgate_state_();
+    if (!st->on)
+        return;
 #if PERFGATE_HAVE_VALGRIND
     CALLGRIND_STOP_INSTRUMENTATION;
 #endif
-    perfgate_send_("disable\n", 8);
+    perfgate_send_(st, "disable\n", 8);
 }
-
 #define PERFGATE_START() perfgate_start()
 #define PERFGATE_STOP() perfgate_stop()
 
