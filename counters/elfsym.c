@@ -97,10 +97,24 @@ static int vaddr_to_offset(Elf *elf, uint64_t vaddr, uint64_t *off)
     return -1;
 }
 
-/* A defined function `name` in the symbol table `scn`: 1 found (*sym), 0 not. */
+/* The symbol versions of the dynamic symbols (.gnu.version), or NULL. */
+static Elf_Data *versyms(Elf *elf)
+{
+    for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_GNU_versym)
+            return elf_getdata(scn, NULL);
+    }
+    return NULL;
+}
+
+/* A defined function `name` in the symbol table `scn`: 1 found (*sym), 0 not.
+ * Of a versioned name only the default version counts ("memcpy@@GLIBC_2.14",
+ * not the hidden "memcpy@GLIBC_2.2.5"): it is what a program links to now. */
 static int find_in_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *name, int locals, GElf_Sym *out)
 {
     Elf_Data *d = elf_getdata(scn, NULL);
+    Elf_Data *vs = sh->sh_type == SHT_DYNSYM ? versyms(elf) : NULL;
     size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
     for (size_t i = 0; d && i < n; i++) {
         GElf_Sym s;
@@ -111,6 +125,9 @@ static int find_in_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const cha
             continue;
         if (bind == STB_LOCAL && !locals)
             continue;
+        GElf_Versym ver;
+        if (vs && gelf_getversym(vs, (int)i, &ver) && (ver & 0x8000))
+            continue;   /* a hidden, non-default version */
         const char *sn = elf_strptr(elf, sh->sh_link, s.st_name);
         if (sn && !strcmp(sn, name)) {
             *out = s;
