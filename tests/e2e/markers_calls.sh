@@ -76,6 +76,9 @@ contains "$T/out" "calls:malloc"
 contains "$T/out" "+40"
 contains "$T/out" "regressed"
 
+expect_exit 0 "doctor" "$PG" doctor
+contains "$T/out" "uprobes (--count-calls)            ok"
+
 # Bad requests are said clearly.
 expect_exit 2 "not a function name" "$PG" run --no-store --count-calls 'mal loc;' -- "$R" 0 0 0
 contains "$T/err" "--count-calls: 'loc;' is not a function name"
