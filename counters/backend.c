@@ -83,6 +83,7 @@ struct pg_meter {
     char **wrapped;
     /* the current benchmark's target */
     int regions;
+    int marked;                 /* the program carries the marker note */
     char **calls;               /* function names, NULL-terminated */
     size_t ncalls;
     pg_control ctl;             /* perf with regions: the channel of the current run */
@@ -168,16 +169,13 @@ static int split_calls(char ***out, size_t *n, const char *list)
 }
 
 /* Whether `exe` counts only its regions: the marker note, unless told. */
-static int target_regions(const pg_meter *m, const pg_meter_target *t)
+static int target_regions(pg_meter *m, const pg_meter_target *t)
 {
     unsigned flags = 0;
-    int marked = t->regions;
-    if (marked < 0) {
-        int r = t->exe ? pg_elfsym_markers(t->exe, &flags) : 0;
-        marked = r > 0;
-    } else if (marked && t->exe && pg_elfsym_markers(t->exe, &flags) <= 0) {
+    m->marked = t->exe && pg_elfsym_markers(t->exe, &flags) > 0;
+    int marked = t->regions < 0 ? m->marked : t->regions;
+    if (marked && !m->marked)
         flags = PG_MARKER_NOTE_VALGRIND;     /* told so, with no note to say otherwise */
-    }
     if (marked && m->kind == PG_BACKEND_VALGRIND && !(flags & PG_MARKER_NOTE_VALGRIND))
         return pg_error_set(PG_ENOTSUP, "%s uses perfgate's region markers but was built without valgrind's "
                                         "<valgrind/callgrind.h>, so the valgrind backend cannot see its regions; "
@@ -223,6 +221,7 @@ int pg_meter_set_target(pg_meter *m, const pg_meter_target *t)
 }
 
 int pg_meter_regions(const pg_meter *m) { return m->regions; }
+int pg_meter_marked(const pg_meter *m) { return m->marked; }
 
 int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
 {
@@ -243,12 +242,13 @@ int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
     return 0;
 }
 
-/* A program not measured by its regions must not have its markers act (under
- * callgrind, STOP would end the count), hence PERFGATE_MARKERS=0. */
+/* A marked program measured whole must not have its markers act (under
+ * callgrind, STOP would end the count), hence PERFGATE_MARKERS=0; other
+ * programs' environments are left as they were. */
 const char *pg_meter_child_env(const pg_meter *m)
 {
     if (!m->regions)
-        return "PERFGATE_MARKERS=0";
+        return m->marked ? PG_METER_MARKERS_OFF : NULL;
     return pg_control_fd(&m->ctl) >= 0 ? m->ctl.env : NULL;
 }
 

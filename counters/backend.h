@@ -61,13 +61,17 @@ typedef struct pg_meter_target {
  * (a function not found, markers built without valgrind's header): the
  * message says which and how to fix it. */
 int pg_meter_set_target(pg_meter *m, const pg_meter_target *t);
-/* Whether the current target counts only its regions. */
+/* Whether the current target counts only its regions; whether its program
+ * carries the marker note. */
 int pg_meter_regions(const pg_meter *m);
+int pg_meter_marked(const pg_meter *m);
+/* The environment entry that turns a program's markers off. */
+#define PG_METER_MARKERS_OFF "PERFGATE_MARKERS=0"
 
 /* What to exec for `argv`; `*out` is owned by the meter until the next call. */
 int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv);
 /* An entry the child's environment gets ("PERFGATE_CTL_FD=5,8" for the
- * regions' channel, "PERFGATE_MARKERS=0" when the program is measured whole),
+ * regions' channel, "PERFGATE_MARKERS=0" when a marked program is measured whole),
  * or NULL; valid until the next wrap. */
 const char *pg_meter_child_env(const pg_meter *m);
 /* fds the child keeps open across exec (the region channel's ends). */

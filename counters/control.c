@@ -34,6 +34,9 @@ int pg_control_open(pg_control *c)
         return pg_error_errno(PG_ERROR, "cannot create the region control pipes");
     }
     fcntl(c->ctl[0], F_SETFL, O_NONBLOCK);
+    /* Acks a program never reads (commands written by a process that does
+     * not wait) must not block perfgate once the pipe is full: dropped. */
+    fcntl(c->ack[1], F_SETFL, O_NONBLOCK);
     snprintf(c->env, sizeof c->env, "%s=%d,%d", PG_CONTROL_ENV, c->ctl[1], c->ack[0]);
     return 0;
 }
@@ -63,7 +66,8 @@ static void send_ack(pg_control *c)
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    if (write(c->ack[1], "ack\n", 4) != 4) {
+    ssize_t w = write(c->ack[1], "ack\n", 4);
+    if (w != 4 && !(w < 0 && errno == EAGAIN)) {
         close_fd(&c->ack[1]);
         struct timespec zero = {0, 0};
         while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)

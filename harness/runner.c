@@ -321,7 +321,9 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         so.argv = bench->argv;
         so.hooks = NULL;
         so.nkeep = 0;
-        env[nenv] = NULL;
+        /* Stacks cover the whole program, markers or not (perf's sampler
+         * knows no regions; callgrind's would stop at the first STOP). */
+        env[nenv] = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
         rc = pg_stacks_record(o->stacks, b, bench->name, &so, &sfailed);
         if (rc == 0 && sfailed) {
             rc = pg_rundoc_set(&b->stacks_error, pg_error_last());
