@@ -190,13 +190,14 @@ int pg_valgrind_parse_key(unsigned long long totals[13], const char *text, const
                 errno = 0;
                 unsigned long long v = strtoull(p, &end, 10);
                 if (end == p || errno)
-                    return pg_error_set(PG_EINVAL, "%s: malformed '%s' line", path, key);
+                    return pg_error_set(PG_EINVAL, "%s: malformed %.*s line", path, (int)klen - 1, key);
                 col[c++] = v;
                 p = end;
             }
             /* callgrind leaves out the zeros at the end of a cost line (its format's rule). */
             if (c != ncols && (c > ncols || strcmp(key, "totals:")))
-                return pg_error_set(PG_EINVAL, "%s: '%s' has %d values for %d events", path, key, c, ncols);
+                return pg_error_set(PG_EINVAL, "%s: %.*s has %d values for %d events", path, (int)klen - 1, key, c,
+                                    ncols);
             int found = 0;
             for (int i = 0; i < 13; i++)
                 if (idx[i] >= 0) {
@@ -207,7 +208,8 @@ int pg_valgrind_parse_key(unsigned long long totals[13], const char *text, const
         }
         line = nl ? nl + 1 : NULL;
     }
-    return pg_error_set(PG_EINVAL, "%s: no '%s' line (not a valgrind output file?)", path, key);
+    return pg_error_set(PG_EINVAL, "%s: no '%s' line (not a %s output file?)", path, key,
+                        strcmp(key, "totals:") ? "cachegrind" : "callgrind");
 }
 
 /* The last line of valgrind's own log that is not a "--pid-- warning". */
