@@ -61,6 +61,7 @@ typedef struct opts {
     int run_missing, cross_machine, verbose, repeat, sample, no_notes;
     pg_metric_set metrics;
     unsigned long sample_freq;
+    pg_count_calls_arg calls;
 } opts;
 
 /* One of A and B as the user named it. */
@@ -115,6 +116,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                    .what = "a frequency in Hz >= 1"),
         PG_OPT_FLAG(0, "no-notes", "with --run-missing: store in the local store only, not in git notes",
                     &o->no_notes),
+        PG_OPT_COUNT_CALLS(&o->calls, "with --run-missing: "),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG('v', "verbose", "text: show every metric, not only gating and changed ones", &o->verbose),
         PG_OPT_END(),
@@ -282,7 +284,8 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
     if (n > 0) {
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                           .round = -1, .progress = isatty(2), .sample = o->sample, .metrics = o->metrics,
-                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
+                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT,
+                          .count_calls = o->calls.list[0] ? o->calls.list : NULL};
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
         /* (pg_revisions_measure checks the store before measuring anything) */
         /* --bench as every path on the command line: from the current directory */

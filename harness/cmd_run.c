@@ -47,6 +47,7 @@ typedef struct run_args {
     pg_backend_kind backend;
     int json, no_store, no_build, user_only, no_notes;
     pg_shard shard;
+    pg_count_calls_arg calls;
 } run_args;
 
 /* Everything a run holds, released by run_state_free whatever happened. */
@@ -92,6 +93,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
                       HUGE_VAL, .what = "a number of seconds > 0"),
         PG_OPT_INT(0, "sample", "HZ", "also sample stacks (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) " Hz) and store them",
                    &a->ro.sample_freq, 1, INT_MAX, .flags = PG_OPT_OPTARG, .seen = &a->ro.sample),
+        PG_OPT_COUNT_CALLS(&a->calls, ""),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_CALLBACK(0, "shard", "I/N", "only part I of N of the benchmarks (after --filter), balanced by\n"
                         "the wall times stored for the nearest ancestor that has some", &a->shard, parse_shard),
@@ -103,7 +105,10 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_FLAG('v', "verbose", "show backend-specific metrics too", &a->ro.verbose),
         PG_OPT_END(),
     };
-    return pg_cmd_parse(status, ctx, &spec, opts, argc, argv);
+    if (pg_cmd_parse(status, ctx, &spec, opts, argc, argv))
+        return 1;
+    a->ro.count_calls = a->calls.list[0] ? a->calls.list : NULL;
+    return 0;
 }
 
 /* With no PATH and no command: bench/, which must be there. */

@@ -1,4 +1,5 @@
 #include "harness/commands.h"
+#include "harness/bench.h"
 #include "harness/store.h"
 #include "util/error.h"
 #include "util/metrics.h"
@@ -93,6 +94,20 @@ int pg_cmd_parse(int *status, pg_ctx *ctx, const pg_opt_cmd *spec, const pg_opt 
     int rc = pg_opt_parse(&ctx->args, spec, all, argc, argv);
     *status = rc > 0 ? PG_EXIT_OK : rc < 0 ? pg_die_last() : PG_EXIT_OK;
     return rc != 0;
+}
+
+int pg_opt_count_calls(const pg_opt *opt, const char *name, const char *arg)
+{
+    pg_count_calls_arg *d = opt->dest;
+    const char *bad;
+    if (pg_count_calls_check(arg, &bad) < 0)
+        return pg_error_set(PG_EINVAL, "--%s: %s%s%s", name, *bad ? "'" : "no function names in '",
+                            *bad ? bad : arg, *bad ? "' is not a function name" : "'");
+    size_t used = strlen(d->list);
+    if (used + strlen(arg) + 2 > sizeof d->list)
+        return pg_error_set(PG_EINVAL, "--%s: too many functions", name);
+    snprintf(d->list + used, sizeof d->list - used, "%s%s", used ? "," : "", arg);
+    return 0;
 }
 
 /* A lookup's result, kept so that a second call gives the same answer. */

@@ -16,7 +16,7 @@
 void pg_benchset_init(pg_benchset *s)
 {
     memset(s, 0, sizeof *s);
-    s->def_repeat = s->def_warmup = -1;
+    s->def_repeat = s->def_warmup = s->def_markers = -1;
 }
 
 void pg_bench_free(pg_bench *b)
@@ -27,6 +27,7 @@ void pg_bench_free(pg_bench *b)
         free(*a);
     free(b->argv);
     free(b->cwd);
+    free(b->count_calls);
     for (char **e = b->env; e && *e; e++)
         free(*e);
     free(b->env);
@@ -41,6 +42,7 @@ void pg_benchset_free(pg_benchset *s)
     free(s->v);
     free(s->build);
     free(s->build_manifest);
+    free(s->def_count_calls);
     pg_thresholds_free(&s->def_thresholds);
     pg_benchset_init(s);
 }

@@ -1,5 +1,7 @@
 /* harness/runner.c — the measuring loop. See runner.h. */
 #include "harness/runner.h"
+#include "counters/control.h"
+#include "counters/elfsym.h"
 #include "harness/spawn.h"
 #include "harness/stacks.h"
 #include "harness/table.h"
@@ -7,6 +9,7 @@
 #include "util/fileio.h"
 #include "util/text.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,19 +30,20 @@ int pg_runner_pick_cpu(void)
     return -1;
 }
 
-char **pg_runner_env(char **extra)
+char **pg_runner_env(char **extra, size_t *nused)
 {
     size_t n = 0, m = 0;
     while (environ[n])
         n++;
     while (extra && extra[m])
         m++;
-    char **env = calloc(n + m + 1, sizeof *env);
+    char **env = calloc(n + m + 2, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        int overridden = 0;
+        int overridden = !strncmp(environ[i], PG_CONTROL_ENV "=", sizeof PG_CONTROL_ENV) ||
+                         !strncmp(environ[i], "PERFGATE_MARKERS=", 17);
         for (size_t j = 0; j < m && !overridden; j++) {
             size_t kl = strcspn(extra[j], "=");
             overridden = !strncmp(environ[i], extra[j], kl) && environ[i][kl] == '=';
@@ -49,10 +53,66 @@ char **pg_runner_env(char **extra)
     }
     for (size_t j = 0; j < m; j++)
         env[k++] = extra[j];
+    if (nused)
+        *nused = k;
     return env;
 }
 
 static int attach_hook(void *ctx, pid_t pid) { return pg_meter_attach(ctx, pid); }
+static size_t pollfds_hook(void *ctx, int *fds, size_t max) { return pg_meter_pollfds(ctx, fds, max); }
+static int readable_hook(void *ctx) { return pg_meter_readable(ctx); }
+
+/* The value of `key` in `env` ("KEY=VALUE" entries), or NULL. */
+static const char *env_get(char **env, const char *key)
+{
+    size_t kl = strlen(key);
+    for (; env && *env; env++)
+        if (!strncmp(*env, key, kl) && (*env)[kl] == '=')
+            return *env + kl + 1;
+    return NULL;
+}
+
+/* The manifest's functions and --count-calls', one comma list (NULL: none). */
+static char *calls_of(const pg_benchset *set, const pg_bench *bench, const pg_run_opts *o)
+{
+    const char *own = bench->count_calls ? bench->count_calls : set->def_count_calls;
+    const char *cli = o->count_calls;
+    if (!own && !cli)
+        return NULL;
+    size_t n = (own ? strlen(own) : 0) + (cli ? strlen(cli) : 0) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s%s", own ? own : "", own && cli ? "," : "", cli ? cli : "");
+    return s;
+}
+
+/* Tells the meter what this benchmark asks for (regions, call counts). */
+static int target_meter(pg_meter *meter, const pg_benchset *set, const pg_bench *bench, const pg_run_opts *o,
+                        char **env)
+{
+    char exe[PATH_MAX];
+    const char *argv0 = bench->argv[0];
+    int found = 0;
+    if (strchr(argv0, '/') && bench->cwd && argv0[0] != '/') {
+        found = snprintf(exe, sizeof exe, "%s/%s", bench->cwd, argv0) < (int)sizeof exe;
+    } else {
+        found = pg_elfsym_which(exe, argv0, env_get(env, "PATH")) == 0;
+    }
+    char *calls = calls_of(set, bench, o);
+    pg_meter_target t = {
+        .exe = found ? exe : NULL,
+        .regions = bench->markers >= 0 ? bench->markers : set->def_markers,
+        .calls = calls,
+        .ld_library_path = env_get(env, "LD_LIBRARY_PATH"),
+    };
+    int rc = 0;
+    if (calls && !found)
+        rc = pg_error_set(PG_ENOTFOUND, "%s: not found, so its calls cannot be counted", argv0);
+    else
+        rc = pg_meter_set_target(meter, &t);
+    free(calls);
+    return rc;
+}
 
 static int pick(int cli, int bench, int manifest, int fallback)
 {
@@ -187,7 +247,8 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
     double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
     pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
     pg_meter_select(meter, metrics);
-    char **env = pg_runner_env(bench->env);
+    size_t nenv = 0;
+    char **env = pg_runner_env(bench->env, &nenv);
     if (!env)
         return pg_error_set(PG_ENOMEM, "out of memory");
 
@@ -197,11 +258,20 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         .cwd = bench->cwd, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
         .timeout_sec = timeout,
     };
-    pg_spawn_hooks hooks = {.ctx = meter, .attach = attach_hook};
+    pg_spawn_hooks hooks = {.ctx = meter, .attach = attach_hook, .pollfds = pollfds_hook, .readable = readable_hook};
     pg_readings rd = {0};
     pg_spawn_result res;
-    char why[160];
+    char why[640];
     const char *fail = NULL;
+    int keep[2];
+    if (rc == 0 && target_meter(meter, set, bench, o, env) < 0) {
+        /* What the benchmark asks for cannot be had (a function not found):
+         * a failure of this benchmark, said with the fix, before anything runs. */
+        snprintf(why, sizeof why, "%s", pg_error_last());
+        fail = why;
+        memset(&res, 0, sizeof res);
+        rc = record_failure(b, fail, 1, 1, &res, timeout);
+    }
     int total = warmup + measured_runs;
     for (int j = 0; j < total && !fail && rc == 0; j++) {
         int measured = j >= warmup;
@@ -213,6 +283,9 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
             break;
         so.argv = argv;
         so.hooks = measured ? &hooks : NULL;
+        env[nenv] = measured ? (char *)pg_meter_child_env(meter) : NULL;
+        so.keep_fds = keep;
+        so.nkeep = measured ? pg_meter_child_fds(meter, keep, 2) : 0;
         if ((rc = pg_spawn_run(&res, &so)) < 0)
             break;
         if (res.interrupted) {
@@ -257,6 +330,10 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         int sfailed = 0;
         so.argv = bench->argv;
         so.hooks = NULL;
+        so.nkeep = 0;
+        /* Stacks cover the whole program, markers or not (perf's sampler
+         * knows no regions; callgrind's would stop at the first STOP). */
+        env[nenv] = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
         rc = pg_stacks_record(o->stacks, b, bench->name, &so, &sfailed);
         if (rc == 0 && sfailed) {
             rc = pg_rundoc_set(&b->stacks_error, pg_error_last());

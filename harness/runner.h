@@ -31,6 +31,8 @@ typedef struct pg_run_opts {
     unsigned long sample_freq;  /* Hz */
     struct pg_stacks *stacks;   /* non-NULL: one more run per benchmark records its
                                    stacks (harness/stacks.h); round 0 only */
+    const char *count_calls;    /* --count-calls: functions whose calls every benchmark counts
+                                   (with the manifest's own); NULL: only the manifest's */
 } pg_run_opts;
 
 /* The CPU perfgate pins to when not told: the last one it may use, away from
@@ -47,9 +49,12 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
 int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind);
 
 /* perfgate's environment plus `extra`'s "KEY=VALUE" entries (which win),
- * built once per benchmark so every run of it sees exactly the same bytes.
- * Free the vector (not its strings) with free(); NULL when out of memory. */
-char **pg_runner_env(char **extra);
+ * built once per benchmark so every run of it sees exactly the same bytes;
+ * one slot is left free at the end (*nused, when not NULL, the entries used)
+ * for the meter's entry of each run. The region settings perfgate itself was
+ * handed are not passed on. Free the vector (not its strings) with free();
+ * NULL when out of memory. */
+char **pg_runner_env(char **extra, size_t *nused);
 
 /* Merges the benchmarks of `from` (one round) into `into` by name:
  * samples appended, runs added, failure kept. `from` is emptied. */

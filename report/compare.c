@@ -58,9 +58,11 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
         return;
     }
     /* valgrind's counts are a simulation: the same program gives the same count.
-     * Its wall-time and max-rss are still the machine's, and noisy. */
+     * Its wall-time and max-rss are still the machine's, and noisy. A call
+     * count is exact with either backend (a uprobe, or callgrind). */
     mc->deterministic = (!strcmp(sa->source, "valgrind") && !strcmp(sb->source, "valgrind") &&
                          !strcmp(sa->unit, "count")) ||
+                        pg_metric_is_calls(sa->metric) ||
                         (sa->n >= 2 && sb->n >= 2 && pg_stats_all_equal(sa->v, sa->n) && pg_stats_all_equal(sb->v, sb->n));
     /* A change from zero is infinitely many percent: beyond any threshold. */
     double mag = isnan(mc->delta_pct) ? INFINITY : fabs(mc->delta_pct);

@@ -57,8 +57,13 @@ size_t pg_metric_order(const char *name)
     return m ? (size_t)(m - registry) : NREG;
 }
 
+int pg_metric_is_calls(const char *name) { return !strncmp(name, PG_METRIC_CALLS_PREFIX, sizeof PG_METRIC_CALLS_PREFIX - 1); }
+
 double pg_metric_threshold(const char *name)
 {
+    /* A call count is exact on both backends, like valgrind's instructions. */
+    if (pg_metric_is_calls(name))
+        return PG_METRIC_CALLS_THRESHOLD;
     const pg_metric_info *m = pg_metric_find(name);
     return m ? m->threshold_pct : PG_METRIC_OTHER_THRESHOLD;
 }
