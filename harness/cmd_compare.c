@@ -55,7 +55,7 @@ typedef struct opts {
     int format;
     const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
-    int run_missing, cross_machine, verbose, repeat, sample, no_native, fail_on_divergence;
+    int run_missing, cross_machine, verbose, repeat, sample, no_native, native_repeat, fail_on_divergence;
     unsigned long sample_freq;
 } opts;
 
@@ -106,6 +106,8 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_INT('r', "repeat", "N", "with --run-missing: measured runs per benchmark", &o->repeat, 1, INT_MAX),
         PG_OPT_FLAG(0, "no-native", "with --run-missing and the valgrind backend: do not also run\n"
                     "each benchmark natively for task-clock and wall-time", &o->no_native),
+        PG_OPT_INT(0, "native-repeat", "N", "with --run-missing and the valgrind backend: native runs per\n"
+                   "benchmark (default: --repeat, else 5)", &o->native_repeat, 1, INT_MAX),
         PG_OPT_FLAG(0, "fail-on-divergence", "exit 1 when a gating count and the native time of a\n"
                     "benchmark disagree (docs/metrics.md)", &o->fail_on_divergence),
         PG_OPT_INT(0, "sample", "HZ", "with --run-missing: also sample stacks (function tables, flamegraphs)",
@@ -221,7 +223,7 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                           .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
                           .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT,
-                          .native = sess.native};
+                          .native = sess.native, .native_repeat = o->native_repeat};
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
         /* (pg_revisions_measure checks the store before measuring anything) */
         rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);
