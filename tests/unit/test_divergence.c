@@ -5,6 +5,7 @@
 #include "report/divergence.h"
 #include "report/render.h"
 #include "tests/check.h"
+#include "tests/unit/fixture_render.h"
 #include "tests/unit/fixture_side.h"
 
 #include <cjson/cJSON.h>
@@ -128,16 +129,6 @@ static void test_valgrind_time_ignored(void)
     pg_side_free(&b);
 }
 
-static char *render(int (*fn)(FILE *, const pg_comparison *), const pg_comparison *c)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    CHECK_EQ_INT(fn(f, c), 0);
-    fclose(f);
-    return buf;
-}
-
 static int text_plain(FILE *f, const pg_comparison *c)
 {
     pg_render_opts o = {0};
@@ -157,23 +148,23 @@ static void test_formats(void)
     pg_comparison c;
     CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
 
-    char *t = render(text_plain, &c);
+    char *t = fx_render(text_plain, &c);
     CHECK_CONTAINS(t, "divergence: instructions +60.00% (+600,000) but task-clock -79.80% (-80.000 ms): opposite "
                       "directions (Mann-Whitney p=0.00216, BH-adjusted 0.00216)");
     CHECK_CONTAINS(t, "; 1 divergence of counts and time (--fail-on-divergence: failing)");
     free(t);
 
-    t = render(pg_render_markdown, &c);
+    t = fx_render(pg_render_markdown, &c);
     CHECK_CONTAINS(t, "**Counts and time diverge** (docs/metrics.md):");
     CHECK_CONTAINS(t, "- chase: instructions +60.00% (+600,000) but task-clock -79.80%");
     free(t);
 
-    t = render(pg_render_junit, &c);
+    t = fx_render(pg_render_junit, &c);
     CHECK_CONTAINS(t, "failures=\"1\"");
     CHECK_CONTAINS(t, "<failure type=\"divergence\" message=\"divergence: instructions +60.00%");
     free(t);
 
-    t = render(pg_render_json, &c);
+    t = fx_render(pg_render_json, &c);
     cJSON *j = cJSON_Parse(t);
     CHECK(j != NULL);
     CHECK_EQ_INT(cJSON_GetObjectItem(j, "divergences")->valuedouble, 1);
@@ -200,11 +191,11 @@ static void test_formats(void)
     pg_side_free(&b);
     side_of(&b, "B", 1000000, SLOW);
     CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
-    t = render(pg_render_json, &c);
+    t = fx_render(pg_render_json, &c);
     CHECK_CONTAINS(t, "\"divergence\": null");
     CHECK_CONTAINS(t, "\"divergences\": 0");
     free(t);
-    t = render(text_plain, &c);
+    t = fx_render(text_plain, &c);
     CHECK(!strstr(t, "divergence"));
     free(t);
     pg_comparison_free(&c);
