@@ -27,9 +27,7 @@ int pg_runner_pick_cpu(void)
     return -1;
 }
 
-/* perfgate's environment plus the benchmark's own entries (which win), built
- * once per benchmark so every run of it sees exactly the same bytes. */
-static char **make_env(char **extra)
+char **pg_runner_env(char **extra)
 {
     size_t n = 0, m = 0;
     while (environ[n])
@@ -180,6 +178,7 @@ typedef struct series {
     pg_meter *meter;
     int native;                 /* this is the native series of the valgrind backend */
     int drop_vg_times;          /* the valgrind series of a run that has a native one too */
+    int gb;                     /* a Google Benchmark: wrapped and read as counters/gbench.h says */
     int warmup, runs, first, repeat;
 } series;
 
@@ -199,7 +198,8 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
                  sr->native ? (measured ? "native run" : "native warmup") : (measured ? "run" : "warmup"), shown,
                  measured ? sr->repeat : sr->warmup);
         char **argv = (char **)bench->argv;
-        if (measured && (rc = pg_meter_wrap_argv(sr->meter, &argv, bench->argv)) < 0)
+        if (measured && (rc = sr->gb ? pg_meter_wrap_gbench(sr->meter, &argv, bench->argv)
+                                     : pg_meter_wrap_argv(sr->meter, &argv, bench->argv)) < 0)
             break;
         so->argv = argv;
         so->hooks = measured ? &hooks : NULL;
@@ -213,7 +213,10 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
         *fail = failure_of(&res, why, whylen);
         if (measured && !*fail) {
             pg_readings_clear(&rd);
-            rc = pg_meter_collect(sr->meter, &rd, res.wall_ns, (double)res.ru.ru_maxrss * 1024.0);
+            double rss = (double)res.ru.ru_maxrss * 1024.0;
+            rc = sr->gb ? pg_meter_collect_gbench(sr->meter, &rd, res.out_log ? res.out_log : "", res.out_len,
+                                                  res.wall_ns, rss)
+                        : pg_meter_collect(sr->meter, &rd, res.wall_ns, rss);
             if (rc < 0) {
                 /* The program ran but the backend produced nothing: a failure of this
                  * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
@@ -227,7 +230,10 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
         } else if (measured) {
             /* A failed measured run still leaves backend output behind: drop it. */
             pg_readings_clear(&rd);
-            pg_meter_collect(sr->meter, &rd, 0, 0);
+            if (sr->gb)
+                pg_meter_collect_gbench(sr->meter, &rd, "", 0, 0, 0);
+            else
+                pg_meter_collect(sr->meter, &rd, 0, 0);
         }
         if (rc == 0 && (*fail || j == total - 1))
             rc = write_logs(o->log_dir, bench->name, &res, b);
@@ -262,7 +268,9 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
 {
     const pg_bench *bench = &set->v[bi];
     int valgrind = pg_meter_backend(meter) == PG_BACKEND_VALGRIND;
-    pg_meter *native = valgrind ? o->native : NULL;
+    int gb = bench->kind == PG_BENCH_GB_ONE;
+    /* A Google Benchmark's own report is its time per iteration already. */
+    pg_meter *native = valgrind && !gb ? o->native : NULL;
     int repeat = pg_runner_repeat(set, bi, o, valgrind);
     int warmup = pick(o->warmup, bench->warmup, set->def_warmup, valgrind ? 0 : 1);
     int nrepeat = native ? native_repeat(set, bi, o) : 0;
@@ -278,7 +286,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         first = o->round;
     }
     double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
-    char **env = make_env(bench->env);
+    char **env = pg_runner_env(bench->env);
     if (!env)
         return pg_error_set(PG_ENOMEM, "out of memory");
 
@@ -292,7 +300,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
     const char *fail = NULL;
     /* The backend's runs, then the native ones: one after the other, never
      * side by side, so neither disturbs the other's time. */
-    series main_sr = {.meter = meter, .drop_vg_times = native != NULL, .warmup = runs ? warmup : 0, .runs = runs,
+    series main_sr = {.meter = meter, .drop_vg_times = native != NULL, .gb = gb, .warmup = runs ? warmup : 0, .runs = runs,
                       .first = first, .repeat = repeat};
     if (rc == 0 && (main_sr.runs || main_sr.warmup))
         rc = run_series(b, &fail, why, sizeof why, &main_sr, &so, bench, o, bi, set->n, timeout);
