@@ -89,4 +89,7 @@ int pg_benchset_expand(pg_benchset *s);
 /* Keeps only the benchmarks whose name matches the extended regex. */
 int pg_benchset_filter(pg_benchset *s, const char *regex);
 
+/* Keeps only the benchmarks i with keep[i] set, in their order. */
+void pg_benchset_keep(pg_benchset *s, const unsigned char *keep);
+
 #endif

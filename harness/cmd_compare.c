@@ -10,6 +10,7 @@
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
 #include "harness/leftovers.h"
+#include "harness/notes.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
@@ -23,6 +24,7 @@
 #include "util/metrics.h"
 #include "util/text.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -36,8 +38,10 @@ static const pg_opt_cmd spec = {
     .usage = "usage: perfgate compare [OPTIONS] A B\n"
              "\n"
              "Compare the results of A (the baseline) and B (the candidate). Each is a revision\n"
-             "(anything git rev-parse accepts: HEAD~1, a branch, a tag, a short id) or the path\n"
-             "of a result document (a store file or `perfgate run --format json` output).\n"
+             "(anything git rev-parse accepts: HEAD~1, a branch, a tag, a short id; its results\n"
+             "come from the local store and the git notes), or the path of a result document (a\n"
+             "store file or `perfgate run --format json` output), a directory of them, or several\n"
+             "of either joined by commas: the shards of a `run --shard` suite are merged.\n"
              "Results are matched by benchmark name and by machine.\n",
     .footer = "When GITHUB_STEP_SUMMARY is set, the markdown report is appended to that file too.\n"
               "Exit status: 0 no regression, 1 at least one gating metric regressed (or, with\n"
@@ -55,7 +59,7 @@ typedef struct opts {
     int format;
     const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
-    int run_missing, cross_machine, verbose, repeat, sample, no_native, native_repeat, fail_on_divergence;
+    int run_missing, cross_machine, verbose, repeat, sample, no_notes, no_native, native_repeat, fail_on_divergence;
     unsigned long sample_freq;
 } opts;
 
@@ -113,6 +117,8 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_INT(0, "sample", "HZ", "with --run-missing: also sample stacks (function tables, flamegraphs)",
                    &o->sample_freq, 1, 1000000, .flags = PG_OPT_OPTARG, .seen = &o->sample,
                    .what = "a frequency in Hz >= 1"),
+        PG_OPT_FLAG(0, "no-notes", "with --run-missing: store in the local store only, not in git notes",
+                    &o->no_notes),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG('v', "verbose", "text: show every metric, not only gating and changed ones", &o->verbose),
         PG_OPT_END(),
@@ -134,10 +140,71 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
     return 0;
 }
 
-static int is_file(const char *path)
+static int is_file_or_dir(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return stat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
+}
+
+/* A result file, a directory of them, or several of either joined by commas
+ * (every shard's results: `run --shard`). */
+static int is_path(const char *arg)
+{
+    if (is_file_or_dir(arg))
+        return 1;
+    if (!strchr(arg, ','))
+        return 0;
+    char *copy = strdup(arg), *save = NULL;
+    int all = copy != NULL;
+    for (char *p = copy ? strtok_r(copy, ",", &save) : NULL; p && all; p = strtok_r(NULL, ",", &save))
+        all = is_file_or_dir(p);
+    free(copy);
+    return all;
+}
+
+static int json_name(const struct dirent *e)
+{
+    size_t l = strlen(e->d_name);
+    return e->d_name[0] != '.' && l > 5 && !strcmp(e->d_name + l - 5, ".json");
+}
+
+/* One file, or every *.json file of a directory (sorted: the same order each time). */
+static int load_path(pg_rundoc_list *runs, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+        return pg_store_load_file(runs, path);
+    struct dirent **names;
+    int n = scandir(path, &names, json_name, alphasort), rc = 0;
+    if (n < 0)
+        return pg_error_errno(PG_EIO, "cannot list %s", path);
+    for (int i = 0; i < n; i++) {
+        char file[PATH_MAX * 2];
+        snprintf(file, sizeof file, "%s/%s", path, names[i]->d_name);
+        if (rc == 0)
+            rc = pg_store_load_file(runs, file);
+        free(names[i]);
+    }
+    free(names);
+    if (rc == 0 && n == 0)
+        rc = pg_error_set(PG_ENOTFOUND, "%s: no result files (*.json) in this directory", path);
+    return rc;
+}
+
+static int load_paths(input *in)
+{
+    char *copy = strdup(in->arg), *save = NULL;
+    if (!copy)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    int rc = 0;
+    /* a file or directory whose name has a comma is one path */
+    if (is_file_or_dir(in->arg))
+        rc = load_path(&in->runs, in->arg);
+    else
+        for (char *p = strtok_r(copy, ",", &save); p && rc == 0; p = strtok_r(NULL, ",", &save))
+            rc = load_path(&in->runs, p);
+    free(copy);
+    return rc;
 }
 
 /* A store file (<store>/results/<commit>/<machine>.json) names its stacks
@@ -163,7 +230,7 @@ static void stacks_root_of_store_file(char *dir)
 static int load_input(input *in, pg_ctx *ctx)
 {
     if (in->is_file) {
-        int rc = pg_store_load_file(&in->runs, in->arg);
+        int rc = load_paths(in);
         pg_path_dirname(in->stacks_base, sizeof in->stacks_base, in->arg);
         stacks_root_of_store_file(in->stacks_base);
         return rc;
@@ -178,7 +245,7 @@ static int load_input(input *in, pg_ctx *ctx)
     if ((rc = pg_repo_resolve(in->commit, ctx->repo, in->arg)) < 0)
         return pg_error_wrap(rc, "'%s' is neither a result file nor a revision", in->arg);
     snprintf(in->stacks_base, sizeof in->stacks_base, "%s", ctx->store);
-    rc = pg_store_load(&in->runs, ctx->store, in->commit);
+    rc = pg_results_load(&in->runs, ctx->store, ctx->repo, in->commit);
     if (rc == PG_ENOTFOUND) {
         pg_error_clear();
         return 0;
@@ -226,14 +293,14 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
                           .native = sess.native, .native_repeat = o->native_repeat};
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
         /* (pg_revisions_measure checks the store before measuring anything) */
-        rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);
+        rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root, !o->no_notes);
     }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {
         if (in[i]->is_file)
             continue;
         pg_rundoc_list_free(&in[i]->runs);
-        rc = pg_store_load(&in[i]->runs, root, in[i]->commit);
+        rc = pg_results_load(&in[i]->runs, root, repo, in[i]->commit);
     }
     return rc;
 }
@@ -295,7 +362,7 @@ static int choose_machines(char ida[16], char idb[16], char backend[16], input *
 static int missing_error(const input *in, const char *root)
 {
     return pg_error_set(PG_ENOTFOUND,
-                        "no results stored for %s (%.12s) in %s; measure it with 'git checkout %.12s && perfgate run', "
+                        "no results stored for %s (%.12s) in %s or in " PG_NOTES_REF "; measure it with 'git checkout %.12s && perfgate run', "
                         "or add --run-missing to measure it in a temporary checkout",
                         in->arg, in->commit, root, in->commit);
 }
@@ -371,6 +438,8 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
         snprintf(side[i].label, sizeof side[i].label, "%s", in[i]->arg);
         snprintf(side[i].commit, sizeof side[i].commit, "%s", in[i]->commit);
         rc = pg_results_collect(&side[i], &in[i]->runs, ids[i], *backend ? backend : NULL, in[i]->stacks_base);
+        if (rc < 0)
+            pg_error_wrap(rc, "%s", in[i]->arg);
     }
     pg_comparison c;
     pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates,
@@ -428,7 +497,7 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
         pg_gates_free(&o.gates);
         return status;
     }
-    input a = {.arg = arg_a, .is_file = is_file(arg_a)}, b = {.arg = arg_b, .is_file = is_file(arg_b)};
+    input a = {.arg = arg_a, .is_file = is_path(arg_a)}, b = {.arg = arg_b, .is_file = is_path(arg_b)};
     input *in[2] = {&a, &b};
     int rc = 0;
     for (int i = 0; i < 2 && rc == 0; i++)

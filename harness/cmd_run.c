@@ -7,8 +7,10 @@
 #include "harness/gitrepo.h"
 #include "harness/leftovers.h"
 #include "harness/machine.h"
+#include "harness/notes.h"
 #include "harness/runner.h"
 #include "harness/session.h"
+#include "harness/shard.h"
 #include "harness/stacks.h"
 #include "harness/store.h"
 #include "util/error.h"
@@ -43,7 +45,8 @@ typedef struct run_args {
     char *events;               /* owned by ctx->args */
     const char *filter;
     pg_backend_kind backend;
-    int json, no_store, no_build, user_only, no_native;
+    int json, no_store, no_build, user_only, no_notes, no_native;
+    pg_shard shard;
 } run_args;
 
 /* Everything a run holds, released by run_state_free whatever happened. */
@@ -56,6 +59,11 @@ typedef struct run_state {
     char commit[PG_OID_HEXSZ + 1];
     int dirty, have_commit, have_store, stored, nfailed;
 } run_state;
+
+static int parse_shard(const pg_opt *opt, const char *name, const char *arg)
+{
+    return pg_shard_parse(opt->dest, arg);
+}
 
 static int parse_backend(const pg_opt *opt, const char *name, const char *arg)
 {
@@ -87,7 +95,11 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_INT(0, "sample", "HZ", "also sample stacks (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) " Hz) and store them",
                    &a->ro.sample_freq, 1, INT_MAX, .flags = PG_OPT_OPTARG, .seen = &a->ro.sample),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
+        PG_OPT_CALLBACK(0, "shard", "I/N", "only part I of N of the benchmarks (after --filter), balanced by\n"
+                        "the wall times stored for the nearest ancestor that has some", &a->shard, parse_shard),
         PG_OPT_FLAG(0, "no-store", "measure and print, store nothing", &a->no_store),
+        PG_OPT_FLAG(0, "no-notes", "store in the local store only, not in git notes (" PG_NOTES_REF ")",
+                    &a->no_notes),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
         PG_OPT_CHOICE(0, "format", "F", "text (default) or json (the run document, on stdout)", &a->json, formats),
         PG_OPT_FLAG('v', "verbose", "show backend-specific metrics too", &a->ro.verbose),
@@ -135,6 +147,31 @@ static void locate_results(run_state *st, const run_args *a, pg_ctx *ctx)
         fprintf(stderr, "perfgate: note: %s: results are keyed to no commit%s\n",
                 in_repo ? "the repository has no commit yet" : "not in a git repository",
                 st->have_store ? "" : " and not stored (give --store DIR to keep them)");
+}
+
+/* --shard I/N: this shard's benchmarks only. */
+static int select_shard(run_state *st, const run_args *a, pg_ctx *ctx)
+{
+    if (!a->shard.count)
+        return 0;
+    pg_rundoc_list hist = {0};
+    char from[PG_OID_HEXSZ + 1] = "";
+    size_t all = st->set.n;
+    int balanced = 0;
+    int rc = pg_shard_history(&hist, from, st->have_commit ? ctx->repo : NULL, st->have_store ? ctx->store : NULL,
+                              st->have_commit ? st->commit : NULL);
+    if (rc == 0)
+        rc = pg_shard_select(&st->set, &balanced, &a->shard, &hist);
+    pg_rundoc_list_free(&hist);
+    if (rc == 0 && !a->json) {
+        if (balanced)
+            printf("shard %d/%d: %zu of %zu benchmarks, balanced by the wall times stored for %.12s\n", a->shard.index,
+                   a->shard.count, st->set.n, all, from);
+        else
+            printf("shard %d/%d: %zu of %zu benchmarks, dealt by name (no stored wall times)\n", a->shard.index,
+                   a->shard.count, st->set.n, all);
+    }
+    return rc;
 }
 
 /* The manifest's build command, run from the work tree root (else the manifest's directory). */
@@ -229,7 +266,7 @@ static int measure(run_state *st, const run_args *a)
 }
 
 /* Stores the run document (when there is a store) and prints it or where it went. */
-static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
+static int store_results(run_state *st, const run_args *a, pg_ctx *ctx)
 {
     if (st->have_store) {
         char path[PATH_MAX + 64];
@@ -244,6 +281,8 @@ static int store_results(run_state *st, const run_args *a, const pg_ctx *ctx)
             if (st->stacks_dir[0] && !access(st->stacks_dir, F_OK))
                 printf("stacks: %s/\n", st->stacks_dir);
         }
+        if (st->have_commit && !a->no_notes)
+            pg_notes_record(ctx->repo, &st->doc);
     } else if (a->ro.sample && !a->json) {
         printf("stacks (not stored): %s/\n", st->stacks_dir);
     }
@@ -284,8 +323,16 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0 && !a.no_native)
         rc = pg_session_open_native(&st.sess);
     a.ro.native = st.sess.native;
-    if (rc == 0)
+    if (rc == 0) {
         locate_results(&st, &a, ctx);
+        rc = select_shard(&st, &a, ctx);
+        if (rc == 0 && st.set.n == 0) {
+            fprintf(stderr, "perfgate: shard %d/%d has no benchmark (the suite has fewer than %d); nothing to run\n",
+                    a.shard.index, a.shard.count, a.shard.count);
+            run_state_free(&st, &a);
+            return PG_EXIT_OK;
+        }
+    }
     if (rc == 0)
         rc = choose_cpu(&a.ro);
     /* The store is checked before the build and the measuring, which it would waste. */
@@ -298,6 +345,8 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0) {
         print_header(&st, &a);
         rc = pg_session_new_doc(&st.doc, &st.sess, st.have_commit ? st.commit : NULL, st.dirty, a.ro.cpu);
+        st.doc.shard_index = a.shard.index;
+        st.doc.shard_count = a.shard.count;
         if (rc == 0)
             rc = open_stacks(&st, &a, ctx);
     }

@@ -1,6 +1,8 @@
 /* harness/cmd_show.c — `perfgate show [REV]`: what is stored for a commit. */
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
+#include "harness/notes.h"
+#include "harness/results.h"
 #include "harness/store.h"
 #include "harness/table.h"
 #include "util/error.h"
@@ -47,13 +49,13 @@ int pg_cmd_show(pg_ctx *ctx, int argc, char **argv)
         rc = pg_ctx_repo(ctx);
         if (rc == 0)
             rc = pg_repo_resolve(commit, ctx->repo, rev);
-        if (rc == 0)
-            rc = pg_ctx_store(ctx);
+        if (rc == 0 && pg_ctx_store(ctx) < 0)
+            ctx->store[0] = '\0';      /* no store: the notes alone */
         if (rc == 0) {
-            rc = pg_store_load(&runs, ctx->store, commit);
+            rc = pg_results_load(&runs, ctx->store, ctx->repo, commit);
             if (rc == PG_ENOTFOUND)
-                pg_error_set(rc, "no results stored for %s (%.12s) in %s; run 'perfgate run' on it first", rev, commit,
-                             ctx->store);
+                pg_error_set(rc, "no results stored for %s (%.12s) in %s or in %s; run 'perfgate run' on it first "
+                             "(or 'perfgate fetch' another clone's)", rev, commit, ctx->store, PG_NOTES_REF);
         }
     }
     if (rc < 0) {

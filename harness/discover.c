@@ -168,14 +168,27 @@ int pg_benchset_filter(pg_benchset *s, const char *regex)
         regerror(e, &re, msg, sizeof msg);
         return pg_error_set(PG_EINVAL, "--filter '%s': %s", regex, msg);
     }
+    unsigned char *keep = malloc(s->n ? s->n : 1);
+    if (!keep) {
+        regfree(&re);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < s->n; i++)
+        keep[i] = regexec(&re, s->v[i].name, 0, NULL, 0) == 0;
+    pg_benchset_keep(s, keep);
+    free(keep);
+    regfree(&re);
+    return 0;
+}
+
+void pg_benchset_keep(pg_benchset *s, const unsigned char *keep)
+{
     size_t k = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (regexec(&re, s->v[i].name, 0, NULL, 0) == 0)
+        if (keep[i])
             s->v[k++] = s->v[i];
         else
             pg_bench_free(&s->v[i]);
     }
     s->n = k;
-    regfree(&re);
-    return 0;
 }

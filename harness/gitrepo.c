@@ -47,11 +47,15 @@ static void lib_init(void)
     init_state = 2;
 }
 
-static const char *git_msg(void)
+const char *pg_repo_git_msg(void)
 {
     const git_error *e = git_error_last();
     return e && e->message ? e->message : "unknown libgit2 error";
 }
+
+#define git_msg pg_repo_git_msg
+
+git_repository *pg_repo_git(pg_repo *r) { return r->repo; }
 
 int pg_repo_open(pg_repo **out, const char *path)
 {
@@ -115,6 +119,19 @@ int pg_repo_resolve(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *rev)
     git_oid_tostr(out, PG_OID_HEXSZ + 1, git_object_id(commit));
     git_object_free(commit);
     return 0;
+}
+
+int pg_repo_first_parent(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *commit)
+{
+    git_oid oid;
+    git_commit *c = NULL;
+    if (git_oid_fromstr(&oid, commit) < 0 || git_commit_lookup(&c, r->repo, &oid) < 0)
+        return pg_error_set(PG_ENOTFOUND, "commit %.12s not found", commit);
+    const git_oid *p = git_commit_parentcount(c) ? git_commit_parent_id(c, 0) : NULL;
+    if (p)
+        git_oid_tostr(out, PG_OID_HEXSZ + 1, p);
+    git_commit_free(c);
+    return p ? 0 : pg_error_set(PG_ENOTFOUND, "%.12s has no parent", commit);
 }
 
 void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commit)

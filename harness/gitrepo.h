@@ -31,11 +31,23 @@ int pg_repo_head(char out[PG_OID_HEXSZ + 1], int *dirty, pg_repo *r);
  * peeled to a commit. PG_ENOTFOUND with the revision named when it does not resolve. */
 int pg_repo_resolve(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *rev);
 
+/* The first parent of `commit` into `out` (which may be `commit` itself).
+ * PG_ENOTFOUND for a root commit or an unknown one. */
+int pg_repo_first_parent(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *commit);
+
 /* The commit's one-line summary into buf ("" when unknown). */
 void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commit);
 
 /* Writes the tree of `commit` into the empty directory `dir` (a detached
  * checkout for building an older revision; the caller removes it). */
 int pg_repo_export(pg_repo *r, const char *commit, const char *dir);
+
+/* The libgit2 repository, for the modules that speak libgit2 themselves
+ * (harness/notes.c, harness/notesync.c). */
+struct git_repository;
+struct git_repository *pg_repo_git(pg_repo *r);
+
+/* libgit2's last error message ("unknown libgit2 error" when none). */
+const char *pg_repo_git_msg(void);
 
 #endif

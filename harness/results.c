@@ -1,5 +1,7 @@
 /* harness/results.c — see results.h. */
 #include "harness/results.h"
+#include "harness/notes.h"
+#include "harness/store.h"
 #include "util/array.h"
 #include "util/error.h"
 #include "util/jsonfile.h"
@@ -134,11 +136,46 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
     return rc;
 }
 
+/* Shards of one sharded run never share a benchmark; two sharded runs
+ * partitioned differently (another N, other stored durations) do, and
+ * merging them would mix two suites' measurements: refused. The same shard
+ * measured twice (a retried job) is merged like any repeated run. */
+static int check_shards(const pg_rundoc_list *runs, const char *machine_id, const char *backend)
+{
+    pg_strindex first = {0};       /* benchmark -> the shard run that had it first */
+    int rc = 0;
+    for (size_t i = 0; i < runs->n && rc == 0; i++) {
+        const pg_rundoc *run = &runs->v[i];
+        if (!run->shard_count || (machine_id && strcmp(run->machine.id, machine_id)) ||
+            (backend && strcmp(run->backend, backend)))
+            continue;
+        for (size_t b = 0; b < run->nbench && rc == 0; b++) {
+            size_t k;
+            const char *name = run->bench[b].name;
+            if (!pg_strindex_get(&first, name, &k)) {
+                rc = pg_strindex_put(&first, name, i);
+                continue;
+            }
+            const pg_rundoc *o = &runs->v[k];
+            if (o->shard_index != run->shard_index || o->shard_count != run->shard_count)
+                rc = pg_error_set(PG_EINVAL,
+                                  "overlapping shards of different runs: benchmark '%s' is in shard %d/%d (run %s) "
+                                  "and in shard %d/%d (run %s); compare the shards of one sharded run",
+                                  name, o->shard_index, o->shard_count, o->id ? o->id : "?", run->shard_index,
+                                  run->shard_count, run->id ? run->id : "?");
+        }
+    }
+    pg_strindex_free(&first);
+    return rc;
+}
+
 int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
                        const char *stacks_base)
 {
     collector c = {.side = side};
-    int rc = 0;
+    int rc = check_shards(runs, machine_id, backend);
+    if (rc < 0)
+        return rc;
     for (size_t i = 0; i < side->nb && rc == 0; i++)
         rc = pg_strindex_put(&c.index, side->b[i].name, i);
     for (size_t i = 0; i < runs->n && rc == 0; i++) {
@@ -150,5 +187,23 @@ int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *ma
         rc = collect_run(&c, run, stacks_base);
     }
     pg_strindex_free(&c.index);
+    return rc;
+}
+
+int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo, const char *commit)
+{
+    size_t before = runs->n, added = 0;
+    int rc = store_root && *store_root ? pg_store_load(runs, store_root, commit) : PG_ENOTFOUND;
+    if (rc == PG_ENOTFOUND) {
+        pg_error_clear();
+        rc = 0;
+    }
+    if (rc == 0 && repo)
+        rc = pg_notes_load(runs, &added, repo, commit);
+    if (rc == 0 && runs->n == before)
+        rc = pg_error_set(PG_ENOTFOUND, "no results for %.12s in %s or in %s", commit,
+                          store_root && *store_root ? store_root : "(no store)", PG_NOTES_REF);
+    if (rc < 0)
+        pg_rundoc_list_truncate(runs, before);
     return rc;
 }

@@ -9,10 +9,18 @@
 #ifndef PG_HARNESS_RESULTS_H
 #define PG_HARNESS_RESULTS_H
 
+#include "harness/gitrepo.h"
 #include "harness/rundoc.h"
 #include "report/series.h"
 
 #include <stddef.h>
+
+/* Appends to `runs` every run of `commit`: those of the local store at
+ * `store_root` first, then those of the commit's git note (harness/notes.h;
+ * `repo` NULL: none) that the store does not hold. The store's copy of a run
+ * wins because its stacks paths resolve here. PG_ENOTFOUND when neither has
+ * any; a damaged document or note is an error naming it. */
+int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo, const char *commit);
 
 /* Merges into `side` the runs of `machine_id` (NULL: every run) measured by
  * `backend` (NULL: any). A relative "stacks" path resolves against

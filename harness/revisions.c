@@ -1,5 +1,6 @@
 /* harness/revisions.c — see revisions.h. */
 #include "harness/revisions.h"
+#include "harness/notes.h"
 #include "harness/store.h"
 #include "harness/spawn.h"
 #include "harness/stacks.h"
@@ -24,7 +25,7 @@ typedef struct side {
 
 
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
-                         pg_session *sess, const pg_run_opts *ro, const char *store_root)
+                         pg_session *sess, const pg_run_opts *ro, const char *store_root, int notes)
 {
     side *sides = calloc(n, sizeof *sides);
     if (!sides)
@@ -103,6 +104,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             stored++;
             pg_stacks_keep(sides[i].stacks);
             fprintf(stderr, "perfgate: stored %.12s: %s\n", sides[i].commit, path);
+            if (notes)
+                pg_notes_record(repo, &sides[i].doc);
         }
     }
     if (rc == PG_EINTR)

@@ -18,8 +18,9 @@
 #include <stddef.h>
 
 /* Measures `n` commits (full ids); `bench_path` is relative to the work tree
- * root (e.g. "bench"). Stores into `store_root`. */
+ * root (e.g. "bench"). Stores into `store_root`, and into the git notes
+ * too when `notes` (harness/notes.h). */
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
-                         pg_session *sess, const pg_run_opts *ro, const char *store_root);
+                         pg_session *sess, const pg_run_opts *ro, const char *store_root, int notes);
 
 #endif

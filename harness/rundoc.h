@@ -25,6 +25,7 @@
 
 #define PG_RUNDOC_SCHEMA "perfgate-run/1"
 #define PG_STOREDOC_SCHEMA "perfgate-store/1"
+#define PG_NOTEDOC_SCHEMA "perfgate-notes/1"
 
 typedef struct pg_rundoc_metric {
     char *name;             /* "instructions" (docs/metrics.md) */
@@ -72,7 +73,7 @@ typedef struct pg_rundoc_strings {
 
 typedef struct pg_rundoc {
     char *perfgate_version;
-    char *id;               /* "<start time>-<pid>" */
+    char *id;               /* "<start time>-<pid>-<random hex>" */
     char *commit;           /* NULL: keyed to no commit */
     int dirty;
     char *start_time, *end_time;
@@ -84,6 +85,7 @@ typedef struct pg_rundoc {
     char *events;           /* settings.events (perf); NULL: not stored */
     int user_only;          /* settings.user_only, with events */
     int has_native, native; /* settings.native (valgrind): native time measured too (docs/metrics.md) */
+    int shard_index, shard_count;   /* `run --shard I/N`: I (1-based) of N; 0: the whole suite */
     pg_rundoc_strings uncontrolled, notices;
     pg_rundoc_bench *bench;
     size_t nbench, capbench;
@@ -137,6 +139,17 @@ int pg_rundoc_list_write(char **text, const pg_rundoc_list *l);
  * does not know included; an invalid one is PG_EINVAL naming `path`. */
 int pg_storedoc_append(char **text, const char *old, size_t old_len, const char *path, const char *commit,
                        const char *machine_id, const pg_rundoc *run);
+
+/* The note document of `commit` (git notes, harness/notes.h) holding the runs
+ * of `old` and those of `add`, merged by run id: a run of `add` whose id and
+ * content are already in `old` is not added twice; one with the same id but
+ * other content is kept too (nothing is ever dropped). `old` (NULL: none) is a
+ * note or store document, `add` any document pg_rundoc_parse reads; both are
+ * validated first, and `old` is kept as it is, unknown keys included.
+ * *added (when non-NULL) counts the runs added. `old_name`/`add_name` name
+ * them in errors. */
+int pg_notedoc_merge(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
+                     const char *add, size_t add_len, const char *add_name, const char *commit);
 
 /* --- reading ------------------------------------------------------------- */
 

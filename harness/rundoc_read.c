@@ -485,6 +485,26 @@ static int read_settings(pg_rundoc *run, reader *r, const cJSON *jr)
     return rc;
 }
 
+/* "shard": {"index": I, "count": N}, 1 <= I <= N. */
+static int read_shard(pg_rundoc *run, reader *r, const cJSON *jr)
+{
+    const cJSON *o;
+    int rc = get_container(&o, r, jr, "shard", 0, 0);
+    if (rc < 0 || !o)
+        return rc;
+    size_t old = push_key(r, "shard");
+    if ((rc = get_int(&run->shard_count, NULL, r, o, "count", 1, 0)) == 0 &&
+        (rc = get_int(&run->shard_index, NULL, r, o, "index", 1, 0)) == 0 &&
+        (run->shard_count == 0 || run->shard_index == 0 || run->shard_index > run->shard_count)) {
+        size_t o2 = push_key(r, run->shard_count ? "index" : "count");
+        rc = run->shard_count ? fail(r, "%d is not between 1 and count (%d)", run->shard_index, run->shard_count)
+                              : fail(r, "missing");
+        pop(r, o2);
+    }
+    pop(r, old);
+    return rc;
+}
+
 /* One run document into a new entry of `out`. */
 static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
 {
@@ -511,6 +531,7 @@ static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
         (rc = get_str(&run->start_time, r, jr, "start_time", 0, 0)) == 0 &&
         (rc = get_str(&run->end_time, r, jr, "end_time", 0, 0)) == 0 && (rc = read_machine(&run->machine, r, jr)) == 0 &&
         (rc = get_str(&run->backend, r, jr, "backend", 1, 0)) == 0 && (rc = read_settings(run, r, jr)) == 0 &&
+        (rc = read_shard(run, r, jr)) == 0 &&
         (rc = get_strings(&run->uncontrolled, r, jr, "uncontrolled")) == 0 &&
         (rc = get_strings(&run->notices, r, jr, "notices")) == 0)
         rc = get_container(&benchmarks, r, jr, "benchmarks", 1, 1);
@@ -543,12 +564,16 @@ static int read_runs(pg_rundoc_list *out, reader *r, const cJSON *arr)
     return rc;
 }
 
-/* A store document: {"schema": "perfgate-store/1", "commit", "machine_id", "runs": [...]}. */
+/* A store document: {"schema": "perfgate-store/1", "commit", "machine_id", "runs": [...]},
+ * or a note document: {"schema": "perfgate-notes/1", "commit", "runs": [...]}. */
 static int read_store(pg_rundoc_list *out, reader *r, const cJSON *doc)
 {
     char *commit = NULL, *machine = NULL;
     const cJSON *runs;
-    int rc = check_schema(r, doc, PG_STOREDOC_SCHEMA, "perfgate store document");
+    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "schema"));
+    int note = schema && !strncmp(schema, "perfgate-notes/", 15);
+    int rc = check_schema(r, doc, note ? PG_NOTEDOC_SCHEMA : PG_STOREDOC_SCHEMA,
+                          note ? "perfgate note document" : "perfgate store document");
     if (rc == 0 && (rc = get_str(&commit, r, doc, "commit", 0, 1)) == 0 &&
         (rc = get_str(&machine, r, doc, "machine_id", 0, 0)) == 0 &&
         (rc = get_container(&runs, r, doc, "runs", 1, 1)) == 0) {

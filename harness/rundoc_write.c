@@ -193,6 +193,13 @@ static cJSON *run_json(writer *w, const pg_rundoc *r)
         if (r->has_native)
             put_bool(w, settings, "native", r->native);
     }
+    if (r->shard_count > 0) {
+        cJSON *shard = put(w, doc, "shard", cJSON_CreateObject());
+        if (shard) {
+            put_num(w, shard, "index", r->shard_index);
+            put_num(w, shard, "count", r->shard_count);
+        }
+    }
     put_strings(w, doc, "uncontrolled", &r->uncontrolled);
     put_strings(w, doc, "notices", &r->notices);
     cJSON *benchmarks = put(w, doc, "benchmarks", cJSON_CreateArray());

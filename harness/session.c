@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events, int user_only)
@@ -105,7 +106,13 @@ int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, 
     char started[32], runid[64];
     iso_now(started, sizeof started);
     static int seq;
-    snprintf(runid, sizeof runid, "%s-%d%s", started, (int)getpid(), seq++ ? "b" : "");
+    /* Notes merge runs of many machines by id (harness/notes.h): two CI jobs
+     * started in the same second in look-alike containers have the same pid,
+     * so random bits make the id unique. */
+    unsigned int rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        rnd = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16);
+    snprintf(runid, sizeof runid, "%s-%d-%08x%s", started, (int)getpid(), rnd, seq++ ? "b" : "");
     memset(doc, 0, sizeof *doc);
     doc->dirty = dirty;
     doc->machine = s->machine;

@@ -48,7 +48,7 @@ contains "$T/err" '"path": "/runs/steps/0/shell"'
 # Every run: script, with the runner's bash options, through shellcheck.
 "$PY" "$LIB/gha_run.py" scripts "$ACTION" "$T/sh/action" > "$T/scripts"
 "$PY" "$LIB/gha_run.py" scripts "$WORKFLOW" "$T/sh/workflow" >> "$T/scripts"
-check "the action has its two run steps ($(wc -l < "$T/scripts") scripts)" [ "$(wc -l < "$T/scripts")" = 2 ]
+check "the action's two run steps and the workflow's notes fetch ($(wc -l < "$T/scripts") scripts)" [ "$(wc -l < "$T/scripts")" = 3 ]
 { echo '#!/usr/bin/env bash'; "$PY" "$LIB/gitlab_ci.py" script "$GITLAB" perfgate; } > "$T/sh/gitlab.sh"
 expect_exit 0 "shellcheck: the run scripts of the action and the GitLab job" shellcheck "$T"/sh/action/*.sh "$T/sh/gitlab.sh"
 printf 'f() { echo $1; }\n' > "$T/sh/planted.sh"
@@ -134,9 +134,9 @@ expect_exit 1 "(a) workflow template: a +3% pull request fails the job" \
   "${E[@]}" "$PY" "$LIB/gha_run.py" --local-root "$SRC" --result "$W/result.json" workflow "$WORKFLOW"
 check "(a) built perfgate from the action's checkout" [ -x "$RT/perfgate-build/perfgate" ]
 contains "$W/path" "$RT/perfgate-build" "(a) GITHUB_PATH has the built perfgate's directory"
-check "(a) steps: checkout skipped, build ok, compare exit 1, upload ran (if: always())" [ "$(json "$W/result.json" \
+check "(a) steps: checkout skipped, notes fetch (none in the scratch repository), build ok, compare exit 1, upload ran (if: always())" [ "$(json "$W/result.json" \
   "[(s['step'].split(': ')[-1], s['outcome'], s.get('exit_code')) for s in d['steps']]")" = \
-  "[('actions/checkout@v4', 'success', 0), ('Build perfgate', 'success', 0), ('Compare base and head', 'failure', 1), ('perfgate', 'failure', 1), ('Publish report and flamegraphs', 'success', 0)]" ]
+  "[('actions/checkout@v4', 'success', 0), ('Fetch stored results', 'success', 0), ('Build perfgate', 'success', 0), ('Compare base and head', 'failure', 1), ('perfgate', 'failure', 1), ('Publish report and flamegraphs', 'success', 0)]" ]
 check "(a) exactly one markdown report on the job summary" [ "$(grep -c '^### perfgate: ' "$W/summary")" = 1 ]
 contains "$W/summary" "### perfgate: " "(a) summary heading"
 contains "$W/summary" "regressed" "(a) summary says regressed"

@@ -20,6 +20,8 @@ static void full_doc(pg_rundoc *r)
     pg_rundoc_set(&r->id, "2026-01-01T00:00:00Z-42");
     pg_rundoc_set(&r->commit, "0123456789abcdef0123456789abcdef01234567");
     r->dirty = 1;
+    r->shard_index = 2;
+    r->shard_count = 3;
     pg_rundoc_set(&r->start_time, "2026-01-01T00:00:00Z");
     pg_rundoc_set(&r->end_time, "2026-01-01T00:00:09Z");
     snprintf(r->machine.id, sizeof r->machine.id, "aabbccddeeff");
