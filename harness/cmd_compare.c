@@ -44,7 +44,8 @@ static const pg_opt_cmd spec = {
              "of either joined by commas: the shards of a `run --shard` suite are merged.\n"
              "Results are matched by benchmark name and by machine.\n",
     .footer = "When GITHUB_STEP_SUMMARY is set, the markdown report is appended to that file too.\n"
-              "Exit status: 0 no regression, 1 at least one gating metric regressed, 2 error (no\n"
+              "Exit status: 0 no regression, 1 at least one gating metric regressed (or, with\n"
+              "--fail-on-divergence, a gating count and the native time diverged), 2 error (no\n"
               "results for a revision, bad arguments, different machines), " PG_XSTR(PG_EXIT_INTERRUPT)
               " interrupted.\n",
 };
@@ -58,7 +59,7 @@ typedef struct opts {
     int format;
     const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
-    int run_missing, cross_machine, verbose, repeat, sample, no_notes;
+    int run_missing, cross_machine, verbose, repeat, sample, no_notes, no_native, native_repeat, fail_on_divergence;
     pg_metric_set metrics;
     unsigned long sample_freq;
     pg_count_calls_arg calls;
@@ -111,6 +112,12 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                         "only results B measured", &o->backend, parse_backend),
         PG_OPT_INT('r', "repeat", "N", "with --run-missing: measured runs per benchmark", &o->repeat, 1, INT_MAX),
         PG_OPT_CALLBACK(0, "metrics", "LIST", "with --run-missing: " PG_METRICS_HELP, &o->metrics, pg_opt_metrics),
+        PG_OPT_FLAG(0, "no-native", "with --run-missing and the valgrind backend: do not also run\n"
+                    "each benchmark natively for task-clock and wall-time", &o->no_native),
+        PG_OPT_INT(0, "native-repeat", "N", "with --run-missing and the valgrind backend: native runs per\n"
+                   "benchmark (default: --repeat, else 5)", &o->native_repeat, 1, INT_MAX),
+        PG_OPT_FLAG(0, "fail-on-divergence", "exit 1 when a gating count and the native time of a\n"
+                    "benchmark disagree (docs/metrics.md)", &o->fail_on_divergence),
         PG_OPT_INT(0, "sample", "HZ", "with --run-missing: also sample stacks (function tables, flamegraphs)",
                    &o->sample_freq, 1, 1000000, .flags = PG_OPT_OPTARG, .seen = &o->sample,
                    .what = "a frequency in Hz >= 1"),
@@ -267,6 +274,8 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
         return 0;
     pg_session sess;
     int rc = pg_session_open(&sess, o->backend, NULL, 1);
+    if (rc == 0 && !o->no_native)
+        rc = pg_session_open_native(&sess);
     if (rc < 0) {
         pg_session_close(&sess);
         return rc;
@@ -285,7 +294,8 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
         pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                           .round = -1, .progress = isatty(2), .sample = o->sample, .metrics = o->metrics,
                           .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT,
-                          .count_calls = o->calls.list[0] ? o->calls.list : NULL};
+                          .count_calls = o->calls.list[0] ? o->calls.list : NULL,
+                          .native = sess.native, .native_repeat = o->native_repeat};
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
         /* (pg_revisions_measure checks the store before measuring anything) */
         /* --bench as every path on the command line: from the current directory */
@@ -440,7 +450,8 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
             pg_error_wrap(rc, "%s", in[i]->arg);
     }
     pg_comparison c;
-    pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates};
+    pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates,
+                          .fail_on_divergence = o->fail_on_divergence};
     if (rc == 0)
         rc = pg_compare(&c, &side[0], &side[1], &co);
     if (rc < 0) {
@@ -457,7 +468,7 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
             pg_text_warn("warning: gating metric '%s' was not measured for any benchmark compared%s%s%s",
                          o->gates.v[g], alias ? " (did you mean '" : "", alias ? alias->name : "", alias ? "'?)" : "");
     }
-    int status = c.verdict == PG_VERDICT_REGRESSED ? PG_EXIT_FAIL : PG_EXIT_OK;
+    int status = pg_comparison_fails(&c) ? PG_EXIT_FAIL : PG_EXIT_OK;
     size_t written;
     if (pg_explain(&c, 10, o->flamegraph, &written) < 0)
         status = pg_die_last();

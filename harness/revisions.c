@@ -82,7 +82,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
     int rounds = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         for (size_t b = 0; b < sides[i].set.n; b++) {
-            int r = pg_runner_repeat(&sides[i].set, b, ro, valgrind);
+            int r = pg_runner_rounds(&sides[i].set, b, ro, valgrind);
             rounds = r > rounds ? r : rounds;
         }
     pg_run_opts o = *ro;

@@ -1,6 +1,7 @@
 /* report/compare.c — see compare.h. */
 #include "report/compare.h"
 #include "util/array.h"
+#include "report/divergence.h"
 #include "report/stats.h"
 #include "util/error.h"
 #include "util/metrics.h"
@@ -290,6 +291,9 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         out->count[bc->verdict]++;
     }
     out->verdict = out->nbench ? combine(out->count) : PG_VERDICT_INCONCLUSIVE;
+    out->fail_on_divergence = o->fail_on_divergence;
+    if (rc == 0)
+        pg_divergence_find(out, o->divergence_factor > 0 ? o->divergence_factor : PG_DIVERGENCE_FACTOR);
     pg_strindex_free(&ia);
     pg_strindex_free(&ib);
     if (rc < 0)
@@ -311,6 +315,11 @@ void pg_comparison_free(pg_comparison *c)
     free(c->added);
     free(c->vanished);
     memset(c, 0, sizeof *c);
+}
+
+int pg_comparison_fails(const pg_comparison *c)
+{
+    return c->verdict == PG_VERDICT_REGRESSED || (c->fail_on_divergence && c->ndiverged > 0);
 }
 
 const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name)

@@ -188,6 +188,19 @@ static void body(FILE *out, const pg_comparison *c)
         fputs("\nNo benchmark changed beyond its threshold.\n", out);
     }
     shown = 0;
+    for (size_t i = 0; i < c->nbench && shown < PG_MD_MAX_CHANGED; i++) {
+        if (!c->bench[i].div.kind)
+            continue;
+        char d[512];
+        pg_render_divergence(d, sizeof d, c, &c->bench[i]);
+        fputs(shown++ ? "\n- " : "\n**Counts and time diverge** (docs/metrics.md):\n\n- ", out);
+        md(out, c->bench[i].name);
+        fputs(": ", out);
+        md(out, d);
+    }
+    if (shown)
+        fputc('\n', out);
+    shown = 0;
     for (size_t i = 0; i < c->nbench && shown < PG_MD_MAX_FUNCS; i++)
         if (c->bench[i].nfuncs && ++shown)
             funcs(out, &c->bench[i]);

@@ -165,6 +165,12 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
             fprintf(out, "%-*s  %s\n", w.name, name, pg_verdict_name(bc->verdict));
         if (bc->note[0])
             fprintf(out, "%-*s  note: %s\n", w.name, "", t(t4, bc->note));
+        if (bc->div.kind) {
+            char d[512];
+            pg_render_divergence(d, sizeof d, c, bc);
+            fprintf(out, "%-*s  %sdivergence%s: %s\n", w.name, "", o->color ? YELLOW : "", o->color ? RESET : "",
+                    t(t4, d));
+        }
     }
     for (size_t i = 0; i < c->nbench; i++)
         if (c->bench[i].nfuncs)

@@ -7,6 +7,7 @@
 #include "report/render.h"
 #include "tests/check.h"
 #include "util/fileio.h"
+#include "tests/unit/fixture_render.h"
 #include "tests/unit/fixture_side.h"
 
 #include <cjson/cJSON.h>
@@ -17,12 +18,7 @@ static const char WEIRD[] = "a|b <x> & \"q\" 'y' *z* `c`";
 
 static char *render(int (*fn)(FILE *, const pg_comparison *), const pg_comparison *c)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    CHECK_EQ_INT(fn(f, c), 0);
-    fclose(f);
-    return buf;
+    return fx_render(fn, c);
 }
 
 static char *render_text(const pg_comparison *c, int color, int verbose)

@@ -68,6 +68,21 @@ static_flag() {
   rm -f "$T/.static" "$T/.static.c"
 }
 
+# require TOOL...: skips the test (exit 77) when a tool is not installed.
+require() {
+  local t
+  for t in "$@"; do command -v "$t" >/dev/null || { echo "$t not installed: skipped"; exit 77; }; done
+}
+
+# make_bench_repo DIR MANIFEST [IGNORED]: make_repo, then DIR/bench with the
+# manifest (JSON text) and a .gitignore naming the built program.
+make_bench_repo() {
+  make_repo "$1"
+  mkdir -p "$1/bench"
+  printf '%s\n' "$2" > "$1/bench/perfgate.json"
+  echo "${3:-prog}" > "$1/bench/.gitignore"
+}
+
 finish() {
   echo "$pass passed, $fail failed"
   [ "$fail" -eq 0 ]
