@@ -335,14 +335,26 @@ int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, int
     return n > r ? n : r;
 }
 
+/* Whether a choice of metrics (0: none made, all) has one the native runs give. */
+static int wants_native(pg_metric_set metrics)
+{
+    static const char *const native[] = {"task-clock", "page-faults", "context-switches", "cpu-migrations"};
+    for (size_t i = 0; i < sizeof native / sizeof *native; i++)
+        if (!metrics || pg_metric_set_has(metrics, native[i]))
+            return 1;
+    return 0;
+}
+
 static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t bi, pg_meter *meter,
                    const pg_run_opts *o)
 {
     const pg_bench *bench = &set->v[bi];
     int valgrind = pg_meter_backend(meter) == PG_BACKEND_VALGRIND;
     int gb = bench->kind == PG_BENCH_GB_ONE;
-    /* A Google Benchmark's own report is its time per iteration already. */
-    pg_meter *native = valgrind && !gb ? o->native : NULL;
+    pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
+    /* A Google Benchmark's own report is its time per iteration already; a
+     * choice of metrics (--metrics) without a native one wants no native runs. */
+    pg_meter *native = valgrind && !gb && wants_native(metrics) ? o->native : NULL;
     int repeat = pg_runner_repeat(set, bi, o, valgrind);
     int warmup = pick(o->warmup, bench->warmup, set->def_warmup, valgrind ? 0 : 1);
     int nrepeat = native ? native_repeat(set, bi, o) : 0;
@@ -358,7 +370,6 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         first = o->round;
     }
     double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
-    pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
     pg_meter_select(meter, metrics);
     size_t nenv = 0;
     char **env = pg_runner_env(bench->env, &nenv);

@@ -188,10 +188,11 @@ lacks "$T/err" "building"
 contains "$T/out" "verdict: regressed"
 # Both revisions measured: their runs interleave round by round (A, B, A, B).
 PG_ORDER_LOG=$T/order TMPDIR=$T/tmp expect_exit 0 "--run-missing --repeat 2: comment-only change unchanged" \
-  "$PG" compare "$c2" "$c3" --run-missing --backend valgrind --repeat 2 --metrics instructions
+  "$PG" compare "$c2" "$c3" --run-missing --backend valgrind --repeat 2 --metrics instructions,task-clock
 contains "$T/out" "verdict: unchanged -- 2 unchanged of 2 benchmarks compared"
 # Each round of a revision is its valgrind run and its native runs (round 0
-# with the native warmup): 5 runs of mixer a revision, in 4 alternating groups.
+# with the native warmup; task-clock asks for them): 5 runs of mixer a
+# revision, in 4 alternating groups.
 check "interleaved: A, B, A, B ($(tr '\n' ' ' < "$T/order"))" python3 -c "
 import sys, itertools; l = open(sys.argv[1]).read().split(); g = [k for k, _ in itertools.groupby(l)]
 sys.exit(not (len(l) == 10 and len(g) == 4 and g[0] != g[1] and g[0] == g[2] and g[1] == g[3] and 'perfgate-rev-' in g[0]))" "$T/order"
