@@ -66,4 +66,7 @@ int pg_bench_new_entry(pg_benchset *s, pg_bench **out);
 /* Keeps only the benchmarks whose name matches the extended regex. */
 int pg_benchset_filter(pg_benchset *s, const char *regex);
 
+/* Keeps only the benchmarks named in v[0..n). */
+void pg_benchset_keep(pg_benchset *s, const char *const *v, size_t n);
+
 #endif

@@ -7,14 +7,18 @@
  * statistical is in report/compare.h; every output format in report/render.h.
  */
 #include "counters/sampler.h"
+#include "harness/calibration.h"
 #include "harness/commands.h"
+#include "harness/confirm.h"
 #include "harness/gitrepo.h"
 #include "harness/leftovers.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
 #include "harness/store.h"
+#include "report/calib.h"
 #include "report/compare.h"
+#include "report/confirm.h"
 #include "harness/explain.h"
 #include "report/render.h"
 #include "report/threshold.h"
@@ -187,6 +191,15 @@ static int has_run(const pg_rundoc_list *runs, const char *machine_id, const cha
     return 0;
 }
 
+/* How --run-missing measures: the options a run would have, logs in the store. */
+static pg_run_opts missing_run_opts(char *logdir, size_t len, const char *root, const opts *o)
+{
+    snprintf(logdir, len, "%s/logs", root);
+    return (pg_run_opts){.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
+                         .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
+                         .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
+}
+
 /* --run-missing: measure every revision without results of this machine and
  * backend, both in one session so they are measured alike, then reload them. */
 static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts *o)
@@ -210,13 +223,10 @@ static int run_missing(input *in[2], pg_repo *repo, const char *root, const opts
     }
     if (n > 0) {
         char logdir[PATH_MAX + 16];
-        snprintf(logdir, sizeof logdir, "%s/logs", root);
-        pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
-                          .round = -1, .log_dir = logdir, .progress = isatty(2), .sample = o->sample,
-                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
+        pg_run_opts ro = missing_run_opts(logdir, sizeof logdir, root, o);
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
         /* (pg_revisions_measure checks the store before measuring anything) */
-        rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root);
+        rc = pg_revisions_measure(repo, commits, n, o->bench ? o->bench : "bench", &sess, &ro, root, NULL, 0);
     }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {
@@ -351,7 +361,31 @@ static int append_step_summary(const pg_comparison *c, const opts *o)
     return rc;
 }
 
-static int compare(input *in[2], const char *ida, const char *idb, const char *backend, const opts *o)
+/* What calibrate measured for the candidate's machine and backend, if the
+ * store has it (comparing two files outside a repository: no store, none). */
+static int load_floors(pg_floors *f, pg_ctx *ctx, const pg_side *cand)
+{
+    if (pg_ctx_store(ctx) < 0) {
+        pg_error_clear();
+        return 0;
+    }
+    return pg_calibration_load(f, ctx->store, cand->machine_id, cand->backend);
+}
+
+/* --run-missing and a regression resting on noisy gating metrics: a second
+ * round measured now, interleaved, settles it (report/confirm.h). */
+static int confirm(pg_round2 *r2, pg_comparison *c, input *in[2], pg_ctx *ctx, const pg_compare_opts *co,
+                   const opts *o)
+{
+    if (!o->run_missing || in[0]->is_file || in[1]->is_file || !ctx->repo || !pg_confirm_count(c))
+        return 0;
+    char logdir[PATH_MAX + 16];
+    pg_run_opts ro = missing_run_opts(logdir, sizeof logdir, ctx->store, o);
+    const char *commits[2] = {in[0]->commit, in[1]->commit};
+    return pg_round2_run(r2, c, ctx->repo, commits, o->bench ? o->bench : "bench", o->backend, &ro, ctx->store, co);
+}
+
+static int compare(input *in[2], const char *ida, const char *idb, const char *backend, const opts *o, pg_ctx *ctx)
 {
     pg_side side[2];
     memset(side, 0, sizeof side);
@@ -363,14 +397,21 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
         rc = pg_results_collect(&side[i], &in[i]->runs, ids[i], *backend ? backend : NULL, in[i]->stacks_base);
     }
     pg_comparison c;
-    pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates};
+    pg_floors floors = {0};
+    pg_round2 r2 = {0};
+    pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates, .floors = &floors};
     if (rc == 0)
-        rc = pg_compare(&c, &side[0], &side[1], &co);
+        rc = load_floors(&floors, ctx, &side[1]);
+    if (rc == 0 && (rc = pg_compare(&c, &side[0], &side[1], &co)) == 0 && (rc = confirm(&r2, &c, in, ctx, &co, o)) < 0)
+        pg_comparison_free(&c);
     if (rc < 0) {
+        pg_round2_free(&r2);
+        pg_floors_free(&floors);
         pg_side_free(&side[0]);
         pg_side_free(&side[1]);
-        return pg_die_last();
+        return pg_exit_status(rc);
     }
+    pg_calibration_warn(&c);
     for (size_t g = 0; g < o->gates.n; g++) {
         int seen = 0;
         for (size_t i = 0; i < c.nbench && !seen; i++)
@@ -402,6 +443,8 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
     if (append_step_summary(&c, o) < 0)
         status = pg_die_last();
     pg_comparison_free(&c);
+    pg_round2_free(&r2);
+    pg_floors_free(&floors);
     pg_side_free(&side[0]);
     pg_side_free(&side[1]);
     return status;
@@ -430,7 +473,7 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
     char ida[16], idb[16], backend[16];
     if (rc == 0)
         rc = choose_machines(ida, idb, backend, &a, &b, &o);
-    status = rc < 0 ? pg_exit_status(rc) : compare(in, ida, idb, backend, &o);
+    status = rc < 0 ? pg_exit_status(rc) : compare(in, ida, idb, backend, &o, ctx);
     pg_rundoc_list_free(&a.runs);
     pg_rundoc_list_free(&b.runs);
     pg_thresholds_free(&o.thresholds);

@@ -15,10 +15,12 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_record(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv);
 
 const pg_command pg_commands[] = {
     {"run", pg_cmd_run, PG_CMD_STORE, "measure benchmarks and store the results under the current commit"},
     {"compare", pg_cmd_compare, PG_CMD_STORE, "compare two commits' results: verdicts, exit 1 on a regression"},
+    {"calibrate", pg_cmd_calibrate, PG_CMD_STORE, "measure the noise floor of every benchmark here (A/A runs), suggest thresholds"},
     {"show", pg_cmd_show, PG_CMD_STORE, "print the results stored for a commit (default HEAD)"},
     {"record", pg_cmd_record, 0, "sample one command's stacks and write a flamegraph"},
     {"flamegraph", pg_cmd_flamegraph, 0, "render folded stacks (or the difference of two) as SVG"},

@@ -24,7 +24,8 @@ typedef struct side {
 
 
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
-                         pg_session *sess, const pg_run_opts *ro, const char *store_root)
+                         pg_session *sess, const pg_run_opts *ro, const char *store_root, const char *const *only,
+                         size_t nonly)
 {
     side *sides = calloc(n, sizeof *sides);
     if (!sides)
@@ -48,7 +49,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        fprintf(stderr, "perfgate: measuring %.12s (no stored results): checking out into %s\n", s->commit, s->dir.path);
+        fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit,
+                only ? "again, to confirm" : "no stored results", s->dir.path);
         if ((rc = pg_repo_export(repo, s->commit, s->dir.path)) < 0)
             break;
         char bp[PATH_MAX + 64];
@@ -57,6 +59,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
+        if (only)
+            pg_benchset_keep(&s->set, only, nonly);
         if (s->set.build && (rc = pg_session_build(s->set.build, s->dir.path)) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;

@@ -18,8 +18,10 @@
 #include <stddef.h>
 
 /* Measures `n` commits (full ids); `bench_path` is relative to the work tree
- * root (e.g. "bench"). Stores into `store_root`. */
+ * root (e.g. "bench"). Only the benchmarks named in only[0..nonly) when
+ * `only` is not NULL. Stores into `store_root`. */
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
-                         pg_session *sess, const pg_run_opts *ro, const char *store_root);
+                         pg_session *sess, const pg_run_opts *ro, const char *store_root, const char *const *only,
+                         size_t nonly);
 
 #endif

@@ -38,6 +38,7 @@ typedef struct pg_metric_cmp {
     double delta_pct;               /* 100 * delta_abs / base; NAN when base is 0 and cand is not */
     double threshold_pct;
     pg_threshold_source threshold_source;
+    double floor_pct;               /* noise floor measured by calibrate (report/calib.h), NAN: none */
     int gating;
     int deterministic;
     int exceeds;                    /* |delta_pct| > threshold_pct (a change from 0 always does) */
@@ -66,6 +67,11 @@ typedef struct pg_bench_cmp {
     pg_func_row *funcs;             /* top self-cost changes, filled by pg_explain_funcs() (explain.h) */
     size_t nfuncs;
     char *funcs_unit;               /* "samples" or "instructions" (owned) */
+    /* Confirmation (report/confirm.h): its regression rested on noisy gating
+     * metrics, so both revisions were measured again. */
+    const struct pg_bench_cmp *round2;  /* the second round's comparison of it, or NULL (borrowed) */
+    pg_verdict round1;              /* its verdict before the second round */
+    int confirmed;                  /* the second round found it regressed too */
 } pg_bench_cmp;
 
 typedef struct pg_comparison {
@@ -81,11 +87,13 @@ typedef struct pg_comparison {
     const pg_gates *gates;          /* borrowed */
     double alpha;
     int cross_machine;              /* the sides come from different machines (allowed) */
+    size_t nremeasured;             /* benchmarks with a second round (report/confirm.h) */
 } pg_comparison;
 
 typedef struct pg_compare_opts {
     const pg_thresholds *thresholds;/* --threshold rules, or NULL */
     const pg_gates *gates;          /* required, at least one metric */
+    const struct pg_floors *floors; /* calibrate's floors and thresholds for this machine, or NULL */
     double alpha;                   /* significance after BH; 0: 0.05 */
     size_t min_samples;             /* per side for a noisy metric; 0: 3 */
 } pg_compare_opts;
@@ -94,6 +102,10 @@ typedef struct pg_compare_opts {
  * and from o->gates). PG_ENOMEM. */
 int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o);
 void pg_comparison_free(pg_comparison *c);
+
+/* The verdict of several: regressed if any, else inconclusive if any, else
+ * improved if any, else unchanged (count[v]: how many had verdict v). */
+pg_verdict pg_verdict_combine(const size_t count[4]);
 
 /* The benchmark's metric `name`, or NULL. */
 const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name);
