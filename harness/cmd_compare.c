@@ -101,7 +101,9 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                       "stacks on both sides (run --sample) into DIR", &o->flamegraph),
         PG_OPT_FLAG(0, "run-missing", "measure a revision that has no results on this machine: check\n"
                     "it out into a temporary directory, build it with the manifest's\n"
-                    "build command, run it (A and B interleaved) and store it", &o->run_missing),
+                    "build command, run it (A and B interleaved) and store it; a\n"
+                    "regression of noisy gating metrics only is measured again,\n"
+                    "interleaved, and fails only when confirmed", &o->run_missing),
         PG_OPT_STRING(0, "bench", "PATH", "with --run-missing: the benchmark directory, relative to the\n"
                       "work tree root (default: bench)", &o->bench),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure with B, and compare\n"

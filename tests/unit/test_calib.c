@@ -152,8 +152,16 @@ static void test_confirm(void)
     CHECK_EQ_INT(pg_render_json(f, &c), 0);
     fclose(f);
     CHECK_CONTAINS(text, "\"remeasured\": 1");
+
     CHECK_CONTAINS(text, "\"confirmation\": {\"confirmed\": false, \"rounds\": [{\"round\": 1, \"verdict\": \"regressed\"}, "
                          "{\"round\": 2, \"verdict\": \"unchanged\", \"metrics\": [");
+    free(text);
+    f = open_memstream(&text, &len);
+    CHECK_EQ_INT(pg_render_markdown(f, &c), 0);
+    fclose(f);
+    CHECK_CONTAINS(text, "**Confirmation:** regressed on noisy metrics only");
+    CHECK_CONTAINS(text, "| slow | task-clock (gate) | ");
+    CHECK_CONTAINS(text, "- slow: not confirmed, inconclusive\n");
     free(text);
     pg_comparison_free(&c);
     pg_comparison_free(&r2);
