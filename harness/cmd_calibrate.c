@@ -89,13 +89,20 @@ typedef struct cal_state {
     int have_commit, nfailed;
 } cal_state;
 
-static int select_benchmarks(cal_state *st, const cal_args *a, const pg_opt_args *args)
+static int select_benchmarks(cal_state *st, const pg_opt_args *args)
 {
     int rc = 0;
     for (int i = 0; i < args->nargs && rc == 0; i++)
         rc = pg_bench_discover(&st->set, args->args[i]);
     if (rc == 0 && args->nargs == 0)
         rc = pg_bench_discover(&st->set, "bench");
+    return rc;
+}
+
+/* After the build, as `run` does: Google Benchmark suites listed, then --filter. */
+static int expand_benchmarks(cal_state *st, const cal_args *a)
+{
+    int rc = pg_benchset_expand(&st->set);
     if (rc == 0 && a->filter && (rc = pg_benchset_filter(&st->set, a->filter)) == 0 && st->set.n == 0)
         rc = pg_error_set(PG_ENOTFOUND, "--filter '%s' matches no benchmark", a->filter);
     return rc;
@@ -272,7 +279,7 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
         return status;
     cal_state st = {0};
     pg_benchset_init(&st.set);
-    int rc = select_benchmarks(&st, &a, &ctx->args);
+    int rc = select_benchmarks(&st, &ctx->args);
     if (rc == 0)
         rc = pg_session_open(&st.sess, a.backend, NULL, 1);
     if (rc == 0 && pg_ctx_repo(ctx) == 0) {
@@ -296,6 +303,8 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
         pg_path_dirname(mdir, sizeof mdir, st.set.build_manifest);
         rc = pg_session_build(st.set.build, ctx->workdir ? ctx->workdir : mdir);
     }
+    if (rc == 0)
+        rc = expand_benchmarks(&st, &a);
     if (rc == 0)
         rc = measure(&st, &a);
     if (a.ro.progress)

@@ -59,12 +59,13 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        if (only)
-            pg_benchset_keep(&s->set, only, nonly);
-        if (s->set.build && (rc = pg_session_build(s->set.build, s->dir.path)) < 0) {
+        if ((s->set.build && (rc = pg_session_build(s->set.build, s->dir.path)) < 0) ||
+            (rc = pg_benchset_expand(&s->set)) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
+        if (only)   /* after the expansion: a suite's benchmarks are named only then */
+            pg_benchset_keep(&s->set, only, nonly);
         if ((rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, ro->cpu)) < 0)
             break;
         if (ro->sample &&
