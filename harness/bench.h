@@ -122,5 +122,7 @@ int pg_benchset_filter(pg_benchset *s, const char *regex);
 
 /* Keeps only the benchmarks i with keep[i] set, in their order. */
 void pg_benchset_keep(pg_benchset *s, const unsigned char *keep);
+/* Keeps only the benchmarks named in v[0..n). */
+void pg_benchset_keep_named(pg_benchset *s, const char *const *v, size_t n);
 
 #endif

@@ -20,10 +20,12 @@ int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_push(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv);
 
 const pg_command pg_commands[] = {
     {"run", pg_cmd_run, PG_CMD_STORE, "measure benchmarks and store the results under the current commit"},
     {"compare", pg_cmd_compare, PG_CMD_STORE, "compare two commits' results: verdicts, exit 1 on a regression"},
+    {"calibrate", pg_cmd_calibrate, PG_CMD_STORE, "measure the noise floor of every benchmark here (A/A runs), suggest thresholds"},
     {"show", pg_cmd_show, PG_CMD_STORE, "print the results stored for a commit (default HEAD)"},
     {"push", pg_cmd_push, PG_CMD_REPO, "push the results kept in git notes to a remote (merging, never forcing)"},
     {"fetch", pg_cmd_fetch, PG_CMD_REPO, "fetch a remote's results from its git notes and merge them"},

@@ -27,7 +27,7 @@ typedef struct side {
 
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
                          const char *worktree, pg_session *sess, const pg_run_opts *ro, const char *store_root,
-                         int notes)
+                         int notes, const char *const *only, size_t nonly)
 {
     side *sides = calloc(n, sizeof *sides);
     if (!sides)
@@ -53,7 +53,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        fprintf(stderr, "perfgate: measuring %.12s (no stored results): checking out into %s\n", s->commit, s->dir.path);
+        fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit,
+                only ? "again, to confirm" : "no stored results", s->dir.path);
         if ((rc = pg_repo_export(repo, s->commit, s->dir.path)) < 0)
             break;
         char bp[PATH_MAX + 64];
@@ -69,6 +70,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
+        if (only)   /* after the expansion: a suite's benchmarks are named only then */
+            pg_benchset_keep_named(&s->set, only, nonly);
         if ((rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, ro->cpu)) < 0 ||
             (rc = pg_store_logs_open(&s->logs, store_root, s->commit, sess->machine.id, s->doc.id)) < 0)
             break;

@@ -39,6 +39,7 @@ typedef struct pg_metric_cmp {
     double delta_pct;               /* 100 * delta_abs / base; NAN when base is 0 and cand is not */
     double threshold_pct;
     pg_threshold_source threshold_source;
+    double floor_pct;               /* noise floor measured by calibrate (report/calib.h), NAN: none */
     int gating;
     int deterministic;
     int exceeds;                    /* |delta_pct| > threshold_pct (a change from 0 always does) */
@@ -74,6 +75,11 @@ typedef struct pg_bench_cmp {
     size_t nfuncs;
     char *funcs_unit;               /* "samples" or "instructions" (owned) */
     pg_divergence div;              /* count against native time (divergence.h) */
+    /* Confirmation (report/confirm.h): its regression rested on noisy gating
+     * metrics, so both revisions were measured again. */
+    const struct pg_bench_cmp *round2;  /* the second round's comparison of it, or NULL (borrowed) */
+    pg_verdict round1;              /* its verdict before the second round */
+    int confirmed;                  /* the second round found it regressed too */
 } pg_bench_cmp;
 
 typedef struct pg_comparison {
@@ -92,11 +98,13 @@ typedef struct pg_comparison {
     size_t ndiverged;               /* benchmarks whose counts and time disagree (divergence.h) */
     double divergence_factor;
     int fail_on_divergence;         /* a divergence fails the comparison (pg_comparison_fails) */
+    size_t nremeasured;             /* benchmarks with a second round (report/confirm.h) */
 } pg_comparison;
 
 typedef struct pg_compare_opts {
     const pg_thresholds *thresholds;/* --threshold rules, or NULL */
     const pg_gates *gates;          /* required, at least one metric */
+    const struct pg_floors *floors; /* calibrate's floors and thresholds for this machine, or NULL */
     double alpha;                   /* significance after BH; 0: 0.05 */
     size_t min_samples;             /* per side for a noisy metric; 0: 3 */
     double divergence_factor;       /* 0: PG_DIVERGENCE_FACTOR (divergence.h) */
@@ -111,6 +119,9 @@ void pg_comparison_free(pg_comparison *c);
 /* Whether the comparison fails a build (exit 1): a regressed verdict, or a
  * divergence when fail_on_divergence. */
 int pg_comparison_fails(const pg_comparison *c);
+/* The verdict of several: regressed if any, else inconclusive if any, else
+ * improved if any, else unchanged (count[v]: how many had verdict v). */
+pg_verdict pg_verdict_combine(const size_t count[4]);
 
 /* The benchmark's metric `name`, or NULL. */
 const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name);

@@ -121,7 +121,7 @@ static void side(jw *w, const char *key, const pg_side *s)
     put(w, "},\n");
 }
 
-static const char *const sources[] = {"default", "manifest", "command line"};
+static const char *const sources[] = {"default", "manifest", "command line", "calibration"};
 
 static void metric(jw *w, const pg_metric_cmp *m)
 {
@@ -135,6 +135,8 @@ static void metric(jw *w, const pg_metric_cmp *m)
     fnum(w, "delta_pct", m->delta_pct);
     fnum(w, "threshold_pct", m->threshold_pct);
     fstr(w, "threshold_source", sources[m->threshold_source]);
+    if (!isnan(m->floor_pct))
+        fnum(w, "noise_floor_pct", m->floor_pct);
     fstr(w, "verdict", pg_verdict_name(m->verdict));
     put(w, m->gating ? ", \"gating\": true" : ", \"gating\": false");
     put(w, m->deterministic ? ", \"deterministic\": true" : ", \"deterministic\": false");
@@ -179,6 +181,29 @@ static void divergence(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
     put(w, "}");
 }
 
+/* A benchmark measured again (report/confirm.h): its first round is its
+ * "metrics", the second round's gating metrics are here. */
+static void confirmation(jw *w, const pg_bench_cmp *b)
+{
+    put(w, ",\n     \"confirmation\": {");
+    put(w, b->confirmed ? "\"confirmed\": true" : "\"confirmed\": false");
+    put(w, ", \"rounds\": [{");
+    knum(w, "round", 1);
+    fstr(w, "verdict", pg_verdict_name(b->round1));
+    put(w, "}, {");
+    knum(w, "round", 2);
+    fstr(w, "verdict", b->round2 ? pg_verdict_name(b->round2->verdict) : "not measured");
+    put(w, ", \"metrics\": [");
+    size_t n = 0;
+    for (size_t k = 0; b->round2 && k < b->round2->nm; k++) {
+        if (!b->round2->m[k].gating)
+            continue;
+        put(w, n++ ? ",\n       " : "\n       ");
+        metric(w, &b->round2->m[k]);
+    }
+    put(w, "]}]}");
+}
+
 static void bench(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
 {
     put(w, "    {");
@@ -193,6 +218,8 @@ static void bench(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
     }
     put(w, "]");
     divergence(w, c, b);
+    if (b->round1 == PG_VERDICT_REGRESSED)
+        confirmation(w, b);
     if (b->nfuncs) {
         put(w, ",\n     \"functions\": {");
         kstr(w, "unit", b->funcs_unit ? b->funcs_unit : "samples");
@@ -249,7 +276,9 @@ int pg_render_json(FILE *out, const pg_comparison *c)
         put(w, v ? ", " : "");
         knum(w, pg_verdict_name((pg_verdict)v), (double)c->count[v]);
     }
-    put(w, "},\n  \"benchmarks\": [");
+    put(w, "},\n  ");
+    knum(w, "remeasured", (double)c->nremeasured);
+    put(w, ",\n  \"benchmarks\": [");
     for (size_t i = 0; i < c->nbench; i++) {
         put(w, i ? ",\n" : "\n");
         bench(w, c, &c->bench[i]);

@@ -305,7 +305,7 @@ static void test_registry(void)
     CHECK_EQ_INT(pg_metric_order("instructions"), 0);
     CHECK(pg_metric_order("cycles") < pg_metric_order("max-rss"));
     CHECK(pg_metric_order("D1mr") > pg_metric_order("max-rss"));
-    CHECK_NEAR(pg_metric_threshold("instructions"), 1, 0);
+    CHECK_NEAR(pg_metric_threshold("instructions"), 0.1, 0);
     CHECK_NEAR(pg_metric_threshold("context-switches"), 50, 0);
     CHECK_NEAR(pg_metric_threshold("D1mr"), PG_METRIC_OTHER_THRESHOLD, 0);
     CHECK_STR(pg_metric_find("max-rss")->unit, "bytes");
