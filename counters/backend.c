@@ -1,5 +1,8 @@
 /* counters/backend.c — backend choice and the pg_meter that unifies them. */
 #include "counters/backend.h"
+#include "counters/callgrind.h"
+#include "counters/control.h"
+#include "counters/elfsym.h"
 #include "counters/evlist.h"
 #include "counters/gbench.h"
 #include "counters/valgrind.h"
@@ -80,6 +83,14 @@ struct pg_meter {
     pg_owned_dir outdir;        /* valgrind: cachegrind's output, swept if perfgate is killed */
     char **wrapped;
     unsigned sims;              /* valgrind: PG_VALGRIND_*_SIM of the next runs */
+    /* the current benchmark's target */
+    int regions;
+    int marked;                 /* the program carries the marker note */
+    char **calls;               /* function names, NULL-terminated */
+    size_t ncalls;
+    pg_control ctl;             /* perf with regions: the channel of the current run */
+    int ctl_failed;             /* an enable/disable failed: the run's counts are void */
+    char ctl_err[512];
     char version[96];
     char unav[8][640];
     size_t nunav;
@@ -93,6 +104,7 @@ int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
     m->kind = o->backend;
     m->sims = PG_VALGRIND_CACHE_SIM | PG_VALGRIND_BRANCH_SIM;
     pg_owned_init(&m->outdir);
+    pg_control_init(&m->ctl);
     int rc;
     if (m->kind == PG_BACKEND_VALGRIND) {
         if ((rc = pg_valgrind_new(&m->vg)) < 0)
@@ -124,6 +136,8 @@ void pg_meter_free(pg_meter *m)
         pg_valgrind_free(m->vg);
     if (m->wrapped)
         pg_valgrind_argv_free(m->wrapped);
+    pg_valgrind_argv_free(m->calls);
+    pg_control_close(&m->ctl);
     pg_owned_release(&m->outdir, 1);
     free(m);
 }
@@ -136,7 +150,8 @@ static int wrap_with(pg_meter *m, char ***out, char *const *argv, wrap_fn *wrap)
 {
     if (m->kind != PG_BACKEND_VALGRIND) {
         *out = (char **)argv;
-        return 0;
+        m->ctl_failed = 0;
+        return m->regions ? pg_control_open(&m->ctl) : 0;
     }
     if (m->wrapped) {
         pg_valgrind_argv_free(m->wrapped);
@@ -149,10 +164,119 @@ static int wrap_with(pg_meter *m, char ***out, char *const *argv, wrap_fn *wrap)
     return 0;
 }
 
+/* "malloc, free" into a NULL-terminated vector of names. */
+static int split_calls(char ***out, size_t *n, const char *list)
+{
+    *out = NULL;
+    *n = 0;
+    if (!list || !*list)
+        return 0;
+    char **v = calloc(strlen(list) / 2 + 2, sizeof *v);
+    char *copy = strdup(list);
+    int rc = v && copy ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+    char *save = NULL;
+    for (char *tok = rc ? NULL : strtok_r(copy, ", ", &save); tok && rc == 0; tok = strtok_r(NULL, ", ", &save)) {
+        int dup = 0;
+        for (size_t i = 0; i < *n; i++)
+            dup |= !strcmp(v[i], tok);
+        if (!dup && !(v[(*n)++] = strdup(tok)))
+            rc = pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    free(copy);
+    if (rc < 0) {
+        pg_valgrind_argv_free(v);
+        return rc;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Whether `exe` counts only its regions: the marker note, unless told. */
+static int target_regions(pg_meter *m, const pg_meter_target *t)
+{
+    unsigned flags = 0;
+    m->marked = t->exe && pg_elfsym_markers(t->exe, &flags) > 0;
+    int marked = t->regions < 0 ? m->marked : t->regions;
+    if (marked && !m->marked)
+        flags = PG_MARKER_NOTE_VALGRIND;     /* told so, with no note to say otherwise */
+    if (marked && m->kind == PG_BACKEND_VALGRIND && !(flags & PG_MARKER_NOTE_VALGRIND))
+        return pg_error_set(PG_ENOTSUP, "%s uses perfgate's region markers but was built without valgrind's "
+                                        "<valgrind/callgrind.h>, so the valgrind backend cannot see its regions; "
+                                        "fix: install valgrind's headers (Debian: valgrind) and rebuild it",
+                            t->exe);
+    return marked;
+}
+
+int pg_meter_set_target(pg_meter *m, const pg_meter_target *t)
+{
+    pg_valgrind_argv_free(m->calls);
+    m->calls = NULL;
+    m->ncalls = 0;
+    m->regions = 0;
+    if (m->evlist) {
+        pg_evlist_set_regions(m->evlist, 0);
+        pg_evlist_set_probes(m->evlist, NULL, 0);
+    }
+    int rc = target_regions(m, t);
+    if (rc < 0)
+        return rc;
+    m->regions = rc;
+    if ((rc = split_calls(&m->calls, &m->ncalls, t->calls)) < 0)
+        return rc;
+    if (m->kind == PG_BACKEND_VALGRIND)
+        return 0;
+    pg_evlist_set_regions(m->evlist, m->regions);
+    if (m->ncalls == 0)
+        return 0;
+    pg_evlist_probe *p = calloc(m->ncalls, sizeof *p);
+    char (*files)[PATH_MAX] = calloc(m->ncalls, PATH_MAX);
+    rc = p && files ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < m->ncalls && rc == 0; i++) {
+        p[i].name = m->calls[i];
+        p[i].file = files[i];
+        rc = pg_elfsym_resolve(files[i], &p[i].offset, t->exe, m->calls[i], t->ld_library_path);
+    }
+    if (rc == 0)
+        rc = pg_evlist_set_probes(m->evlist, p, m->ncalls);
+    free(p);
+    free(files);
+    return rc;
+}
+
+int pg_meter_regions(const pg_meter *m) { return m->regions; }
+int pg_meter_marked(const pg_meter *m) { return m->marked; }
+
+/* Callgrind for a marked program's regions, or for call counts. */
+static int wrap_regions(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir, unsigned sims)
+{
+    (void)sims;
+    return pg_callgrind_wrap_count(vg, out_argv, argv, outdir, 1);
+}
+
+static int wrap_whole_callgrind(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir,
+                                unsigned sims)
+{
+    (void)sims;
+    return pg_callgrind_wrap_count(vg, out_argv, argv, outdir, 0);
+}
+
 int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
 {
-    return wrap_with(m, out, argv, pg_valgrind_wrap);
+    return wrap_with(m, out, argv, m->regions ? wrap_regions : m->ncalls ? wrap_whole_callgrind : pg_valgrind_wrap);
 }
+
+/* A marked program measured whole must not have its markers act (under
+ * callgrind, STOP would end the count), hence PERFGATE_MARKERS=0; other
+ * programs' environments are left as they were. */
+const char *pg_meter_child_env(const pg_meter *m)
+{
+    if (!m->regions)
+        return m->marked ? PG_METER_MARKERS_OFF : NULL;
+    return pg_control_fd(&m->ctl) >= 0 ? m->ctl.env : NULL;
+}
+
+size_t pg_meter_child_fds(const pg_meter *m, int *fds, size_t max) { return pg_control_child_fds(&m->ctl, fds, max); }
+
 
 void pg_meter_select(pg_meter *m, pg_metric_set metrics)
 {
@@ -164,7 +288,49 @@ int pg_meter_attach(pg_meter *m, pid_t pid)
 {
     if (m->kind == PG_BACKEND_VALGRIND)
         return 0;
+    pg_control_parent_side(&m->ctl);
     return pg_evlist_open(m->evlist, pid);
+}
+
+size_t pg_meter_pollfds(pg_meter *m, int *fds, size_t max)
+{
+    if (pg_control_fd(&m->ctl) < 0 || max == 0)
+        return 0;
+    fds[0] = pg_control_fd(&m->ctl);
+    return 1;
+}
+
+static int apply_control(void *ctx, int on)
+{
+    pg_meter *m = ctx;
+    int rc = pg_evlist_enable(m->evlist, on);
+    if (rc < 0 && !m->ctl_failed) {
+        m->ctl_failed = 1;
+        snprintf(m->ctl_err, sizeof m->ctl_err, "%s", pg_error_last());
+    }
+    return 0;   /* acked all the same: the child must not hang */
+}
+
+int pg_meter_readable(pg_meter *m) { return pg_control_serve(&m->ctl, apply_control, m); }
+
+/* The valgrind backend's callgrind mode: the usual metrics and the calls. */
+static int collect_callgrind(pg_meter *m, pg_readings *out)
+{
+    unsigned long long t[13] = {0};
+    unsigned long long *calls = calloc(m->ncalls + 1, sizeof *calls);
+    if (!calls)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    unsigned present = 0;
+    int rc = pg_callgrind_collect_counts(t, &present, calls, (const char *const *)m->calls, m->ncalls, m->outdir.path);
+    if (rc == 0)
+        rc = pg_valgrind_readings(out, t, present);
+    for (size_t i = 0; i < m->ncalls && rc == 0; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "calls:%s", m->calls[i]);
+        rc = pg_readings_add(out, name, "count", "valgrind", (double)calls[i], 1.0);
+    }
+    free(calls);
+    return rc;
 }
 
 /* Events that could not be counted, from the open and from the read (a
@@ -206,9 +372,10 @@ int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_r
     const char *b = pg_backend_name(m->kind);
     int rc;
     if (m->kind == PG_BACKEND_VALGRIND) {
-        rc = pg_valgrind_collect(m->vg, out, m->outdir.path);
+        rc = m->regions || m->ncalls ? collect_callgrind(m, out) : pg_valgrind_collect(m->vg, out, m->outdir.path);
     } else {
-        rc = pg_evlist_read(m->evlist, out);
+        pg_control_close(&m->ctl);
+        rc = m->ctl_failed ? pg_error_set(PG_EIO, "%s", m->ctl_err) : pg_evlist_read(m->evlist, out);
         pg_evlist_close(m->evlist);
         group_unavailable(m);
     }

@@ -1,9 +1,14 @@
 /* counters/backend.h — which backend measures, and one measured run with it.
  *
- * A pg_meter hides the backends from the harness. Per measured run:
+ * A pg_meter hides the backends from the harness. Per benchmark:
+ *     pg_meter_set_target  what the benchmark asks for: regions, call counts
+ * Per measured run:
  *     pg_meter_wrap_argv   the command to exec (valgrind prefixes itself)
+ *     pg_meter_child_env /
+ *     pg_meter_child_fds   what the child gets besides (the region channel)
  *     pg_meter_attach      child forked and held before exec: open counters on it
- *     ... child runs ...
+ *     pg_meter_pollfds /
+ *     pg_meter_readable    while it runs: region commands are served
  *     pg_meter_collect     child reaped: append the run's readings
  */
 #ifndef PG_COUNTERS_BACKEND_H
@@ -51,10 +56,36 @@ pg_backend_kind pg_meter_backend(const pg_meter *m);
  * alone take about half the time. The perf backend counts its events anyway
  * (counters cost nothing there). */
 void pg_meter_select(pg_meter *m, pg_metric_set metrics);
+/* What one benchmark asks of the meter (docs/markers.md). */
+typedef struct pg_meter_target {
+    const char *exe;            /* the program exec runs (argv[0] found on PATH) */
+    int regions;                /* -1: when the program carries perfgate's marker note; 0 or 1: as told */
+    const char *calls;          /* comma-separated functions whose calls are counted ("calls:<fn>"), or NULL */
+    const char *ld_library_path;/* the benchmark's LD_LIBRARY_PATH, for finding those functions */
+} pg_meter_target;
+
+/* Set before a benchmark's measured runs. An error is the benchmark's
+ * (a function not found, markers built without valgrind's header): the
+ * message says which and how to fix it. */
+int pg_meter_set_target(pg_meter *m, const pg_meter_target *t);
+/* Whether the current target counts only its regions; whether its program
+ * carries the marker note. */
+int pg_meter_regions(const pg_meter *m);
+int pg_meter_marked(const pg_meter *m);
+/* The environment entry that turns a program's markers off. */
+#define PG_METER_MARKERS_OFF "PERFGATE_MARKERS=0"
 
 /* What to exec for `argv`; `*out` is owned by the meter until the next call. */
 int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv);
+/* An entry the child's environment gets ("PERFGATE_CTL_FD=5,8" for the
+ * regions' channel, "PERFGATE_MARKERS=0" when a marked program is measured whole),
+ * or NULL; valid until the next wrap. */
+const char *pg_meter_child_env(const pg_meter *m);
+/* fds the child keeps open across exec (the region channel's ends). */
+size_t pg_meter_child_fds(const pg_meter *m, int *fds, size_t max);
 int pg_meter_attach(pg_meter *m, pid_t pid);
+size_t pg_meter_pollfds(pg_meter *m, int *fds, size_t max);
+int pg_meter_readable(pg_meter *m);
 /* Appends the run's readings; wall_ns and max_rss (bytes) come from the spawner. */
 int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_rss);
 

@@ -282,3 +282,86 @@ int pg_callgrind_collect(pg_folded *f, const char *outdir)
         rc = pg_error_set(PG_EIO, "callgrind wrote no profile (the program could not start under valgrind)");
     return rc;
 }
+
+int pg_callgrind_wrap_count(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir,
+                            int regions)
+{
+    char outfile[PATH_MAX], logfile[PATH_MAX];
+    snprintf(outfile, sizeof outfile, "--callgrind-out-file=%s/callgrind.out.%%p", outdir);
+    snprintf(logfile, sizeof logfile, "--log-file=%s/valgrind.log.%%p", outdir);
+    const char *const opts[] = {
+        "--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes",
+        "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64",
+        "--trace-children=yes", "-q",
+        regions ? "--instr-atstart=no" : "--instr-atstart=yes", outfile, logfile, NULL,
+    };
+    return pg_valgrind_wrap_tool(vg, out_argv, argv, opts);
+}
+
+/* Does the callee name `name` (len bytes, maybe "fn'2" for a recursion level,
+ * maybe "(id) fn" compressed) denote `fn`? */
+static int callee_is(const char *name, size_t len, const char *fn)
+{
+    size_t fl = strlen(fn);
+    return len >= fl && !memcmp(name, fn, fl) && (len == fl || name[fl] == '\'');
+}
+
+int pg_callgrind_calls(unsigned long long *calls, const char *const *fns, size_t n, const char *text, size_t len,
+                       const char *path)
+{
+    names ids = {0};
+    char buf[4096];
+    const char *callee = NULL;
+    size_t callee_len = 0;
+    const char *end = text + len;
+    unsigned lineno = 0;
+    int rc = 0;
+    for (const char *line = text; line < end && rc == 0;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t ll = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        lineno++;
+        if ((ll > 3 && !strncmp(line, "fn=", 3)) || (ll > 4 && !strncmp(line, "cfn=", 4))) {
+            size_t k = line[0] == 'c' ? 4 : 3;
+            const char *nm = resolve(&ids, line + k, ll - k, buf, sizeof buf);
+            if (!nm)
+                rc = pg_error_set(PG_EINVAL, "%s:%u: a function id used before it was named", path, lineno);
+            else if (k == 4) {
+                callee = nm == buf ? line + k : nm;   /* buf is reused: point into the text */
+                callee_len = nm == buf ? ll - k : strlen(nm);
+            }
+        } else if (ll > 6 && !strncmp(line, "calls=", 6)) {
+            unsigned long long c = 0;
+            if (!callee || parse_num(&c, line + 6, ll - 6) == 0)
+                rc = pg_error_set(PG_EINVAL, "%s:%u: 'calls=' without a callee before it", path, lineno);
+            for (size_t i = 0; i < n && rc == 0; i++)
+                if (callee_is(callee, callee_len, fns[i]))
+                    calls[i] += c;
+        }
+        line = nl ? nl + 1 : end;
+    }
+    names_free(&ids);
+    return rc;
+}
+
+typedef struct counts_ctx {
+    unsigned long long *totals;
+    unsigned *present;
+    unsigned long long *calls;
+    const char *const *fns;
+    size_t n;
+} counts_ctx;
+
+static int parse_counts(void *ctx, const char *text, size_t len, const char *path)
+{
+    counts_ctx *c = ctx;
+    int k = pg_valgrind_parse_key(c->totals, c->present, text, path, "totals:");
+    return k < 0 ? k : pg_callgrind_calls(c->calls, c->fns, c->n, text, len, path);
+}
+
+int pg_callgrind_collect_counts(unsigned long long totals[13], unsigned *present, unsigned long long *calls,
+                                const char *const *fns, size_t n, const char *outdir)
+{
+    counts_ctx c = {totals, present, calls, fns, n};
+    int rc = pg_valgrind_outputs(outdir, "callgrind.out.", parse_counts, &c);
+    return rc < 0 ? rc : 0;
+}

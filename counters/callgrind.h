@@ -43,4 +43,26 @@ long long pg_callgrind_parse(pg_folded *f, const char *text, size_t len, const c
  * process) into `f`. PG_EIO when callgrind wrote none. */
 int pg_callgrind_collect(pg_folded *f, const char *outdir);
 
+/* ---- counting: the valgrind backend's callgrind mode ----
+ *
+ * A benchmark with region markers or counted calls runs under callgrind
+ * instead of cachegrind, with the same cache geometry and branch simulation,
+ * so it yields the same metrics (valgrind.h) plus "calls:<fn>". `regions`:
+ * instrumentation starts off and the markers' client requests turn it on and
+ * off, so only the regions are counted (calls included). */
+int pg_callgrind_wrap_count(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir,
+                            int regions);
+
+/* Adds to calls[i] the calls to function fns[i] that one callgrind output
+ * text records (every caller's "calls=" lines towards it). Negative on a
+ * malformed file, naming `path`. */
+int pg_callgrind_calls(unsigned long long *calls, const char *const *fns, size_t n, const char *text, size_t len,
+                       const char *path);
+
+/* Parses and removes every callgrind output in `outdir`: the events' totals
+ * (valgrind.h's 13, in its order; bit i of *present set for each event found)
+ * and the calls. PG_EIO when there is none. */
+int pg_callgrind_collect_counts(unsigned long long totals[13], unsigned *present, unsigned long long *calls,
+                                const char *const *fns, size_t n, const char *outdir);
+
 #endif

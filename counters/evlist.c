@@ -1,11 +1,13 @@
 /* counters/evlist.c — the events counted on one child, opened and read together. */
 #include "counters/evlist.h"
+#include "counters/uprobe.h"
 #include "util/error.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -19,9 +21,19 @@ static const char *const software_events[] = {"task-clock", "page-faults", "cont
  * alone and the kernel multiplexes them, as `perf stat` does. */
 #define GROUP_MAX 4
 
+typedef struct probe {
+    pg_evsel ev;
+    char *file;
+    uint64_t offset;
+} probe;
+
 struct pg_evlist {
     pg_evsel *ev;
     size_t n;
+    probe *probes;
+    size_t nprobes;
+    uint32_t uprobe_type;
+    int regions;                /* opened disabled, enabled by pg_evlist_enable */
     int user_only;
     struct { char name[96]; char why[512]; } unav[16];
     size_t nunav;
@@ -77,6 +89,7 @@ void pg_evlist_free(pg_evlist *l)
     if (!l)
         return;
     pg_evlist_close(l);
+    pg_evlist_set_probes(l, NULL, 0);
     free(l->ev);
     free(l);
 }
@@ -107,7 +120,7 @@ static void open_class(pg_evlist *l, pid_t pid, int hw, int grouped)
         struct perf_event_attr a = e->attr;
         int lead = !grouped || leader < 0;
         a.disabled = lead;
-        a.enable_on_exec = lead;
+        a.enable_on_exec = lead && !l->regions;
         a.inherit = 1;
         a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
         e->fd = sys_perf_event_open(&a, pid, -1, lead ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
@@ -126,6 +139,26 @@ int pg_evlist_open(pg_evlist *l, pid_t pid)
         nhw += l->ev[i].is_hardware;
     open_class(l, pid, 1, nhw <= GROUP_MAX);
     open_class(l, pid, 0, 1);
+    /* Each uprobe alone: it belongs to a PMU of its own. */
+    for (size_t i = 0; i < l->nprobes; i++) {
+        probe *p = &l->probes[i];
+        struct perf_event_attr a;
+        pg_uprobe_attr(&a, l->uprobe_type, p->file, p->offset);
+        a.disabled = 1;
+        a.enable_on_exec = !l->regions;
+        a.inherit = 1;
+        a.exclude_kernel = p->ev.attr.exclude_kernel;
+        a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+        p->ev.fd = sys_perf_event_open(&a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        if (p->ev.fd < 0) {
+            int err = errno;
+            pg_evlist_close(l);
+            errno = err;
+            return pg_error_errno(PG_ENOTSUP, "cannot count the calls of %s with a uprobe at %s+0x%llx%s", p->ev.name + 6,
+                                  p->file, (unsigned long long)p->offset,
+                                  err == EACCES || err == EPERM ? " (needs root or CAP_PERFMON)" : "");
+        }
+    }
     for (size_t i = 0; i < l->n; i++) {
         pg_evsel *e = &l->ev[i];
         if (e->fd >= 0)
@@ -145,6 +178,17 @@ int pg_evlist_open(pg_evlist *l, pid_t pid)
 
 int pg_evlist_read(pg_evlist *l, pg_readings *out)
 {
+    for (size_t i = 0; i < l->nprobes; i++) {
+        uint64_t buf[3];
+        if (l->probes[i].ev.fd < 0)
+            continue;
+        if (read(l->probes[i].ev.fd, buf, sizeof buf) != (ssize_t)sizeof buf)
+            return pg_error_errno(PG_EIO, "reading counter %s", l->probes[i].ev.name);
+        /* A uprobe is never multiplexed: its count is exact. */
+        int rc = pg_readings_add(out, l->probes[i].ev.name, "count", "perf", (double)buf[0], 1.0);
+        if (rc < 0)
+            return rc;
+    }
     for (size_t i = 0; i < l->n; i++) {
         pg_evsel *e = &l->ev[i];
         if (e->fd < 0)
@@ -170,6 +214,11 @@ int pg_evlist_read(pg_evlist *l, pg_readings *out)
 
 void pg_evlist_close(pg_evlist *l)
 {
+    for (size_t i = 0; i < l->nprobes; i++) {
+        if (l->probes[i].ev.fd >= 0)
+            close(l->probes[i].ev.fd);
+        l->probes[i].ev.fd = -1;
+    }
     for (size_t i = 0; i < l->n; i++) {
         if (l->ev[i].fd >= 0)
             close(l->ev[i].fd);
@@ -190,3 +239,52 @@ const char *pg_evlist_unavailable(const pg_evlist *l, size_t i, const char **why
 
 size_t pg_evlist_count(const pg_evlist *l) { return l->n; }
 const pg_evsel *pg_evlist_get(const pg_evlist *l, size_t i) { return i < l->n ? &l->ev[i] : NULL; }
+
+int pg_evlist_set_probes(pg_evlist *l, const pg_evlist_probe *p, size_t n)
+{
+    for (size_t i = 0; i < l->nprobes; i++) {
+        if (l->probes[i].ev.fd >= 0)
+            close(l->probes[i].ev.fd);
+        free(l->probes[i].file);
+    }
+    free(l->probes);
+    l->probes = NULL;
+    l->nprobes = 0;
+    if (n == 0)
+        return 0;
+    int rc = pg_uprobe_type(&l->uprobe_type);
+    if (rc < 0)
+        return rc;
+    if (!(l->probes = calloc(n, sizeof *l->probes)))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        probe *q = &l->probes[l->nprobes];
+        snprintf(q->ev.name, sizeof q->ev.name, "calls:%s", p[i].name);
+        snprintf(q->ev.unit, sizeof q->ev.unit, "count");
+        q->ev.fd = -1;
+        q->ev.attr.exclude_kernel = l->user_only;
+        q->offset = p[i].offset;
+        if (!(q->file = strdup(p[i].file)))
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        l->nprobes++;
+    }
+    return 0;
+}
+
+void pg_evlist_set_regions(pg_evlist *l, int on) { l->regions = on; }
+
+/* The leaders: an ioctl with PERF_IOC_FLAG_GROUP reaches their groups, and
+ * perf applies it to the counters the children inherited too. */
+int pg_evlist_enable(pg_evlist *l, int on)
+{
+    unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+    for (size_t i = 0; i < l->n; i++) {
+        pg_evsel *e = &l->ev[i];
+        if (e->fd >= 0 && ioctl(e->fd, req, PERF_IOC_FLAG_GROUP) < 0 && errno != EINVAL)
+            return pg_error_errno(PG_EIO, "cannot %s counter %s", on ? "enable" : "disable", e->name);
+    }
+    for (size_t i = 0; i < l->nprobes; i++)
+        if (l->probes[i].ev.fd >= 0 && ioctl(l->probes[i].ev.fd, req, 0) < 0)
+            return pg_error_errno(PG_EIO, "cannot %s counter %s", on ? "enable" : "disable", l->probes[i].ev.name);
+    return 0;
+}

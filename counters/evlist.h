@@ -19,6 +19,7 @@
 #include "util/metrics.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct pg_evlist pg_evlist;
@@ -45,6 +46,24 @@ void pg_evlist_close(pg_evlist *l);
  * (a plain-words message with the fix). Index 0..count-1. */
 size_t pg_evlist_unavailable_count(const pg_evlist *l);
 const char *pg_evlist_unavailable(const pg_evlist *l, size_t i, const char **why);
+
+/* A function whose calls are counted with a uprobe (uprobe.h), stored as
+ * "calls:<name>". */
+typedef struct pg_evlist_probe {
+    const char *name;           /* the function, as the user named it */
+    const char *file;           /* the ELF file that defines it */
+    uint64_t offset;            /* its entry's file offset */
+} pg_evlist_probe;
+
+/* Replaces the counted functions (n == 0: none) for the next opens. A probe
+ * that cannot be opened is fatal at open: a call count is asked for by name. */
+int pg_evlist_set_probes(pg_evlist *l, const pg_evlist_probe *p, size_t n);
+
+/* Region mode (include/perfgate.h): every counter is opened disabled and
+ * stays so at exec; pg_evlist_enable turns them on and off, the children's
+ * inherited counters with them. */
+void pg_evlist_set_regions(pg_evlist *l, int on);
+int pg_evlist_enable(pg_evlist *l, int on);
 
 size_t pg_evlist_count(const pg_evlist *l);
 const pg_evsel *pg_evlist_get(const pg_evlist *l, size_t i);

@@ -157,6 +157,13 @@ void pg_valgrind_argv_free(char **argv)
 
 int pg_valgrind_parse(unsigned long long totals[13], unsigned *present, const char *text, const char *path)
 {
+    return pg_valgrind_parse_key(totals, present, text, path, "summary:");
+}
+
+int pg_valgrind_parse_key(unsigned long long totals[13], unsigned *present, const char *text, const char *path,
+                          const char *key)
+{
+    size_t klen = strlen(key);
     int idx[13];   /* column of each "events:" entry in our order, -1 when absent */
     int ncols = 0, have_events = 0;
     const char *line = text;
@@ -175,23 +182,25 @@ int pg_valgrind_parse(unsigned long long totals[13], unsigned *present, const ch
                     if (!strcmp(tok, events[i]))
                         idx[i] = ncols;
             have_events = 1;
-        } else if (!strncmp(line, "summary:", 8)) {
+        } else if (!strncmp(line, key, klen)) {
             if (!have_events)
-                return pg_error_set(PG_EINVAL, "%s: 'summary:' before 'events:'", path);
+                return pg_error_set(PG_EINVAL, "%s: '%s' before 'events:'", path, key);
             unsigned long long col[32] = {0};
-            const char *p = line + 8;
+            const char *p = line + klen;
             int c = 0;
             while (c < ncols && c < 32 && p < line + len) {
                 char *end;
                 errno = 0;
                 unsigned long long v = strtoull(p, &end, 10);
                 if (end == p || errno)
-                    return pg_error_set(PG_EINVAL, "%s: malformed summary line", path);
+                    return pg_error_set(PG_EINVAL, "%s: malformed %.*s line", path, (int)klen - 1, key);
                 col[c++] = v;
                 p = end;
             }
-            if (c != ncols)
-                return pg_error_set(PG_EINVAL, "%s: summary has %d values for %d events", path, c, ncols);
+            /* callgrind leaves out the zeros at the end of a cost line (its format's rule). */
+            if (c != ncols && (c > ncols || strcmp(key, "totals:")))
+                return pg_error_set(PG_EINVAL, "%s: %.*s has %d values for %d events", path, (int)klen - 1, key, c,
+                                    ncols);
             int found = 0;
             for (int i = 0; i < 13; i++)
                 if (idx[i] >= 0) {
@@ -203,7 +212,8 @@ int pg_valgrind_parse(unsigned long long totals[13], unsigned *present, const ch
         }
         line = nl ? nl + 1 : NULL;
     }
-    return pg_error_set(PG_EINVAL, "%s: no 'summary:' line (not a cachegrind output file?)", path);
+    return pg_error_set(PG_EINVAL, "%s: no '%s' line (not a %s output file?)", path, key,
+                        strcmp(key, "totals:") ? "cachegrind" : "callgrind");
 }
 
 void pg_valgrind_log_error(char *out, size_t len, const char *path)
@@ -277,11 +287,12 @@ int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *out
 {
     cg_totals c = {{0}, 0};
     int rc = pg_valgrind_outputs(outdir, "cachegrind.out.", add_cachegrind, &c);
-    if (rc < 0)
-        return rc;
-    rc = 0;
-    const unsigned long long *t = c.t;
-    unsigned present = c.present;
+    return rc < 0 ? rc : pg_valgrind_readings(out, c.t, c.present);
+}
+
+int pg_valgrind_readings(pg_readings *out, const unsigned long long t[13], unsigned present)
+{
+    int rc = 0;
     /* Shared names first (docs/metrics.md), then valgrind's own: only what
      * the simulations that ran produced (a missing event is not a zero). */
     enum { Ir, I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw, Bc, Bcm, Bi, Bim };

@@ -16,6 +16,8 @@
 
 #include "counters/readings.h"
 
+#include <stddef.h>
+
 typedef struct pg_valgrind pg_valgrind;
 
 #define PG_VALGRIND_GEOMETRY "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64"
@@ -64,5 +66,15 @@ void pg_valgrind_log_error(char *out, size_t len, const char *path);
  * *present for each event i found. Returns the number of events found, or a
  * negative error naming `path`. */
 int pg_valgrind_parse(unsigned long long totals[13], unsigned *present, const char *text, const char *path);
+
+/* The same for another output format's totals line: `key` is "summary:"
+ * (cachegrind) or "totals:" (callgrind, whose "summary:" may be partial). */
+int pg_valgrind_parse_key(unsigned long long totals[13], unsigned *present, const char *text, const char *path,
+                          const char *key);
+
+/* The readings of summed totals (in the order above) of the events in
+ * `present`: the shared metrics (each when every event it sums is there),
+ * then valgrind's own. */
+int pg_valgrind_readings(pg_readings *out, const unsigned long long t[13], unsigned present);
 
 #endif

@@ -36,6 +36,8 @@ typedef struct pg_bench {
     int has_thresholds; /* the manifest gave "thresholds" for it */
     pg_thresholds thresholds;  /* per metric, percent */
     pg_metric_set metrics;     /* the manifest's "metrics" for it; 0: not set here */
+    int markers;        /* "markers": -1 not set here (detected from the program), 0 or 1 */
+    char *count_calls;  /* "count_calls": comma list of functions, NULL: not set here */
     char *source;       /* where it came from, for messages */
 } pg_bench;
 
@@ -50,6 +52,8 @@ typedef struct pg_benchset {
     pg_metric_set def_metrics;
     int has_def_thresholds;
     pg_thresholds def_thresholds;
+    int def_markers;        /* -1: detect */
+    char *def_count_calls;
 } pg_benchset;
 
 void pg_benchset_init(pg_benchset *s);
@@ -83,6 +87,12 @@ typedef struct pg_bench_place {
  * repository, a manifest's paths resolve against its own directory. */
 int pg_bench_discover(pg_benchset *s, const char *path, const pg_bench_place *at);
 
+/* Checks a --count-calls / "count_calls" list: comma-separated names that a
+ * symbol table can hold. PG_EINVAL with *bad the first wrong one ("" when
+ * the list names nothing). */
+int pg_count_calls_check(const char *list, const char **bad);
+
+
 /* Adds one benchmark running argv (argc > 0). */
 int pg_bench_add_command(pg_benchset *s, char *const *argv, int argc);
 
@@ -112,5 +122,7 @@ int pg_benchset_filter(pg_benchset *s, const char *regex);
 
 /* Keeps only the benchmarks i with keep[i] set, in their order. */
 void pg_benchset_keep(pg_benchset *s, const unsigned char *keep);
+/* Keeps only the benchmarks named in v[0..n). */
+void pg_benchset_keep_named(pg_benchset *s, const char *const *v, size_t n);
 
 #endif

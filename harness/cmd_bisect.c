@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const pg_opt_cmd spec = {
     .prog = "perfgate bisect",
@@ -70,11 +71,15 @@ typedef struct search {
  * backend yet (both at once, interleaved). */
 static int measure(search *s, const char *a, const char *b)
 {
-    const char *both[2] = {a, b};
+    const char *both[2] = {a, b}, *wd = s->ctx->workdir;
     size_t measured;
-    pg_missing_opts mo = {.bench = s->o->bench_dir, .worktree = s->ctx->workdir, .repeat = s->o->repeat,
-                          .metrics = s->o->metrics, .notes = !s->o->no_notes};
-    int rc = pg_revisions_measure_missing(&measured, s->ctx->repo, both, 2, &s->sess, &mo, s->ctx->store);
+    pg_run_opts ro = {.repeat = s->o->repeat > 0 ? s->o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
+                      .round = -1, .progress = isatty(2), .metrics = s->o->metrics};
+    /* --bench-dir as every path on the command line: from the current directory */
+    char bench[PATH_MAX + 8];
+    snprintf(bench, sizeof bench, "%s%s", s->o->bench_dir || !wd ? "" : wd, s->o->bench_dir ? s->o->bench_dir : "bench");
+    int rc = pg_revisions_measure_missing(&measured, s->ctx->repo, both, 2, bench, wd, &s->sess, &ro, s->ctx->store,
+                                          !s->o->no_notes);
     s->measured += measured;
     return rc;
 }

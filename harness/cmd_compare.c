@@ -6,14 +6,19 @@
  * the machine both were measured on, and hand report/ two pg_sides. Everything
  * statistical is in report/compare.h; every output format in report/render.h.
  */
+#include "counters/sampler.h"
+#include "harness/calibration.h"
 #include "harness/commands.h"
+#include "harness/confirm.h"
 #include "harness/gitrepo.h"
 #include "harness/notes.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
 #include "harness/store.h"
+#include "report/calib.h"
 #include "report/compare.h"
+#include "report/confirm.h"
 #include "harness/explain.h"
 #include "report/render.h"
 #include "report/threshold.h"
@@ -42,7 +47,8 @@ static const pg_opt_cmd spec = {
              "of either joined by commas: the shards of a `run --shard` suite are merged.\n"
              "Results are matched by benchmark name and by machine.\n",
     .footer = "When GITHUB_STEP_SUMMARY is set, the markdown report is appended to that file too.\n"
-              "Exit status: 0 no regression, 1 at least one gating metric regressed, 2 error (no\n"
+              "Exit status: 0 no regression, 1 at least one gating metric regressed (or, with\n"
+              "--fail-on-divergence, a gating count and the native time diverged), 2 error (no\n"
               "results for a revision, bad arguments, different machines), " PG_XSTR(PG_EXIT_INTERRUPT)
               " interrupted.\n",
 };
@@ -56,9 +62,10 @@ typedef struct opts {
     int format;
     const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
-    int run_missing, cross_machine, verbose, repeat, sample, no_notes;
+    int run_missing, cross_machine, verbose, repeat, sample, no_notes, no_native, native_repeat, fail_on_divergence;
     pg_metric_set metrics;
     unsigned long sample_freq;
+    pg_count_calls_arg calls;
 } opts;
 
 /* One of A and B as the user named it. */
@@ -85,7 +92,9 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                       "stacks on both sides (run --sample) into DIR", &o->flamegraph),
         PG_OPT_FLAG(0, "run-missing", "measure a revision that has no results on this machine: check\n"
                     "it out into a temporary directory, build it with the manifest's\n"
-                    "build command, run it (A and B interleaved) and store it", &o->run_missing),
+                    "build command, run it (A and B interleaved) and store it; a\n"
+                    "regression of noisy gating metrics only is measured again,\n"
+                    "interleaved, and fails only when confirmed", &o->run_missing),
         PG_OPT_STRING(0, "bench", "PATH", "with --run-missing: the benchmarks (a manifest, or a directory\n"
                       "with one) applied to every revision; default: bench at the\n"
                       "work tree root (docs/manifest.md)", &o->bench),
@@ -93,11 +102,18 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                         "only results B measured", &o->backend, pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "with --run-missing: measured runs per benchmark", &o->repeat, 1, INT_MAX),
         PG_OPT_CALLBACK(0, "metrics", "LIST", "with --run-missing: " PG_METRICS_HELP, &o->metrics, pg_opt_metrics),
+        PG_OPT_FLAG(0, "no-native", "with --run-missing and the valgrind backend: do not also run\n"
+                    "each benchmark natively for task-clock and wall-time", &o->no_native),
+        PG_OPT_INT(0, "native-repeat", "N", "with --run-missing and the valgrind backend: native runs per\n"
+                   "benchmark (default: --repeat, else 5)", &o->native_repeat, 1, INT_MAX),
+        PG_OPT_FLAG(0, "fail-on-divergence", "exit 1 when a gating count and the native time of a\n"
+                    "benchmark disagree (docs/metrics.md)", &o->fail_on_divergence),
         PG_OPT_INT(0, "sample", "HZ", "with --run-missing: also sample stacks (function tables, flamegraphs)",
                    &o->sample_freq, 1, 1000000, .flags = PG_OPT_OPTARG, .seen = &o->sample,
                    .what = "a frequency in Hz >= 1"),
         PG_OPT_FLAG(0, "no-notes", "with --run-missing: store in the local store only, not in git notes",
                     &o->no_notes),
+        PG_OPT_COUNT_CALLS(&o->calls, "with --run-missing: "),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG('v', "verbose", "text: show every metric, not only gating and changed ones", &o->verbose),
         PG_OPT_END(),
@@ -240,6 +256,26 @@ static int has_run(const pg_rundoc_list *runs, const char *machine_id, const cha
     return 0;
 }
 
+/* How --run-missing measures: the options a run would have, logs in the store. */
+/* How --run-missing measures (and its confirmation round measures again);
+ * `native`: the session's meter of native runs, or NULL. */
+static pg_run_opts missing_run_opts(const opts *o, pg_meter *native)
+{
+    return (pg_run_opts){.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
+                         .round = -1, .progress = isatty(2), .sample = o->sample, .metrics = o->metrics,
+                         .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT,
+                         .count_calls = o->calls.list[0] ? o->calls.list : NULL,
+                         .native = native, .native_repeat = o->native_repeat};
+}
+
+/* --bench as every path on the command line: from the current directory;
+ * by default bench/ at the work tree root. */
+static const char *missing_bench(char *buf, size_t len, const char *workdir, const opts *o)
+{
+    snprintf(buf, len, "%s%s", o->bench || !workdir ? "" : workdir, o->bench ? o->bench : "bench");
+    return buf;
+}
+
 /* --run-missing: measure every revision without results of this machine and
  * backend, both in one session so they are measured alike, then reload them. */
 static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const char *root, const opts *o)
@@ -248,6 +284,8 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
         return 0;
     pg_session sess;
     int rc = pg_session_open(&sess, o->backend, NULL, 1);
+    if (rc == 0 && !o->no_native)
+        rc = pg_session_open_native(&sess);
     if (rc < 0) {
         pg_session_close(&sess);
         return rc;
@@ -258,9 +296,10 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
     for (int i = 0; i < 2; i++)
         if (!in[i]->is_file)
             commits[n++] = in[i]->commit;
-    pg_missing_opts mo = {.bench = o->bench, .worktree = workdir, .repeat = o->repeat, .metrics = o->metrics,
-                          .sample = o->sample, .sample_freq = o->sample_freq, .notes = !o->no_notes};
-    rc = pg_revisions_measure_missing(&measured, repo, commits, n, &sess, &mo, root);
+    pg_run_opts ro = missing_run_opts(o, sess.native);
+    char bench[PATH_MAX + 8];
+    rc = pg_revisions_measure_missing(&measured, repo, commits, n, missing_bench(bench, sizeof bench, workdir, o), workdir,
+                                      &sess, &ro, root, !o->no_notes);
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {
         if (in[i]->is_file)
@@ -394,7 +433,32 @@ static int append_step_summary(const pg_comparison *c, const opts *o)
     return rc;
 }
 
-static int compare(input *in[2], const char *ida, const char *idb, const char *backend, const opts *o)
+/* What calibrate measured for the candidate's machine and backend, if the
+ * store has it (comparing two files outside a repository: no store, none). */
+static int load_floors(pg_floors *f, pg_ctx *ctx, const pg_side *cand)
+{
+    if (pg_ctx_store(ctx) < 0) {
+        pg_error_clear();
+        return 0;
+    }
+    return pg_calibration_load(f, ctx->store, cand->machine_id, cand->backend);
+}
+
+/* --run-missing and a regression resting on noisy gating metrics: a second
+ * round measured now, interleaved, settles it (report/confirm.h). */
+static int confirm(pg_round2 *r2, pg_comparison *c, input *in[2], pg_ctx *ctx, const pg_compare_opts *co,
+                   const opts *o)
+{
+    if (!o->run_missing || in[0]->is_file || in[1]->is_file || !ctx->repo || !pg_confirm_count(c))
+        return 0;
+    pg_run_opts ro = missing_run_opts(o, NULL);     /* the round's own session gives the native meter */
+    const char *commits[2] = {in[0]->commit, in[1]->commit};
+    char bench[PATH_MAX + 8];
+    return pg_round2_run(r2, c, ctx->repo, commits, missing_bench(bench, sizeof bench, ctx->workdir, o), ctx->workdir,
+                         o->backend, !o->no_native, !o->no_notes, &ro, ctx->store, co);
+}
+
+static int compare(input *in[2], const char *ida, const char *idb, const char *backend, const opts *o, pg_ctx *ctx)
 {
     pg_side side[2];
     memset(side, 0, sizeof side);
@@ -408,14 +472,22 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
             pg_error_wrap(rc, "%s", in[i]->arg);
     }
     pg_comparison c;
-    pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates};
+    pg_floors floors = {0};
+    pg_round2 r2 = {0};
+    pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates, .floors = &floors,
+                          .fail_on_divergence = o->fail_on_divergence};
     if (rc == 0)
-        rc = pg_compare(&c, &side[0], &side[1], &co);
+        rc = load_floors(&floors, ctx, &side[1]);
+    if (rc == 0 && (rc = pg_compare(&c, &side[0], &side[1], &co)) == 0 && (rc = confirm(&r2, &c, in, ctx, &co, o)) < 0)
+        pg_comparison_free(&c);
     if (rc < 0) {
+        pg_round2_free(&r2);
+        pg_floors_free(&floors);
         pg_side_free(&side[0]);
         pg_side_free(&side[1]);
-        return pg_die_last();
+        return pg_exit_status(rc);
     }
+    pg_calibration_warn(&c);
     for (size_t g = 0; g < o->gates.n; g++) {
         int seen = 0;
         for (size_t i = 0; i < c.nbench && !seen; i++)
@@ -425,7 +497,7 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
             pg_text_warn("warning: gating metric '%s' was not measured for any benchmark compared%s%s%s",
                          o->gates.v[g], alias ? " (did you mean '" : "", alias ? alias->name : "", alias ? "'?)" : "");
     }
-    int status = c.verdict == PG_VERDICT_REGRESSED ? PG_EXIT_FAIL : PG_EXIT_OK;
+    int status = pg_comparison_fails(&c) ? PG_EXIT_FAIL : PG_EXIT_OK;
     size_t written;
     if (pg_explain(&c, 10, o->flamegraph, &written) < 0)
         status = pg_die_last();
@@ -447,6 +519,8 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
     if (append_step_summary(&c, o) < 0)
         status = pg_die_last();
     pg_comparison_free(&c);
+    pg_round2_free(&r2);
+    pg_floors_free(&floors);
     pg_side_free(&side[0]);
     pg_side_free(&side[1]);
     return status;
@@ -475,7 +549,7 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
     char ida[16], idb[16], backend[16];
     if (rc == 0)
         rc = choose_machines(ida, idb, backend, &a, &b, &o);
-    status = rc < 0 ? pg_exit_status(rc) : compare(in, ida, idb, backend, &o);
+    status = rc < 0 ? pg_exit_status(rc) : compare(in, ida, idb, backend, &o, ctx);
     pg_rundoc_list_free(&a.runs);
     pg_rundoc_list_free(&b.runs);
     pg_thresholds_free(&o.thresholds);

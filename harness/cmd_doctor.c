@@ -3,6 +3,7 @@
 #include "counters/backend.h"
 #include "counters/evsel.h"
 #include "counters/probe.h"
+#include "counters/uprobe.h"
 #include "harness/commands.h"
 #include "harness/contain.h"
 #include "util/error.h"
@@ -74,9 +75,14 @@ int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
         event_line(sw[i]);
     line("sampling on cycles", p.sampling_hw, p.sampling_hw ? "" : "needs hardware counters (above)");
     line("sampling on cpu-clock", p.sampling_sw, p.sampling_sw ? "" : p.sw_why);
+    char uwhy[512];
+    int uprobes = pg_uprobe_probe(uwhy, sizeof uwhy);
+    line("uprobes (--count-calls)", uprobes, uprobes ? "(exact call counts with the perf backend)" : uwhy);
 
     printf("\nvalgrind (exact instruction counts, simulated caches)\n");
     line("valgrind", p.valgrind, p.valgrind ? p.valgrind_version : p.valgrind_why);
+    if (p.valgrind)
+        line("callgrind (markers, --count-calls)", 1, "(regions and call counts with the valgrind backend)");
 
     printf("\nbenchmark processes (what a benchmark starts ends with its run)\n");
     line("process group, parent-death signal", 1, "");

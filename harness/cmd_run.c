@@ -45,8 +45,9 @@ typedef struct run_args {
     char *events;               /* owned by ctx->args */
     const char *filter;
     pg_backend_kind backend;
-    int json, no_store, no_build, user_only, no_notes;
+    int json, no_store, no_build, user_only, no_notes, no_native;
     pg_shard shard;
+    pg_count_calls_arg calls;
 } run_args;
 
 /* Everything a run holds, released by run_state_free whatever happened. */
@@ -82,11 +83,16 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
                     "(default instructions,cycles,cache-misses,branch-misses)", &a->events),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &a->backend, pg_cmd_opt_backend),
         PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &a->ro.metrics, pg_opt_metrics),
+        PG_OPT_FLAG(0, "no-native", "valgrind backend: do not also run each benchmark natively for\n"
+                    "task-clock and wall-time (docs/metrics.md)", &a->no_native),
+        PG_OPT_INT(0, "native-repeat", "N", "valgrind backend: native runs per benchmark (default: --repeat,\n"
+                   "else 5)", &a->ro.native_repeat, 1, INT_MAX),
         PG_OPT_SET_INT(0, "all-events", "count kernel-mode too (default: user space only)", &a->user_only, 0),
         PG_OPT_DOUBLE(0, "timeout", "SEC", "kill a benchmark's process group after SEC seconds", &a->ro.timeout, 0,
                       HUGE_VAL, .what = "a number of seconds > 0"),
         PG_OPT_INT(0, "sample", "HZ", "also sample stacks (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) " Hz) and store them",
                    &a->ro.sample_freq, 1, INT_MAX, .flags = PG_OPT_OPTARG, .seen = &a->ro.sample),
+        PG_OPT_COUNT_CALLS(&a->calls, ""),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_CALLBACK(0, "shard", "I/N", "only part I of N of the benchmarks (after --filter), balanced by\n"
                         "the wall times stored for the nearest ancestor that has some", &a->shard, parse_shard),
@@ -98,7 +104,10 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_FLAG('v', "verbose", "show backend-specific metrics too", &a->ro.verbose),
         PG_OPT_END(),
     };
-    return pg_cmd_parse(status, ctx, &spec, opts, argc, argv);
+    if (pg_cmd_parse(status, ctx, &spec, opts, argc, argv))
+        return 1;
+    a->ro.count_calls = a->calls.list[0] ? a->calls.list : NULL;
+    return 0;
 }
 
 /* With no PATH and no command: bench/, which must be there. */
@@ -339,6 +348,9 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     int rc = check_default_dir(&ctx->args);
     if (rc == 0)
         rc = pg_session_open(&st.sess, a.backend, a.events, a.user_only);
+    if (rc == 0 && !a.no_native)
+        rc = pg_session_open_native(&st.sess);
+    a.ro.native = st.sess.native;
     if (rc == 0)
         rc = select_benchmarks(&st, &a, ctx);
     if (rc == 0) {

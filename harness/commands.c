@@ -1,5 +1,6 @@
 #include "harness/commands.h"
 #include "counters/backend.h"
+#include "harness/bench.h"
 #include "harness/store.h"
 #include "report/threshold.h"
 #include "util/error.h"
@@ -22,10 +23,12 @@ int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_push(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv);
 
 const pg_command pg_commands[] = {
     {"run", pg_cmd_run, PG_CMD_STORE, "measure benchmarks and store the results under the current commit"},
     {"compare", pg_cmd_compare, PG_CMD_STORE, "compare two commits' results: verdicts, exit 1 on a regression"},
+    {"calibrate", pg_cmd_calibrate, PG_CMD_STORE, "measure the noise floor of every benchmark here (A/A runs), suggest thresholds"},
     {"show", pg_cmd_show, PG_CMD_STORE, "print the results stored for a commit (default HEAD)"},
     {"push", pg_cmd_push, PG_CMD_REPO, "push the results kept in git notes to a remote (merging, never forcing)"},
     {"fetch", pg_cmd_fetch, PG_CMD_REPO, "fetch a remote's results from its git notes and merge them"},
@@ -115,6 +118,20 @@ int pg_cmd_opt_backend(const pg_opt *opt, const char *name, const char *arg)
 {
     (void)name;
     return pg_backend_parse(opt->dest, arg);
+}
+
+int pg_opt_count_calls(const pg_opt *opt, const char *name, const char *arg)
+{
+    pg_count_calls_arg *d = opt->dest;
+    const char *bad;
+    if (pg_count_calls_check(arg, &bad) < 0)
+        return pg_error_set(PG_EINVAL, "--%s: %s%s%s", name, *bad ? "'" : "no function names in '",
+                            *bad ? bad : arg, *bad ? "' is not a function name" : "'");
+    size_t used = strlen(d->list);
+    if (used + strlen(arg) + 2 > sizeof d->list)
+        return pg_error_set(PG_EINVAL, "--%s: too many functions", name);
+    snprintf(d->list + used, sizeof d->list - used, "%s%s", used ? "," : "", arg);
+    return 0;
 }
 
 /* A lookup's result, kept so that a second call gives the same answer. */

@@ -81,6 +81,16 @@ int pg_cmd_opt_threshold(const pg_opt *opt, const char *name, const char *arg);
 int pg_cmd_opt_gates(const pg_opt *opt, const char *name, const char *arg);
 int pg_cmd_opt_backend(const pg_opt *opt, const char *name, const char *arg);
 
+/* --count-calls LIST (run, compare): repeatable, each LIST checked and
+ * appended to the comma list `dest` points at (a pg_count_calls_arg). */
+typedef struct pg_count_calls_arg {
+    char list[1024];
+} pg_count_calls_arg;
+int pg_opt_count_calls(const pg_opt *opt, const char *name, const char *arg);
+#define PG_OPT_COUNT_CALLS(dest, with)                                                                  \
+    PG_OPT_CALLBACK(0, "count-calls", "LIST", with "count the calls of these functions (comma-separated,\n" \
+                    "repeatable) as metrics calls:<fn> (docs/markers.md)", (dest), pg_opt_count_calls)
+
 /* The repository of the current directory, looked up on the first call: 0 with
  * ctx->repo and ctx->workdir set, or the same error (message set) on every call. */
 int pg_ctx_repo(pg_ctx *ctx);

@@ -16,7 +16,7 @@
 void pg_benchset_init(pg_benchset *s)
 {
     memset(s, 0, sizeof *s);
-    s->def_repeat = s->def_warmup = -1;
+    s->def_repeat = s->def_warmup = s->def_markers = -1;
 }
 
 void pg_bench_free(pg_bench *b)
@@ -27,6 +27,7 @@ void pg_bench_free(pg_bench *b)
         free(*a);
     free(b->argv);
     free(b->cwd);
+    free(b->count_calls);
     for (char **e = b->env; e && *e; e++)
         free(*e);
     free(b->env);
@@ -41,6 +42,7 @@ void pg_benchset_free(pg_benchset *s)
     free(s->v);
     free(s->build);
     free(s->build_manifest);
+    free(s->def_count_calls);
     pg_thresholds_free(&s->def_thresholds);
     pg_benchset_init(s);
 }
@@ -228,6 +230,21 @@ int pg_bench_add_command(pg_benchset *s, char *const *argv, int argc)
     return 0;
 }
 
+/* Keeps the benchmarks `keep` says yes to. */
+static void retain(pg_benchset *s, int (*keep)(const char *name, const void *arg), const void *arg)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (keep(s->v[i].name, arg))
+            s->v[k++] = s->v[i];
+        else
+            pg_bench_free(&s->v[i]);
+    }
+    s->n = k;
+}
+
+static int matches(const char *name, const void *re) { return regexec(re, name, 0, NULL, 0) == 0; }
+
 int pg_benchset_filter(pg_benchset *s, const char *regex)
 {
     regex_t re;
@@ -237,27 +254,37 @@ int pg_benchset_filter(pg_benchset *s, const char *regex)
         regerror(e, &re, msg, sizeof msg);
         return pg_error_set(PG_EINVAL, "--filter '%s': %s", regex, msg);
     }
-    unsigned char *keep = malloc(s->n ? s->n : 1);
-    if (!keep) {
-        regfree(&re);
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < s->n; i++)
-        keep[i] = regexec(&re, s->v[i].name, 0, NULL, 0) == 0;
-    pg_benchset_keep(s, keep);
-    free(keep);
+    retain(s, matches, &re);
     regfree(&re);
     return 0;
 }
 
+/* Which of the benchmarks `keep` (a mask, one per benchmark) keeps. */
+static int masked(const char *name, const void *arg)
+{
+    (void)name;
+    const unsigned char **at = (const unsigned char **)arg;
+    return *(*at)++;
+}
+
 void pg_benchset_keep(pg_benchset *s, const unsigned char *keep)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        if (keep[i])
-            s->v[k++] = s->v[i];
-        else
-            pg_bench_free(&s->v[i]);
-    }
-    s->n = k;
+    retain(s, masked, &keep);
+}
+
+typedef struct names { const char *const *v; size_t n; } names;
+
+static int named(const char *name, const void *arg)
+{
+    const names *l = arg;
+    for (size_t i = 0; i < l->n; i++)
+        if (!strcmp(l->v[i], name))
+            return 1;
+    return 0;
+}
+
+void pg_benchset_keep_named(pg_benchset *s, const char *const *v, size_t n)
+{
+    names l = {v, n};
+    retain(s, named, &l);
 }

@@ -119,7 +119,7 @@ static int list_tests(char **out, const pg_bench *suite)
     while (suite->argv[n])
         n++;
     char **argv = calloc(n + 3, sizeof *argv);
-    char **env = pg_runner_env(suite->env);
+    char **env = pg_runner_env(suite->env, NULL);
     char *filter = NULL;
     if (!argv || !env) {
         free(argv);

@@ -85,6 +85,87 @@ static int get_metrics(pg_metric_set *out, const cJSON *obj, const char *file, c
     return 0;
 }
 
+/* "markers": true or false (absent: detected from the program's note). */
+static int get_markers(int *out, const cJSON *obj, const char *file, const char *where)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "markers");
+    if (!v)
+        return 0;
+    if (!cJSON_IsBool(v))
+        return pg_error_set(PG_EINVAL, "%s: %s.markers: expected true or false", file, where);
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+int pg_count_calls_check(const char *list, const char **bad)
+{
+    /* A C identifier (or a C++ mangled name): what a symbol table holds. */
+    static char word[128];
+    const char *p = list;
+    size_t n = 0;
+    for (;;) {
+        size_t len = strcspn(p, ", ");
+        if (len) {
+            int ok = len < sizeof word && !(p[0] >= '0' && p[0] <= '9');
+            for (size_t i = 0; i < len && ok; i++)
+                ok = p[i] == '_' || p[i] == '.' || p[i] == '$' || (p[i] >= '0' && p[i] <= '9') ||
+                     ((p[i] | 0x20) >= 'a' && (p[i] | 0x20) <= 'z');
+            if (!ok) {
+                snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word - 1 ? len : sizeof word - 1), p);
+                *bad = word;
+                return PG_EINVAL;
+            }
+            n++;
+        }
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    *bad = "";
+    return n ? 0 : PG_EINVAL;
+}
+
+/* "count_calls": ["malloc", "free"] or "malloc,free", kept as a comma list. */
+static int get_calls(char **out, const cJSON *obj, const char *file, const char *where)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "count_calls");
+    if (!v)
+        return 0;
+    size_t n = 1;
+    const cJSON *it;
+    if (cJSON_IsString(v)) {
+        n += strlen(v->valuestring);
+    } else if (cJSON_IsArray(v)) {
+        cJSON_ArrayForEach(it, v) {
+            if (!cJSON_IsString(it))
+                return pg_error_set(PG_EINVAL, "%s: %s.count_calls: expected function names (strings)", file, where);
+            n += strlen(it->valuestring) + 1;
+        }
+    } else {
+        return pg_error_set(PG_EINVAL, "%s: %s.count_calls: expected an array of function names", file, where);
+    }
+    char *s = calloc(1, n);
+    if (!s)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    if (cJSON_IsString(v))
+        strcpy(s, v->valuestring);
+    else
+        cJSON_ArrayForEach(it, v) {
+            if (*s)
+                strcat(s, ",");
+            strcat(s, it->valuestring);
+        }
+    const char *bad;
+    if (pg_count_calls_check(s, &bad) < 0) {
+        free(s);
+        return pg_error_set(PG_EINVAL, "%s: %s.count_calls: %s%s%s", file, where,
+                            *bad ? "\"" : "no function names", bad, *bad ? "\" is not a function name" : "");
+    }
+    free(*out);
+    *out = s;
+    return 0;
+}
+
 /* "1%", "0.5%", or a bare number of percent. */
 static int check_thresholds(pg_thresholds *out, int *has, const cJSON *obj, const char *file, const char *where)
 {
@@ -154,7 +235,7 @@ int pg_bench_new_entry(pg_benchset *s, pg_bench **out)
         return rc;
     pg_bench *b = &s->v[s->n++];
     memset(b, 0, sizeof *b);
-    b->repeat = b->warmup = -1;
+    b->repeat = b->warmup = b->markers = -1;
     *out = b;
     return 0;
 }
@@ -177,7 +258,7 @@ static int parse_kind(pg_bench_kind *kind, const cJSON *e, const char *file, con
 static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const char *dir, int idx)
 {
     static const char *const keys[] = {"name", "kind", "filter", "command", "cwd", "env", "repeat", "warmup",
-                                       "timeout", "thresholds", "metrics", NULL};
+                                       "timeout", "thresholds", "metrics", "markers", "count_calls", NULL};
     char where[64];
     snprintf(where, sizeof where, "benchmarks[%d]", idx);
     if (!cJSON_IsObject(e))
@@ -231,7 +312,8 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
         (rc = get_int(&b->warmup, e, "warmup", 0, file, where)) < 0 ||
         (rc = get_timeout(&b->timeout, e, file, where)) < 0 ||
         (rc = get_metrics(&b->metrics, e, file, where)) < 0 ||
-        (rc = check_thresholds(&b->thresholds, &b->has_thresholds, e, file, where)) < 0)
+        (rc = check_thresholds(&b->thresholds, &b->has_thresholds, e, file, where)) < 0 ||
+        (rc = get_markers(&b->markers, e, file, where)) < 0 || (rc = get_calls(&b->count_calls, e, file, where)) < 0)
         return rc;
     b->argv = calloc((size_t)argc + 1, sizeof *b->argv);
     int i = 0;
@@ -268,7 +350,7 @@ int pg_manifest_load(pg_benchset *s, const char *path, const char *base)
 int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path, const char *base)
 {
     static const char *const top[] = {"build", "defaults", "benchmarks", "$schema", NULL};
-    static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", "metrics", NULL};
+    static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", "metrics", "markers", "count_calls", NULL};
     cJSON *doc = NULL;
     int rc = pg_json_parse(&doc, text, len, path);
     if (rc < 0)
@@ -308,7 +390,9 @@ int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *
             (rc = get_int(&s->def_warmup, def, "warmup", 0, path, "defaults")) < 0 ||
             (rc = get_timeout(&s->def_timeout, def, path, "defaults")) < 0 ||
             (rc = get_metrics(&s->def_metrics, def, path, "defaults")) < 0 ||
-            (rc = check_thresholds(&s->def_thresholds, &s->has_def_thresholds, def, path, "defaults")) < 0)
+            (rc = check_thresholds(&s->def_thresholds, &s->has_def_thresholds, def, path, "defaults")) < 0 ||
+            (rc = get_markers(&s->def_markers, def, path, "defaults")) < 0 ||
+            (rc = get_calls(&s->def_count_calls, def, path, "defaults")) < 0)
             goto out;
     }
     const cJSON *benches = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");

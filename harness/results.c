@@ -36,7 +36,7 @@ static pg_bench_result *bench_get(collector *c, const char *name)
 }
 
 /* A wall-time measured under valgrind is not one measured natively: metrics
- * are keyed by the run's backend as well as their name. */
+ * are keyed by what measured them as well as their name (measured_by()). */
 static pg_series *metric_get(pg_bench_result *b, const char *name, const char *unit, const char *backend,
                              const char *source)
 {
@@ -74,6 +74,17 @@ static int set_str(char **dst, const char *s)
     return 0;
 }
 
+/* What measured a metric: its own backend ("perf" for the native time of a
+ * valgrind run), else the run's. So the native time of a valgrind run is set
+ * against native time only, and never against valgrind's slowed wall-time of
+ * a document older than native runs. */
+static const char *measured_by(const char *source, const char *run_backend)
+{
+    if (!strcmp(source, "perf") || !strcmp(source, "valgrind") || !*run_backend)
+        return source;
+    return run_backend;
+}
+
 static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const char *run_backend,
                          const char *stacks_base)
 {
@@ -94,7 +105,7 @@ static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const ch
     }
     for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {
         const pg_rundoc_metric *rm = &rb->metrics[i];
-        pg_series *m = metric_get(b, rm->name, rm->unit, *run_backend ? run_backend : rm->source, rm->source);
+        pg_series *m = metric_get(b, rm->name, rm->unit, measured_by(rm->source, run_backend), rm->source);
         if (!m)
             return pg_error_set(PG_ENOMEM, "out of memory");
         for (size_t k = 0; k < rm->n && rc == 0; k++)

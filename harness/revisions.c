@@ -1,6 +1,5 @@
 /* harness/revisions.c — see revisions.h. */
 #include "harness/revisions.h"
-#include "counters/sampler.h"
 #include "harness/leftovers.h"
 #include "harness/notes.h"
 #include "harness/results.h"
@@ -30,7 +29,7 @@ typedef struct side {
 
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
                          const char *worktree, pg_session *sess, const pg_run_opts *ro, const char *store_root,
-                         int notes)
+                         int notes, const char *const *only, size_t nonly)
 {
     side *sides = calloc(n, sizeof *sides);
     if (!sides)
@@ -56,7 +55,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        fprintf(stderr, "perfgate: measuring %.12s (no stored results): checking out into %s\n", s->commit, s->dir.path);
+        fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit,
+                only ? "again, to confirm" : "no stored results", s->dir.path);
         if ((rc = pg_repo_export(repo, s->commit, s->dir.path)) < 0)
             break;
         char bp[PATH_MAX + 64];
@@ -72,6 +72,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
+        if (only)   /* after the expansion: a suite's benchmarks are named only then */
+            pg_benchset_keep_named(&s->set, only, nonly);
         if ((rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, ro->cpu)) < 0 ||
             (rc = pg_store_logs_open(&s->logs, store_root, s->commit, sess->machine.id, s->doc.id)) < 0)
             break;
@@ -85,7 +87,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
     int rounds = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         for (size_t b = 0; b < sides[i].set.n; b++) {
-            int r = pg_runner_repeat(&sides[i].set, b, ro, valgrind);
+            int r = pg_runner_rounds(&sides[i].set, b, ro, valgrind);
             rounds = r > rounds ? r : rounds;
         }
     pg_run_opts o = *ro;
@@ -153,7 +155,8 @@ static int has_stored_run(int *yes, const char *store_root, pg_repo *repo, const
 }
 
 int pg_revisions_measure_missing(size_t *measured, pg_repo *repo, const char *const *commits, size_t n,
-                                 pg_session *sess, const pg_missing_opts *o, const char *store_root)
+                                 const char *bench_path, const char *worktree, pg_session *sess,
+                                 const pg_run_opts *ro, const char *store_root, int notes)
 {
     *measured = 0;
     const char **todo = calloc(n ? n : 1, sizeof *todo);
@@ -171,14 +174,8 @@ int pg_revisions_measure_missing(size_t *measured, pg_repo *repo, const char *co
             todo[k++] = commits[i];
     }
     if (rc == 0 && k > 0) {
-        pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
-                          .round = -1, .progress = isatty(2), .sample = o->sample, .metrics = o->metrics,
-                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT};
         pg_leftovers_sweep(store_root);   /* what a killed perfgate left */
-        /* --bench as every path on the command line: from the current directory */
-        char bench[PATH_MAX + 8];
-        snprintf(bench, sizeof bench, "%s%s", o->bench || !o->worktree ? "" : o->worktree, o->bench ? o->bench : "bench");
-        rc = pg_revisions_measure(repo, todo, k, bench, o->worktree, sess, &ro, store_root, o->notes);
+        rc = pg_revisions_measure(repo, todo, k, bench_path, worktree, sess, ro, store_root, notes, NULL, 0);
         if (rc == 0)
             *measured = k;
     }

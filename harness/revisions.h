@@ -21,27 +21,19 @@
  * (a manifest, today's, is applied to every revision: bench.h, pg_bench_place);
  * `worktree` is the repository's work tree root, NULL for a bare repository
  * (then a relative `bench_path` is each revision's own). Stores into
- * `store_root`, and into the git notes too when `notes` (harness/notes.h). */
+ * `store_root`, and into the git notes too when `notes` (harness/notes.h).
+ * Only the benchmarks named in only[0..nonly) when `only` is not NULL. */
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
                          const char *worktree, pg_session *sess, const pg_run_opts *ro, const char *store_root,
-                         int notes);
+                         int notes, const char *const *only, size_t nonly);
 
-/* What `--run-missing` measures with (compare and bisect alike). */
-typedef struct pg_missing_opts {
-    const char *bench;          /* --bench as given (from the current directory); NULL: bench/ at the work tree root */
-    const char *worktree;       /* the work tree root with '/', NULL: bare */
-    int repeat;                 /* measured runs per benchmark; <= 0: manifest or backend default */
-    pg_metric_set metrics;      /* --metrics; 0: the manifest's */
-    int sample;                 /* also record stacks */
-    unsigned long sample_freq;  /* Hz; 0: PG_SAMPLE_FREQ_DEFAULT */
-    int notes;                  /* store into the git notes too */
-} pg_missing_opts;
-
-/* Measures those of the `n` commits that have no run of `sess`'s machine and
- * backend stored (store or notes: pg_results_load), each at most once, all in
- * one interleaved batch, and sets *measured to how many that was. Sweeps what
- * a killed perfgate left in the store first. The caller reloads the results. */
+/* pg_revisions_measure (all benchmarks) of those of the `n` commits that have
+ * no run of `sess`'s machine and backend stored (store or notes:
+ * pg_results_load), each at most once, all in one interleaved batch; sets
+ * *measured to how many that was. Sweeps what a killed perfgate left in the
+ * store first. `compare --run-missing` and `bisect` measure through it. */
 int pg_revisions_measure_missing(size_t *measured, pg_repo *repo, const char *const *commits, size_t n,
-                                 pg_session *sess, const pg_missing_opts *o, const char *store_root);
+                                 const char *bench_path, const char *worktree, pg_session *sess,
+                                 const pg_run_opts *ro, const char *store_root, int notes);
 
 #endif

@@ -86,6 +86,7 @@ typedef struct pg_rundoc {
     char *stdin_path;       /* settings.stdin */
     char *events;           /* settings.events (perf); NULL: not stored */
     int user_only;          /* settings.user_only, with events */
+    int has_native, native; /* settings.native (valgrind): native time measured too (docs/metrics.md) */
     int shard_index, shard_count;   /* `run --shard I/N`: I (1-based) of N; 0: the whole suite */
     pg_rundoc_strings uncontrolled, notices;
     pg_rundoc_bench *bench;

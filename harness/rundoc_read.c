@@ -478,8 +478,10 @@ static int read_settings(pg_rundoc *run, reader *r, const cJSON *jr)
     size_t old = push_key(r, "settings");
     if ((rc = get_int(&run->cpu, NULL, r, o, "cpu", 0, 1)) == 0 &&
         (rc = get_bool(&run->aslr_disabled, r, o, "aslr_disabled")) == 0 &&
-        (rc = get_str(&run->stdin_path, r, o, "stdin", 0, 0)) == 0 && (rc = get_str(&run->events, r, o, "events", 0, 0)) == 0)
-        rc = get_bool(&run->user_only, r, o, "user_only");
+        (rc = get_str(&run->stdin_path, r, o, "stdin", 0, 0)) == 0 && (rc = get_str(&run->events, r, o, "events", 0, 0)) == 0 &&
+        (rc = get_bool(&run->user_only, r, o, "user_only")) == 0)
+        rc = get_bool(&run->native, r, o, "native");
+    run->has_native = cJSON_GetObjectItemCaseSensitive(o, "native") != NULL;
     pop(r, old);
     return rc;
 }

@@ -192,6 +192,8 @@ static cJSON *run_json(writer *w, const pg_rundoc *r)
             put_str(w, settings, "events", r->events);
             put_bool(w, settings, "user_only", r->user_only);
         }
+        if (r->has_native)
+            put_bool(w, settings, "native", r->native);
     }
     if (r->shard_count > 0) {
         cJSON *shard = put(w, doc, "shard", cJSON_CreateObject());

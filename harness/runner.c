@@ -1,5 +1,7 @@
 /* harness/runner.c — the measuring loop. See runner.h. */
 #include "harness/runner.h"
+#include "counters/control.h"
+#include "counters/elfsym.h"
 #include "harness/spawn.h"
 #include "harness/stacks.h"
 #include "harness/table.h"
@@ -7,6 +9,7 @@
 #include "util/fileio.h"
 #include "util/text.h"
 
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,19 +30,20 @@ int pg_runner_pick_cpu(void)
     return -1;
 }
 
-char **pg_runner_env(char **extra)
+char **pg_runner_env(char **extra, size_t *nused)
 {
     size_t n = 0, m = 0;
     while (environ[n])
         n++;
     while (extra && extra[m])
         m++;
-    char **env = calloc(n + m + 1, sizeof *env);
+    char **env = calloc(n + m + 2, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        int overridden = 0;
+        int overridden = !strncmp(environ[i], PG_CONTROL_ENV "=", sizeof PG_CONTROL_ENV) ||
+                         !strncmp(environ[i], "PERFGATE_MARKERS=", 17);
         for (size_t j = 0; j < m && !overridden; j++) {
             size_t kl = strcspn(extra[j], "=");
             overridden = !strncmp(environ[i], extra[j], kl) && environ[i][kl] == '=';
@@ -49,10 +53,66 @@ char **pg_runner_env(char **extra)
     }
     for (size_t j = 0; j < m; j++)
         env[k++] = extra[j];
+    if (nused)
+        *nused = k;
     return env;
 }
 
 static int attach_hook(void *ctx, pid_t pid) { return pg_meter_attach(ctx, pid); }
+static size_t pollfds_hook(void *ctx, int *fds, size_t max) { return pg_meter_pollfds(ctx, fds, max); }
+static int readable_hook(void *ctx) { return pg_meter_readable(ctx); }
+
+/* The value of `key` in `env` ("KEY=VALUE" entries), or NULL. */
+static const char *env_get(char **env, const char *key)
+{
+    size_t kl = strlen(key);
+    for (; env && *env; env++)
+        if (!strncmp(*env, key, kl) && (*env)[kl] == '=')
+            return *env + kl + 1;
+    return NULL;
+}
+
+/* The manifest's functions and --count-calls', one comma list (NULL: none). */
+static char *calls_of(const pg_benchset *set, const pg_bench *bench, const pg_run_opts *o)
+{
+    const char *own = bench->count_calls ? bench->count_calls : set->def_count_calls;
+    const char *cli = o->count_calls;
+    if (!own && !cli)
+        return NULL;
+    size_t n = (own ? strlen(own) : 0) + (cli ? strlen(cli) : 0) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s%s", own ? own : "", own && cli ? "," : "", cli ? cli : "");
+    return s;
+}
+
+/* Tells the meter what this benchmark asks for (regions, call counts). */
+static int target_meter(pg_meter *meter, const pg_benchset *set, const pg_bench *bench, const pg_run_opts *o,
+                        char **env)
+{
+    char exe[PATH_MAX];
+    const char *argv0 = bench->argv[0];
+    int found = 0;
+    if (strchr(argv0, '/') && bench->cwd && argv0[0] != '/') {
+        found = snprintf(exe, sizeof exe, "%s/%s", bench->cwd, argv0) < (int)sizeof exe;
+    } else {
+        found = pg_elfsym_which(exe, argv0, env_get(env, "PATH")) == 0;
+    }
+    char *calls = calls_of(set, bench, o);
+    pg_meter_target t = {
+        .exe = found ? exe : NULL,
+        .regions = bench->markers >= 0 ? bench->markers : set->def_markers,
+        .calls = calls,
+        .ld_library_path = env_get(env, "LD_LIBRARY_PATH"),
+    };
+    int rc = 0;
+    if (calls && !found)
+        rc = pg_error_set(PG_ENOTFOUND, "%s: not found, so its calls cannot be counted", argv0);
+    else
+        rc = pg_meter_set_target(meter, &t);
+    free(calls);
+    return rc;
+}
 
 static int pick(int cli, int bench, int manifest, int fallback)
 {
@@ -76,8 +136,8 @@ static int write_logs(const char *dir, const char *name, const pg_spawn_result *
 }
 
 /* The failure of run j (measured or not) into b->failure. */
-static int record_failure(pg_rundoc_bench *b, const char *why, int measured, int run, const pg_spawn_result *res,
-                          double timeout)
+static int record_failure(pg_rundoc_bench *b, const char *why, const char *phase, int run,
+                          const pg_spawn_result *res, double timeout)
 {
     pg_rundoc_failure *f = &b->failure;
     b->failed = 1;
@@ -90,18 +150,21 @@ static int record_failure(pg_rundoc_bench *b, const char *why, int measured, int
         f->has_exit_code = 1, f->exit_code = res->exit_code;
     int rc = pg_rundoc_set(&f->reason, why);
     if (rc == 0)
-        rc = pg_rundoc_set(&f->phase, measured ? "measured run" : "warmup");
+        rc = pg_rundoc_set(&f->phase, phase);
     if (rc == 0)
         rc = pg_rundoc_set(&f->stderr_tail, pg_spawn_tail(res->err_log, res->err_len, 2000));
     return rc;
 }
 
-/* The readings of one measured run into the benchmark's metrics. */
-static int record_readings(pg_rundoc_bench *b, const pg_readings *rd)
+/* The readings of one measured run into the benchmark's metrics; without
+ * wall-time and max-rss when `drop_times` (the native runs give those). */
+static int record_readings(pg_rundoc_bench *b, const pg_readings *rd, int drop_times)
 {
     int rc = 0;
     for (size_t k = 0; k < rd->n && rc == 0; k++) {
         const pg_reading *r = &rd->v[k];
+        if (drop_times && (!strcmp(r->name, "wall-time") || !strcmp(r->name, "max-rss")))
+            continue;
         pg_rundoc_metric *m;
         if ((rc = pg_rundoc_metric_get(&m, b, r->name, r->unit, r->backend)) == 0)
             rc = pg_rundoc_metric_push(m, r->value, r->running);
@@ -169,25 +232,147 @@ int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int
     return pick(o->repeat, set->v[i].repeat, set->def_repeat, valgrind ? 1 : 5);
 }
 
+/* One series of runs of a benchmark with `meter`: `warmup` bare runs, then
+ * `runs` measured ones (numbered from `first` + 1 of `repeat`). The native
+ * series of the valgrind backend (`native`) is the same loop with the perf
+ * meter: its runs are not counted in `runs` (the document's runs are the
+ * backend's), and valgrind's own wall-time and max-rss, which describe
+ * valgrind rather than the program, give way to the native ones. */
+typedef struct series {
+    pg_meter *meter;
+    int native;                 /* this is the native series of the valgrind backend */
+    int drop_vg_times;          /* the valgrind series of a run that has a native one too */
+    int gb;                     /* a Google Benchmark: wrapped and read as counters/gbench.h says */
+    int warmup, runs, first, repeat;
+    char **env;                 /* the spawn's environment, whose slot env[nenv] is the meter's */
+    size_t nenv;
+    const char *child_env;      /* the native series: the entry of that slot */
+} series;
+
+static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t whylen, const series *sr,
+                      pg_spawn_opts *so, const pg_bench *bench, const pg_run_opts *o, size_t bi, size_t bn,
+                      double timeout)
+{
+    pg_spawn_hooks hooks = {.ctx = sr->meter, .attach = attach_hook, .pollfds = pollfds_hook, .readable = readable_hook};
+    pg_readings rd = {0};
+    pg_spawn_result res;
+    int keep[2];
+    int rc = 0;
+    int total = sr->warmup + sr->runs;
+    for (int j = 0; j < total && !*fail && rc == 0; j++) {
+        int measured = j >= sr->warmup;
+        int shown = measured ? sr->first + (j - sr->warmup) + 1 : j + 1;
+        progress(o, bi, bn, bench->name,
+                 sr->native ? (measured ? "native run" : "native warmup") : (measured ? "run" : "warmup"), shown,
+                 measured ? sr->repeat : sr->warmup);
+        char **argv = (char **)bench->argv;
+        if (measured && (rc = sr->gb ? pg_meter_wrap_gbench(sr->meter, &argv, bench->argv)
+                                     : pg_meter_wrap_argv(sr->meter, &argv, bench->argv)) < 0)
+            break;
+        so->argv = argv;
+        so->hooks = measured ? &hooks : NULL;
+        /* A marked program's channel (or its markers turned off), on measured runs only. */
+        sr->env[sr->nenv] = !measured ? NULL : sr->native ? (char *)sr->child_env : (char *)pg_meter_child_env(sr->meter);
+        so->keep_fds = keep;
+        so->nkeep = measured && !sr->native ? pg_meter_child_fds(sr->meter, keep, 2) : 0;
+        if ((rc = pg_spawn_run(&res, so)) < 0)
+            break;
+        if (res.interrupted) {
+            pg_spawn_result_free(&res);
+            rc = pg_error_set(PG_EINTR, "interrupted");
+            break;
+        }
+        *fail = failure_of(&res, why, whylen);
+        if (measured && !*fail) {
+            pg_readings_clear(&rd);
+            double rss = (double)res.ru.ru_maxrss * 1024.0;
+            rc = sr->gb ? pg_meter_collect_gbench(sr->meter, &rd, res.out_log ? res.out_log : "", res.out_len,
+                                                  res.wall_ns, rss)
+                        : pg_meter_collect(sr->meter, &rd, res.wall_ns, rss);
+            if (rc < 0) {
+                /* The program ran but the backend produced nothing: a failure of this
+                 * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
+                snprintf(why, whylen, "%s", pg_error_last());
+                *fail = why;
+                rc = 0;
+            } else {
+                rc = record_readings(b, &rd, sr->drop_vg_times);
+                b->runs += !sr->native;
+            }
+        } else if (measured) {
+            /* A failed measured run still leaves backend output behind: drop it. */
+            pg_readings_clear(&rd);
+            if (sr->gb)
+                pg_meter_collect_gbench(sr->meter, &rd, "", 0, 0, 0);
+            else
+                pg_meter_collect(sr->meter, &rd, 0, 0);
+        }
+        if (rc == 0 && (*fail || j == total - 1))
+            rc = write_logs(o->log_dir, bench->name, &res, b);
+        if (rc == 0 && *fail) {
+            const char *phase = sr->native ? (measured ? "native run" : "native warmup")
+                                           : (measured ? "measured run" : "warmup");
+            rc = record_failure(b, *fail, phase, shown, &res, timeout);
+        }
+        pg_spawn_result_free(&res);
+    }
+    pg_readings_free(&rd);
+    return rc;
+}
+
+/* Native runs per benchmark with the valgrind backend: --native-repeat, else
+ * the repeat the perf backend would make (valgrind's default of 1 is for
+ * exact counts; time needs samples to be tested). */
+static int native_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o)
+{
+    return o->native_repeat > 0 ? o->native_repeat : pg_runner_repeat(set, i, o, 0);
+}
+
+int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind)
+{
+    int r = pg_runner_repeat(set, i, o, valgrind);
+    int n = valgrind && o->native ? native_repeat(set, i, o) : 0;
+    return n > r ? n : r;
+}
+
+/* Whether a choice of metrics (0: none made, all) has one the native runs give. */
+static int wants_native(pg_metric_set metrics)
+{
+    static const char *const native[] = {"task-clock", "page-faults", "context-switches", "cpu-migrations"};
+    for (size_t i = 0; i < sizeof native / sizeof *native; i++)
+        if (!metrics || pg_metric_set_has(metrics, native[i]))
+            return 1;
+    return 0;
+}
+
 static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t bi, pg_meter *meter,
                    const pg_run_opts *o)
 {
     const pg_bench *bench = &set->v[bi];
     int valgrind = pg_meter_backend(meter) == PG_BACKEND_VALGRIND;
     int gb = bench->kind == PG_BENCH_GB_ONE;
+    pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
+    /* A Google Benchmark's own report is its time per iteration already; a
+     * choice of metrics (--metrics) without a native one wants no native runs. */
+    pg_meter *native = valgrind && !gb && wants_native(metrics) ? o->native : NULL;
     int repeat = pg_runner_repeat(set, bi, o, valgrind);
     int warmup = pick(o->warmup, bench->warmup, set->def_warmup, valgrind ? 0 : 1);
+    int nrepeat = native ? native_repeat(set, bi, o) : 0;
+    int nwarmup = native ? pick(o->warmup, bench->warmup, set->def_warmup, 1) : 0;
+    int runs = repeat, nruns = nrepeat, first = 0;
     if (o->round >= 0) {
-        if (o->round >= repeat)
+        if (o->round >= repeat && o->round >= nrepeat)
             return 0;
         if (o->round > 0)
-            warmup = 0;
+            warmup = nwarmup = 0;
+        runs = o->round < repeat;
+        nruns = o->round < nrepeat;
+        first = o->round;
     }
-    int measured_runs = o->round >= 0 ? 1 : repeat;
     double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
-    pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
     pg_meter_select(meter, metrics);
-    char **env = pg_runner_env(bench->env);
+    size_t nenv = 0;
+    char **env = pg_runner_env(bench->env, &nenv);
     if (!env)
         return pg_error_set(PG_ENOMEM, "out of memory");
 
@@ -197,59 +382,30 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         .cwd = bench->cwd, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
         .timeout_sec = timeout,
     };
-    pg_spawn_hooks hooks = {.ctx = meter, .attach = attach_hook};
-    pg_readings rd = {0};
-    pg_spawn_result res;
-    char why[160];
+    char why[640];
     const char *fail = NULL;
-    int total = warmup + measured_runs;
-    for (int j = 0; j < total && !fail && rc == 0; j++) {
-        int measured = j >= warmup;
-        progress(o, bi, set->n, bench->name, measured ? "run" : "warmup",
-                 measured ? (o->round >= 0 ? o->round : j - warmup) + 1 : j + 1, measured ? repeat : warmup);
-        char **argv = (char **)bench->argv;
-        if (measured && (rc = gb ? pg_meter_wrap_gbench(meter, &argv, bench->argv)
-                                 : pg_meter_wrap_argv(meter, &argv, bench->argv)) < 0)
-            break;
-        so.argv = argv;
-        so.hooks = measured ? &hooks : NULL;
-        if ((rc = pg_spawn_run(&res, &so)) < 0)
-            break;
-        if (res.interrupted) {
-            pg_spawn_result_free(&res);
-            rc = pg_error_set(PG_EINTR, "interrupted");
-            break;
-        }
-        fail = failure_of(&res, why, sizeof why);
-        if (measured && !fail) {
-            pg_readings_clear(&rd);
-            double rss = (double)res.ru.ru_maxrss * 1024.0;
-            rc = gb ? pg_meter_collect_gbench(meter, &rd, res.out_log ? res.out_log : "", res.out_len, res.wall_ns, rss)
-                    : pg_meter_collect(meter, &rd, res.wall_ns, rss);
-            if (rc < 0) {
-                /* The program ran but the backend produced nothing: a failure of this
-                 * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
-                snprintf(why, sizeof why, "%s", pg_error_last());
-                fail = why;
-                rc = 0;
-            } else {
-                rc = record_readings(b, &rd);
-                b->runs++;
-            }
-        } else if (measured) {
-            /* A failed measured run still leaves backend output behind: drop it. */
-            pg_readings_clear(&rd);
-            if (gb)
-                pg_meter_collect_gbench(meter, &rd, "", 0, 0, 0);
-            else
-                pg_meter_collect(meter, &rd, 0, 0);
-        }
-        if (rc == 0 && (fail || j == total - 1))
-            rc = write_logs(o->log_dir, bench->name, &res, b);
-        if (rc == 0 && fail)
-            rc = record_failure(b, fail, measured, measured ? (o->round >= 0 ? o->round : j - warmup) + 1 : j + 1,
-                                &res, timeout);
-        pg_spawn_result_free(&res);
+    if (rc == 0 && target_meter(meter, set, bench, o, env) < 0) {
+        /* What the benchmark asks for cannot be had (a function not found):
+         * a failure of this benchmark, said with the fix, before anything runs. */
+        pg_spawn_result none;
+        memset(&none, 0, sizeof none);
+        snprintf(why, sizeof why, "%s", pg_error_last());
+        fail = why;
+        rc = record_failure(b, fail, "measured run", 1, &none, timeout);
+    }
+    /* The backend's runs, then the native ones: one after the other, never
+     * side by side, so neither disturbs the other's time. The native runs
+     * time the whole program (their meter has no regions). */
+    series main_sr = {.meter = meter, .drop_vg_times = native != NULL, .gb = gb, .warmup = runs ? warmup : 0, .runs = runs,
+                      .first = first, .repeat = repeat, .env = env, .nenv = nenv};
+    if (rc == 0 && !fail && (main_sr.runs || main_sr.warmup))
+        rc = run_series(b, &fail, why, sizeof why, &main_sr, &so, bench, o, bi, set->n, timeout);
+    series native_sr = {.meter = native, .native = 1, .warmup = nwarmup, .runs = nruns, .first = first,
+                        .repeat = nrepeat, .env = env, .nenv = nenv};
+    if (rc == 0 && !fail && native && (nruns || nwarmup)) {
+        /* A marked program measured whole must not act on its markers. */
+        native_sr.child_env = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
+        rc = run_series(b, &fail, why, sizeof why, &native_sr, &so, bench, o, bi, set->n, timeout);
     }
     if (rc == 0 && !fail && o->stacks && o->round <= 0) {
         /* Stacks come from a run of their own, so profiling cannot touch the counts. */
@@ -257,13 +413,16 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         int sfailed = 0;
         so.argv = bench->argv;
         so.hooks = NULL;
+        so.nkeep = 0;
+        /* Stacks cover the whole program, markers or not (perf's sampler
+         * knows no regions; callgrind's would stop at the first STOP). */
+        env[nenv] = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
         rc = pg_stacks_record(o->stacks, b, bench->name, &so, &sfailed);
         if (rc == 0 && sfailed) {
             rc = pg_rundoc_set(&b->stacks_error, pg_error_last());
             pg_text_warn("%s: no stacks: %s", bench->name, b->stacks_error ? b->stacks_error : "");
         }
     }
-    pg_readings_free(&rd);
     free(env);
     if (o->progress)
         fprintf(stderr, "\r\033[K");

@@ -2,6 +2,9 @@
  *
  * For each benchmark: `warmup` unmeasured runs of the bare command, then
  * `repeat` measured runs through the meter, each a fresh child (spawn.h).
+ * With the valgrind backend and a native meter, then its native runs (a
+ * warmup and the native repeat, with perf software events), after and never
+ * beside the valgrind ones, so one result has exact counts and native time.
  * A benchmark that fails (exec error, non-zero exit, signal, timeout) in any
  * run is recorded as failed with the reason and the tail of its stderr, and the
  * others still run. Every raw reading of every run is kept.
@@ -31,6 +34,11 @@ typedef struct pg_run_opts {
     unsigned long sample_freq;  /* Hz */
     struct pg_stacks *stacks;   /* non-NULL: one more run per benchmark records its
                                    stacks (harness/stacks.h); round 0 only */
+    const char *count_calls;    /* --count-calls: functions whose calls every benchmark counts
+                                   (with the manifest's own); NULL: only the manifest's */
+    pg_meter *native;           /* valgrind backend: after each benchmark's runs, its native
+                                   runs with this perf meter (session.h); NULL: none */
+    int native_repeat;          /* native runs per benchmark; <= 0: as the perf backend's repeat */
 } pg_run_opts;
 
 /* The CPU perfgate pins to when not told: the last one it may use, away from
@@ -46,10 +54,17 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
 /* Resolved repeat count of benchmark i (command line, manifest, backend default). */
 int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind);
 
+/* Rounds benchmark i needs when revisions are interleaved: the larger of its
+ * backend's runs and, with the valgrind backend and `native`, its native runs. */
+int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind);
+
 /* perfgate's environment plus `extra`'s "KEY=VALUE" entries (which win),
- * built once per benchmark so every run of it sees exactly the same bytes.
- * Free the vector (not its strings) with free(); NULL when out of memory. */
-char **pg_runner_env(char **extra);
+ * built once per benchmark so every run of it sees exactly the same bytes;
+ * one slot is left free at the end (*nused, when not NULL, the entries used)
+ * for the meter's entry of each run. The region settings perfgate itself was
+ * handed are not passed on. Free the vector (not its strings) with free();
+ * NULL when out of memory. */
+char **pg_runner_env(char **extra, size_t *nused);
 
 /* Merges the benchmarks of `from` (one round) into `into` by name:
  * samples appended, runs added, failure kept. `from` is emptied. */

@@ -48,7 +48,26 @@ void pg_session_tell(const pg_session *s)
 void pg_session_close(pg_session *s)
 {
     pg_meter_free(s->meter);
-    s->meter = NULL;
+    pg_meter_free(s->native);
+    s->meter = s->native = NULL;
+}
+
+int pg_session_open_native(pg_session *s)
+{
+    if (s->backend != PG_BACKEND_VALGRIND)
+        return 0;
+    s->native_asked = 1;
+    char detail[512];
+    if (pg_probe_event("task-clock", 0, detail, sizeof detail) != 0) {
+        snprintf(s->native_why, sizeof s->native_why, "native time not measured: perf software events cannot be opened (%s)",
+                 detail);
+        pg_text_warn("note: %s", s->native_why);
+        return 0;
+    }
+    /* "" is software events only: no hardware group that could fail or
+     * multiplex, and nothing counted twice with valgrind's counts. */
+    pg_meter_opts mo = {.backend = PG_BACKEND_PERF, .events = "", .user_only = s->user_only};
+    return pg_meter_new(&s->native, &mo);
 }
 
 static void iso_now(char *buf, size_t len)
@@ -117,8 +136,13 @@ int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, 
         (s->backend == PG_BACKEND_PERF &&
          (rc = pg_rundoc_set(&doc->events, s->events ? s->events : PG_METRICS_PERF_DEFAULT)) < 0) ||
         (rc = add_uncontrolled(&doc->uncontrolled, cpu >= 0)) < 0 ||
-        (s->notice[0] && (rc = pg_rundoc_strings_add(&doc->notices, s->notice)) < 0))
+        (s->notice[0] && (rc = pg_rundoc_strings_add(&doc->notices, s->notice)) < 0) ||
+        (s->native_why[0] && (rc = pg_rundoc_strings_add(&doc->notices, s->native_why)) < 0))
         return rc;
+    if (s->backend == PG_BACKEND_VALGRIND) {
+        doc->has_native = 1;
+        doc->native = s->native != NULL;
+    }
     return 0;
 }
 

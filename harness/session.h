@@ -19,6 +19,10 @@ typedef struct pg_session {
     const char *events;
     int user_only;
     pg_backend_kind requested;
+    pg_meter *native;           /* valgrind backend: the perf meter (software events) of the native
+                                   runs, NULL when not asked for or not possible */
+    int native_asked;           /* pg_session_open_native was called */
+    char native_why[600];       /* why native time is not measured although asked, "" otherwise */
 } pg_session;
 
 /* Probes the machine, chooses the backend, opens the meter. */
@@ -28,11 +32,19 @@ int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events
 void pg_session_tell(const pg_session *s);
 void pg_session_close(pg_session *s);
 
+/* With the valgrind backend: opens the perf meter of the native runs
+ * (task-clock and the other software events, wall-time, max-rss), so that one
+ * result has exact counts and native time. Without software perf events the
+ * run goes on without native time, and says why (stderr and the document's
+ * notices). Does nothing with the perf backend, whose runs are native. */
+int pg_session_open_native(pg_session *s);
+
 /* Fills `doc` (zeroed by the caller) with everything but the benchmarks;
  * `commit` NULL when the results are keyed to no commit. PG_ENOMEM. */
 int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, int dirty, int cpu);
 
-/* Records the meter's notices (hardware events that could not be counted) in
+/* Records the meter's notices (and, when native time was asked for but
+ * could not be measured, why) (hardware events that could not be counted) in
  * the document and on stderr, and sets end_time. PG_ENOMEM. */
 int pg_session_finish_doc(const pg_session *s, pg_rundoc *doc);
 

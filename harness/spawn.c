@@ -189,6 +189,9 @@ static void child_main(const pg_spawn_opts *o, pid_t parent, int gopipe, int err
         if (cur != -1)
             personality((unsigned long)cur | ADDR_NO_RANDOMIZE);
     }
+    for (size_t i = 0; i < o->nkeep; i++)
+        if (fcntl(o->keep_fds[i], F_SETFD, 0) < 0)
+            child_fail(errpipe, STAGE_SETUP);
     /* Hold here until the parent has attached its counters. */
     char go;
     ssize_t r;

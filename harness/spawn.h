@@ -37,6 +37,8 @@ typedef struct pg_spawn_opts {
     size_t log_cap;             /* bytes kept of each of stdout/stderr (head and tail); 0: 64 KiB */
     int quiet_stdout;           /* discard stdout entirely (to /dev/null) */
     const pg_spawn_hooks *hooks;/* may be NULL */
+    const int *keep_fds;        /* perfgate's fds the program keeps open across exec */
+    size_t nkeep;
 } pg_spawn_opts;
 
 typedef struct pg_spawn_result {

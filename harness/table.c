@@ -104,7 +104,7 @@ void pg_table_print_bench(FILE *out, const pg_rundoc_bench *b, int verbose)
         const pg_rundoc_metric *m = &b->metrics[i];
         if (pg_metric_find(m->name))
             continue;
-        if (!verbose && m->source && !strcmp(m->source, "valgrind")) {
+        if (!verbose && m->source && !strcmp(m->source, "valgrind") && !pg_metric_is_calls(m->name)) {
             hidden++;
             continue;
         }

@@ -1,6 +1,8 @@
 /* report/compare.c — see compare.h. */
 #include "report/compare.h"
+#include "report/calib.h"
 #include "util/array.h"
+#include "report/divergence.h"
 #include "report/stats.h"
 #include "util/error.h"
 #include "util/metrics.h"
@@ -37,6 +39,19 @@ static const pg_series *find_series(const pg_bench_result *b, const char *metric
     return NULL;
 }
 
+/* The threshold in force (command line, manifest, calibration, default:
+ * threshold.h) and the measured noise floor, when calibrate measured one. */
+static void set_threshold(pg_metric_cmp *mc, const pg_bench_result *cand, const pg_compare_opts *o)
+{
+    mc->threshold_pct = pg_threshold_for(o->thresholds, &cand->thresholds, mc->metric, &mc->threshold_source);
+    const pg_floor *f = pg_floors_find(o->floors, cand->name, mc->metric);
+    mc->floor_pct = f ? f->floor_pct : NAN;
+    if (f && mc->threshold_source == PG_TH_DEFAULT) {
+        mc->threshold_pct = f->threshold_pct;
+        mc->threshold_source = PG_TH_CALIBRATED;
+    }
+}
+
 /* Medians, delta, threshold and — for deterministic pairs — the verdict. */
 static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb, const pg_bench_result *cb,
                     const pg_compare_opts *o, size_t min_samples)
@@ -50,7 +65,7 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
     mc->cand = pg_stats_median(sb->v, sb->n);
     mc->delta_abs = mc->cand - mc->base;
     mc->delta_pct = mc->base != 0 ? 100 * mc->delta_abs / fabs(mc->base) : (mc->delta_abs == 0 ? 0 : NAN);
-    mc->threshold_pct = pg_threshold_for(o->thresholds, &cb->thresholds, mc->metric, &mc->threshold_source);
+    set_threshold(mc, cb, o);
     mc->p = mc->q = NAN;
     if (sa->n == 0 || sb->n == 0) {
         mc->verdict = PG_VERDICT_INCONCLUSIVE;
@@ -58,9 +73,11 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
         return;
     }
     /* valgrind's counts are a simulation: the same program gives the same count.
-     * Its wall-time and max-rss are still the machine's, and noisy. */
+     * Its wall-time and max-rss are still the machine's, and noisy. A call
+     * count is exact with either backend (a uprobe, or callgrind). */
     mc->deterministic = (!strcmp(sa->source, "valgrind") && !strcmp(sb->source, "valgrind") &&
                          !strcmp(sa->unit, "count")) ||
+                        pg_metric_is_calls(sa->metric) ||
                         (sa->n >= 2 && sb->n >= 2 && pg_stats_all_equal(sa->v, sa->n) && pg_stats_all_equal(sb->v, sb->n));
     /* A change from zero is infinitely many percent: beyond any threshold. */
     double mag = isnan(mc->delta_pct) ? INFINITY : fabs(mc->delta_pct);
@@ -87,7 +104,7 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
     }
 }
 
-static pg_verdict combine(const size_t count[4])
+pg_verdict pg_verdict_combine(const size_t count[4])
 {
     if (count[PG_VERDICT_REGRESSED])
         return PG_VERDICT_REGRESSED;
@@ -105,7 +122,7 @@ static int add_metric(pg_bench_cmp *bc, size_t *cap, pg_metric_cmp **out)
         return rc;
     *out = &bc->m[bc->nm++];
     memset(*out, 0, sizeof **out);
-    (*out)->p = (*out)->q = NAN;
+    (*out)->p = (*out)->q = (*out)->floor_pct = NAN;
     return 0;
 }
 
@@ -125,7 +142,7 @@ static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const 
         mc->nb = s->n;
         mc->cand = pg_stats_median(s->v, s->n);
     }
-    mc->threshold_pct = pg_threshold_for(o->thresholds, &cand->thresholds, s->metric, &mc->threshold_source);
+    set_threshold(mc, cand, o);
     mc->not_compared = 1;
     mc->verdict = PG_VERDICT_INCONCLUSIVE;
 }
@@ -193,7 +210,7 @@ static void bench_verdict(pg_bench_cmp *bc, const pg_bench_result *a, const pg_b
             snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sfailed in the candidate: %s",
                      len ? "; " : "", b->failure ? b->failure : "(no reason stored)");
     }
-    bc->verdict = combine(count);
+    bc->verdict = pg_verdict_combine(count);
 }
 
 int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o)
@@ -287,7 +304,10 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
             qsort(bc->m, bc->nm, sizeof *bc->m, cmp_metric);
         out->count[bc->verdict]++;
     }
-    out->verdict = out->nbench ? combine(out->count) : PG_VERDICT_INCONCLUSIVE;
+    out->verdict = out->nbench ? pg_verdict_combine(out->count) : PG_VERDICT_INCONCLUSIVE;
+    out->fail_on_divergence = o->fail_on_divergence;
+    if (rc == 0)
+        pg_divergence_find(out, o->divergence_factor > 0 ? o->divergence_factor : PG_DIVERGENCE_FACTOR);
     pg_strindex_free(&ia);
     pg_strindex_free(&ib);
     if (rc < 0)
@@ -309,6 +329,11 @@ void pg_comparison_free(pg_comparison *c)
     free(c->added);
     free(c->vanished);
     memset(c, 0, sizeof *c);
+}
+
+int pg_comparison_fails(const pg_comparison *c)
+{
+    return c->verdict == PG_VERDICT_REGRESSED || (c->fail_on_divergence && c->ndiverged > 0);
 }
 
 const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name)

@@ -19,7 +19,8 @@
  * the benchmark failed on a side), else improved if any improved, else
  * unchanged. The comparison's verdict is the same rule over its benchmarks
  * (no benchmark in common: inconclusive). Benchmarks on one side only are
- * listed as new or vanished and do not change the verdict.
+ * listed as new or vanished and do not change the verdict. Last, each
+ * benchmark's gating counts are set against its native time (divergence.h).
  */
 #ifndef PG_REPORT_COMPARE_H
 #define PG_REPORT_COMPARE_H
@@ -38,6 +39,7 @@ typedef struct pg_metric_cmp {
     double delta_pct;               /* 100 * delta_abs / base; NAN when base is 0 and cand is not */
     double threshold_pct;
     pg_threshold_source threshold_source;
+    double floor_pct;               /* noise floor measured by calibrate (report/calib.h), NAN: none */
     int gating;
     int deterministic;
     int exceeds;                    /* |delta_pct| > threshold_pct (a change from 0 always does) */
@@ -48,6 +50,12 @@ typedef struct pg_metric_cmp {
     char note[160];                 /* why inconclusive / not compared, "" otherwise */
     size_t order;                   /* its place in the benchmark's list (gates first) */
 } pg_metric_cmp;
+
+/* A gating count and the native time disagreeing (report/divergence.h). */
+typedef struct pg_divergence {
+    int kind;                       /* pg_divergence_kind; 0: none */
+    pg_metric_cmp count, time;      /* copies of the two metrics compared */
+} pg_divergence;
 
 /* One row of the per-function table: a function's self cost on both sides. */
 typedef struct pg_func_row {
@@ -66,6 +74,12 @@ typedef struct pg_bench_cmp {
     pg_func_row *funcs;             /* top self-cost changes, filled by pg_explain_funcs() (explain.h) */
     size_t nfuncs;
     char *funcs_unit;               /* "samples" or "instructions" (owned) */
+    pg_divergence div;              /* count against native time (divergence.h) */
+    /* Confirmation (report/confirm.h): its regression rested on noisy gating
+     * metrics, so both revisions were measured again. */
+    const struct pg_bench_cmp *round2;  /* the second round's comparison of it, or NULL (borrowed) */
+    pg_verdict round1;              /* its verdict before the second round */
+    int confirmed;                  /* the second round found it regressed too */
 } pg_bench_cmp;
 
 typedef struct pg_comparison {
@@ -81,19 +95,33 @@ typedef struct pg_comparison {
     const pg_gates *gates;          /* borrowed */
     double alpha;
     int cross_machine;              /* the sides come from different machines (allowed) */
+    size_t ndiverged;               /* benchmarks whose counts and time disagree (divergence.h) */
+    double divergence_factor;
+    int fail_on_divergence;         /* a divergence fails the comparison (pg_comparison_fails) */
+    size_t nremeasured;             /* benchmarks with a second round (report/confirm.h) */
 } pg_comparison;
 
 typedef struct pg_compare_opts {
     const pg_thresholds *thresholds;/* --threshold rules, or NULL */
     const pg_gates *gates;          /* required, at least one metric */
+    const struct pg_floors *floors; /* calibrate's floors and thresholds for this machine, or NULL */
     double alpha;                   /* significance after BH; 0: 0.05 */
     size_t min_samples;             /* per side for a noisy metric; 0: 3 */
+    double divergence_factor;       /* 0: PG_DIVERGENCE_FACTOR (divergence.h) */
+    int fail_on_divergence;
 } pg_compare_opts;
 
 /* Compares `base` against `cand` into `out` (which borrows from both sides
  * and from o->gates). PG_ENOMEM. */
 int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o);
 void pg_comparison_free(pg_comparison *c);
+
+/* Whether the comparison fails a build (exit 1): a regressed verdict, or a
+ * divergence when fail_on_divergence. */
+int pg_comparison_fails(const pg_comparison *c);
+/* The verdict of several: regressed if any, else inconclusive if any, else
+ * improved if any, else unchanged (count[v]: how many had verdict v). */
+pg_verdict pg_verdict_combine(const size_t count[4]);
 
 /* The benchmark's metric `name`, or NULL. */
 const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name);

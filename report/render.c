@@ -1,5 +1,6 @@
 /* report/render.c — helpers every renderer shares (render.h). */
 #include "report/render.h"
+#include "report/divergence.h"
 #include "report/format.h"
 
 #include <math.h>
@@ -24,7 +25,22 @@ void pg_render_counts(char *buf, size_t len, const pg_comparison *c)
     if (c->nadded && o < len)
         o += (size_t)snprintf(buf + o, len - o, "; %zu new", c->nadded);
     if (c->nvanished && o < len)
-        snprintf(buf + o, len - o, "; %zu vanished", c->nvanished);
+        o += (size_t)snprintf(buf + o, len - o, "; %zu vanished", c->nvanished);
+    if (c->ndiverged && o < len)
+        snprintf(buf + o, len - o, "; %zu divergence%s of counts and time%s", c->ndiverged, c->ndiverged == 1 ? "" : "s",
+                 c->fail_on_divergence ? " (--fail-on-divergence: failing)" : "");
+}
+
+void pg_render_divergence(char *buf, size_t len, const pg_comparison *c, const pg_bench_cmp *b)
+{
+    pg_metric_cells cc, tc;
+    char kind[64];
+    pg_render_metric_cells(&cc, &b->div.count);
+    pg_render_metric_cells(&tc, &b->div.time);
+    snprintf(buf, len, "%s %s (%s) but %s %s (%s): %s (Mann-Whitney p=%.3g, BH-adjusted %.3g)", b->div.count.metric,
+             cc.pct, cc.delta, b->div.time.metric, tc.pct, tc.delta,
+             pg_divergence_describe(kind, sizeof kind, (pg_divergence_kind)b->div.kind, c->divergence_factor),
+             b->div.time.p, b->div.time.q);
 }
 
 void pg_render_side(char *buf, size_t len, const pg_side *s)

@@ -43,13 +43,18 @@ int pg_render_junit(FILE *out, const pg_comparison *c);
 
 /* Shared by the renderers. */
 
-/* "1 regressed, 2 unchanged of 3 benchmarks compared" (zero counts left out). */
+/* "1 regressed, 2 unchanged of 3 benchmarks compared" (zero counts left out;
+ * "; 1 divergence of counts and time" when there is one). */
 void pg_render_counts(char *buf, size_t len, const pg_comparison *c);
 /* "HEAD~1 (3f2a9c1d8e07)", "a.json", "a.json (3f2a9c1d8e07)",
  * "HEAD (3f2a9c1d8e07, dirty work tree)". */
 void pg_render_side(char *buf, size_t len, const pg_side *s);
 /* Whether a metric row belongs in a short table: gating, or regressed/improved. */
 int pg_render_notable(const pg_metric_cmp *m);
+/* A benchmark's divergence (b->div.kind != 0), as every format says it:
+ * "instructions +20.20% (+7,697,294) but task-clock -2.81% (-400.000 us):
+ * opposite directions (Mann-Whitney p=0.0079, BH-adjusted 0.024)". */
+void pg_render_divergence(char *buf, size_t len, const pg_comparison *c, const pg_bench_cmp *b);
 /* "instructions,cycles" */
 void pg_render_gates(char *buf, size_t len, const pg_gates *g);
 

@@ -5,6 +5,7 @@
  * and freeing the tree took longer than the comparison itself. Output goes
  * through a small buffer of our own (one locked stdio call per 8 KiB, not per
  * character). One metric per line keeps it readable and diffable. */
+#include "report/divergence.h"
 #include "report/render.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -120,7 +121,7 @@ static void side(jw *w, const char *key, const pg_side *s)
     put(w, "},\n");
 }
 
-static const char *const sources[] = {"default", "manifest", "command line"};
+static const char *const sources[] = {"default", "manifest", "command line", "calibration"};
 
 static void metric(jw *w, const pg_metric_cmp *m)
 {
@@ -134,6 +135,8 @@ static void metric(jw *w, const pg_metric_cmp *m)
     fnum(w, "delta_pct", m->delta_pct);
     fnum(w, "threshold_pct", m->threshold_pct);
     fstr(w, "threshold_source", sources[m->threshold_source]);
+    if (!isnan(m->floor_pct))
+        fnum(w, "noise_floor_pct", m->floor_pct);
     fstr(w, "verdict", pg_verdict_name(m->verdict));
     put(w, m->gating ? ", \"gating\": true" : ", \"gating\": false");
     put(w, m->deterministic ? ", \"deterministic\": true" : ", \"deterministic\": false");
@@ -147,7 +150,61 @@ static void metric(jw *w, const pg_metric_cmp *m)
     put(w, "}");
 }
 
-static void bench(jw *w, const pg_bench_cmp *b)
+/* {"kind", "factor", "count": {name, backend, deltas}, "time": {...}, "p", "p_adjusted"} or null. */
+static void divergence(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
+{
+    put(w, ",\n     \"divergence\": ");
+    if (!b->div.kind) {
+        put(w, "null");
+        return;
+    }
+    put(w, "{");
+    kstr(w, "kind", b->div.kind == PG_DIVERGENCE_OPPOSITE ? "opposite" : "magnitude");
+    fnum(w, "factor", c->divergence_factor);
+    const pg_metric_cmp *m[2] = {&b->div.count, &b->div.time};
+    static const char *const keys[2] = {"count", "time"};
+    for (int i = 0; i < 2; i++) {
+        put(w, ", \"");
+        put(w, keys[i]);
+        put(w, "\": {");
+        kstr(w, "name", m[i]->metric);
+        fstr(w, "unit", m[i]->unit);
+        fstr(w, "backend", m[i]->backend);
+        fnum(w, "baseline", m[i]->base);
+        fnum(w, "candidate", m[i]->cand);
+        fnum(w, "delta", m[i]->delta_abs);
+        fnum(w, "delta_pct", m[i]->delta_pct);
+        put(w, "}");
+    }
+    fnum(w, "p", b->div.time.p);
+    fnum(w, "p_adjusted", b->div.time.q);
+    put(w, "}");
+}
+
+/* A benchmark measured again (report/confirm.h): its first round is its
+ * "metrics", the second round's gating metrics are here. */
+static void confirmation(jw *w, const pg_bench_cmp *b)
+{
+    put(w, ",\n     \"confirmation\": {");
+    put(w, b->confirmed ? "\"confirmed\": true" : "\"confirmed\": false");
+    put(w, ", \"rounds\": [{");
+    knum(w, "round", 1);
+    fstr(w, "verdict", pg_verdict_name(b->round1));
+    put(w, "}, {");
+    knum(w, "round", 2);
+    fstr(w, "verdict", b->round2 ? pg_verdict_name(b->round2->verdict) : "not measured");
+    put(w, ", \"metrics\": [");
+    size_t n = 0;
+    for (size_t k = 0; b->round2 && k < b->round2->nm; k++) {
+        if (!b->round2->m[k].gating)
+            continue;
+        put(w, n++ ? ",\n       " : "\n       ");
+        metric(w, &b->round2->m[k]);
+    }
+    put(w, "]}]}");
+}
+
+static void bench(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
 {
     put(w, "    {");
     kstr(w, "name", b->name);
@@ -160,6 +217,9 @@ static void bench(jw *w, const pg_bench_cmp *b)
         metric(w, &b->m[k]);
     }
     put(w, "]");
+    divergence(w, c, b);
+    if (b->round1 == PG_VERDICT_REGRESSED)
+        confirmation(w, b);
     if (b->nfuncs) {
         put(w, ",\n     \"functions\": {");
         kstr(w, "unit", b->funcs_unit ? b->funcs_unit : "samples");
@@ -208,15 +268,20 @@ int pg_render_json(FILE *out, const pg_comparison *c)
     }
     put(w, "],\n  ");
     knum(w, "alpha", c->alpha);
+    fnum(w, "divergence_factor", c->divergence_factor);
+    fnum(w, "divergences", (double)c->ndiverged);
+    put(w, c->fail_on_divergence ? ", \"fail_on_divergence\": true" : ", \"fail_on_divergence\": false");
     put(w, ",\n  \"counts\": {");
     for (int v = 0; v < 4; v++) {
         put(w, v ? ", " : "");
         knum(w, pg_verdict_name((pg_verdict)v), (double)c->count[v]);
     }
-    put(w, "},\n  \"benchmarks\": [");
+    put(w, "},\n  ");
+    knum(w, "remeasured", (double)c->nremeasured);
+    put(w, ",\n  \"benchmarks\": [");
     for (size_t i = 0; i < c->nbench; i++) {
         put(w, i ? ",\n" : "\n");
-        bench(w, &c->bench[i]);
+        bench(w, c, &c->bench[i]);
     }
     put(w, c->nbench ? "\n  ],\n" : "],\n");
     names(w, "new", c->added, c->nadded, 0);

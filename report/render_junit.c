@@ -4,7 +4,9 @@
  * Elements and attributes the common JUnit schema requires: <testsuites>,
  * <testsuite name tests failures errors>, <testcase name classname>. A
  * regression is a <failure message type>; inconclusive, new and vanished
- * benchmarks are <skipped message>, so they are seen but do not fail.
+ * benchmarks are <skipped message>, so they are seen but do not fail. A
+ * divergence of counts and time is a line of the body, and a <failure
+ * type="divergence"> with --fail-on-divergence.
  */
 #include "report/format.h"
 #include "report/render.h"
@@ -29,8 +31,15 @@ static void describe(char *buf, size_t len, const pg_metric_cmp *m)
 }
 
 /* The metric lines of a benchmark, as the body of its <failure> or <system-out>. */
-static void body(FILE *out, const pg_bench_cmp *b)
+static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
 {
+    if (b->div.kind) {
+        char d[512];
+        pg_render_divergence(d, sizeof d, c, b);
+        fputs("divergence: ", out);
+        xml(out, d);
+        fputc('\n', out);
+    }
     for (size_t k = 0; k < b->nm; k++) {
         const pg_metric_cmp *m = &b->m[k];
         pg_metric_cells ce;
@@ -62,12 +71,26 @@ static void body(FILE *out, const pg_bench_cmp *b)
     }
 }
 
-static void testcase(FILE *out, const pg_bench_cmp *b)
+/* A divergence fails its test case only with --fail-on-divergence. */
+static int diverge_fails(const pg_comparison *c, const pg_bench_cmp *b)
+{
+    return c->fail_on_divergence && b->div.kind && b->verdict != PG_VERDICT_REGRESSED;
+}
+
+static void testcase(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
 {
     fputs("    <testcase name=\"", out);
     xml(out, b->name);
     fputs("\" classname=\"perfgate.benchmarks\">\n", out);
-    if (b->verdict == PG_VERDICT_REGRESSED) {
+    if (diverge_fails(c, b)) {
+        char d[512];
+        pg_render_divergence(d, sizeof d, c, b);
+        fputs("      <failure type=\"divergence\" message=\"divergence: ", out);
+        xml(out, d);
+        fputs("\">", out);
+        body(out, c, b);
+        fputs("</failure>\n", out);
+    } else if (b->verdict == PG_VERDICT_REGRESSED) {
         char msg[512] = "";
         size_t o = 0;
         for (size_t k = 0; k < b->nm && o < sizeof msg; k++) {
@@ -80,7 +103,7 @@ static void testcase(FILE *out, const pg_bench_cmp *b)
         fputs("      <failure type=\"regression\" message=\"", out);
         xml(out, msg);
         fputs("\">", out);
-        body(out, b);
+        body(out, c, b);
         fputs("</failure>\n", out);
     } else {
         if (b->verdict == PG_VERDICT_INCONCLUSIVE) {
@@ -92,7 +115,7 @@ static void testcase(FILE *out, const pg_bench_cmp *b)
             fputs("\"/>\n", out);
         }
         fputs("      <system-out>", out);
-        body(out, b);
+        body(out, c, b);
         fputs("</system-out>\n", out);
     }
     fputs("    </testcase>\n", out);
@@ -110,6 +133,12 @@ int pg_render_junit(FILE *out, const pg_comparison *c)
     size_t tests = c->nbench + c->nadded + c->nvanished;
     size_t failures = c->count[PG_VERDICT_REGRESSED];
     size_t skipped = c->count[PG_VERDICT_INCONCLUSIVE] + c->nadded + c->nvanished;
+    for (size_t i = 0; i < c->nbench; i++) {
+        if (diverge_fails(c, &c->bench[i])) {
+            failures++;
+            skipped -= c->bench[i].verdict == PG_VERDICT_INCONCLUSIVE;
+        }
+    }
     char a[200], b[200], counts[256];
     pg_render_side(a, sizeof a, c->base);
     pg_render_side(b, sizeof b, c->cand);
@@ -132,7 +161,7 @@ int pg_render_junit(FILE *out, const pg_comparison *c)
     xml(out, c->cand->backend);
     fputs("\"/>\n    </properties>\n", out);
     for (size_t i = 0; i < c->nbench; i++)
-        testcase(out, &c->bench[i]);
+        testcase(out, c, &c->bench[i]);
     for (size_t i = 0; i < c->nadded; i++)
         one_sided(out, c->added[i], "new benchmark: not in the baseline");
     for (size_t i = 0; i < c->nvanished; i++)

@@ -115,6 +115,34 @@ static void funcs(FILE *out, const pg_bench_cmp *b)
     fputs("\n</details>\n", out);
 }
 
+/* Round 2 of the benchmarks measured again (report/confirm.h); round 1 is the table above. */
+static void confirmation(FILE *out, const pg_comparison *c)
+{
+    if (!c->nremeasured)
+        return;
+    fputs("\n**Confirmation:** regressed on noisy metrics only, so both revisions were measured again, "
+          "interleaved (A B A B ...). Round 2, the new runs alone:\n\n", out);
+    header(out);
+    for (size_t i = 0; i < c->nbench; i++) {
+        const pg_bench_cmp *b = &c->bench[i];
+        int first = 1;
+        for (size_t k = 0; b->round1 == PG_VERDICT_REGRESSED && b->round2 && k < b->round2->nm; k++) {
+            if (b->round2->m[k].gating) {
+                row(out, b->round2, &b->round2->m[k], first);
+                first = 0;
+            }
+        }
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < c->nbench; i++) {
+        if (c->bench[i].round1 != PG_VERDICT_REGRESSED)
+            continue;
+        fputs("- ", out);
+        md(out, c->bench[i].name);
+        fputs(c->bench[i].confirmed ? ": confirmed, **regressed**\n" : ": not confirmed, inconclusive\n", out);
+    }
+}
+
 static void names(FILE *out, const char *what, const char *const *v, size_t n)
 {
     if (!n)
@@ -188,9 +216,23 @@ static void body(FILE *out, const pg_comparison *c)
         fputs("\nNo benchmark changed beyond its threshold.\n", out);
     }
     shown = 0;
+    for (size_t i = 0; i < c->nbench && shown < PG_MD_MAX_CHANGED; i++) {
+        if (!c->bench[i].div.kind)
+            continue;
+        char d[512];
+        pg_render_divergence(d, sizeof d, c, &c->bench[i]);
+        fputs(shown++ ? "\n- " : "\n**Counts and time diverge** (docs/metrics.md):\n\n- ", out);
+        md(out, c->bench[i].name);
+        fputs(": ", out);
+        md(out, d);
+    }
+    if (shown)
+        fputc('\n', out);
+    shown = 0;
     for (size_t i = 0; i < c->nbench && shown < PG_MD_MAX_FUNCS; i++)
         if (c->bench[i].nfuncs && ++shown)
             funcs(out, &c->bench[i]);
+    confirmation(out, c);
     names(out, "New benchmarks, not in the baseline", c->added, c->nadded);
     names(out, "Vanished benchmarks, not in the candidate", c->vanished, c->nvanished);
 

@@ -100,6 +100,45 @@ static void cells_of(pg_metric_cells *ce, const pg_metric_cmp *m)
     }
 }
 
+static void print_round(FILE *out, const pg_metric_cmp *m)
+{
+    pg_metric_cells ce;
+    cells_of(&ce, m);
+    char p[32];
+    snprintf(p, sizeof p, isnan(m->q) ? "-" : "%.2g", m->q);
+    fprintf(out, " %9s %6s  %-12s", ce.pct, p, pg_verdict_name(m->verdict));
+}
+
+/* Both rounds of every benchmark measured again (report/confirm.h). */
+static void print_confirmation(FILE *out, const pg_comparison *c)
+{
+    if (!c->nremeasured)
+        return;
+    fprintf(out, "\nconfirmation: regressed on noisy metrics only, so both revisions were measured again,\n"
+                 "interleaved (A B A B ...); round 2 compares the new runs alone\n");
+    fprintf(out, "  %-20s %-12s %9s %6s  %-12s %9s %6s  %-12s %s\n", "benchmark", "metric", "round 1", "adj. p",
+            "verdict", "round 2", "adj. p", "verdict", "outcome");
+    for (size_t i = 0; i < c->nbench; i++) {
+        const pg_bench_cmp *b = &c->bench[i];
+        if (b->round1 != PG_VERDICT_REGRESSED)
+            continue;
+        tbuf nb, mb;
+        for (size_t k = 0; k < b->nm; k++) {
+            const pg_metric_cmp *m = &b->m[k];
+            if (!m->gating || m->deterministic)
+                continue;
+            fprintf(out, "  %-20s %-12s", t(nb, b->name), t(mb, m->metric));
+            print_round(out, m);
+            const pg_metric_cmp *m2 = b->round2 ? pg_bench_cmp_metric(b->round2, m->metric) : NULL;
+            if (m2)
+                print_round(out, m2);
+            else
+                fprintf(out, " %9s %6s  %-12s", "-", "-", "not measured");
+            fprintf(out, " %s\n", b->confirmed ? "confirmed: regressed" : "not confirmed: inconclusive");
+        }
+    }
+}
+
 int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
 {
     char a[200], b[200], gates[256];
@@ -165,10 +204,17 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
             fprintf(out, "%-*s  %s\n", w.name, name, pg_verdict_name(bc->verdict));
         if (bc->note[0])
             fprintf(out, "%-*s  note: %s\n", w.name, "", t(t4, bc->note));
+        if (bc->div.kind) {
+            char d[512];
+            pg_render_divergence(d, sizeof d, c, bc);
+            fprintf(out, "%-*s  %sdivergence%s: %s\n", w.name, "", o->color ? YELLOW : "", o->color ? RESET : "",
+                    t(t4, d));
+        }
     }
     for (size_t i = 0; i < c->nbench; i++)
         if (c->bench[i].nfuncs)
             print_funcs(out, &c->bench[i]);
+    print_confirmation(out, c);
     print_names(out, "new benchmarks, not in the baseline", c->added, c->nadded);
     print_names(out, "vanished benchmarks, not in the candidate", c->vanished, c->nvanished);
 

@@ -5,7 +5,10 @@
  *   1. --threshold METRIC=PCT on the command line (or --threshold PCT: every metric)
  *   2. the benchmark's "thresholds" in its manifest (stored in the run document;
  *      a benchmark's own key already overrides the manifest's "defaults")
- *   3. perfgate's default for the metric (docs/metrics.md): tight for
+ *   3. the threshold `perfgate calibrate` suggested for the benchmark and
+ *      metric on this machine and backend (the store's thresholds.json; the
+ *      comparison applies it, report/compare.h: pg_compare_opts.floors)
+ *   4. perfgate's default for the metric (docs/metrics.md): tight for
  *      instructions, which are exact or nearly so, wider for time and caches.
  * Gating metrics (default: instructions) decide the verdict of a benchmark and
  * of the comparison; the other metrics are reported with their own verdicts.
@@ -43,6 +46,7 @@ typedef enum pg_threshold_source {
     PG_TH_DEFAULT = 0,
     PG_TH_MANIFEST,
     PG_TH_CLI,
+    PG_TH_CALIBRATED,   /* `perfgate calibrate` measured it on this machine (report/calib.h) */
 } pg_threshold_source;
 
 /* perfgate's default threshold (percent) for a metric name. */

@@ -25,6 +25,12 @@ typedef struct pg_metric_info {
 /* Default threshold (%) of metrics the registry does not know. */
 #define PG_METRIC_OTHER_THRESHOLD 10.0
 
+/* "calls:<fn>": a function's exact call count (--count-calls, docs/markers.md),
+ * on either backend; gated like instructions. */
+#define PG_METRIC_CALLS_PREFIX "calls:"
+#define PG_METRIC_CALLS_THRESHOLD 1.0
+int pg_metric_is_calls(const char *name);
+
 /* The registry in display order: entry i, NULL past the end. */
 const pg_metric_info *pg_metric_at(size_t i);
 

@@ -7,8 +7,11 @@
 # spread over two commits, none past the threshold alone) and the exit-2 ones,
 # all from the results the first bisect stored: 5 commits measured in all.
 . "$(dirname "$0")/lib/common.sh"
+require valgrind cc
 R=$T/repo
-make_bench_repo "$R"
+make_bench_repo "$R" '{ "build": "cc -O1 -fno-inline '"$(static_flag)"' -o bench/prog bench/prog.c",
+  "benchmarks": [ { "name": "mixer",  "command": ["./prog", "mix"] },
+                  { "name": "steady", "command": ["./prog", "steady"] } ] }'
 write_prog() {  # MIX_N STEADY_N
   cat > "$R/bench/prog.c" <<C
 #include <stdio.h>

@@ -37,7 +37,7 @@ check "json candidate machine" [ "$(json r.json "d['candidate']['machine']")" = 
 check "json sort delta exact" [ "$(json r.json "[m for m in d['benchmarks'][0]['metrics'] if m['name']=='instructions'][0]['delta']")" = 30001 ]
 check "json sort delta_pct" [ "$(json r.json "round(d['benchmarks'][0]['metrics'][0]['delta_pct'], 6)")" = 3.0001 ]
 check "json sort baseline/candidate" [ "$(json r.json "(d['benchmarks'][0]['metrics'][0]['baseline'], d['benchmarks'][0]['metrics'][0]['candidate'])")" = "(1000000, 1030001)" ]
-check "json threshold" [ "$(json r.json "d['benchmarks'][0]['metrics'][0]['threshold_pct']")" = 1 ]
+check "json threshold: the default" [ "$(json r.json "(d['benchmarks'][0]['metrics'][0]['threshold_pct'], d['benchmarks'][0]['metrics'][0]['threshold_source'])")" = "(0.1, 'default')" ]
 check "json benchmark verdicts" [ "$(json r.json "[b['verdict'] for b in d['benchmarks']]")" = "['regressed', 'unchanged', 'unchanged']" ]
 check "json new/vanished" [ "$(json r.json "(d['new'], d['vanished'])")" = "(['fresh'], ['gone'])" ]
 
@@ -100,7 +100,7 @@ contains "$T/out" "verdict: inconclusive"
 # Formats, -o, GITHUB_STEP_SUMMARY.
 expect_exit 1 "markdown" "$PG" compare --format markdown base.json slower.json
 contains "$T/out" "### perfgate: :red_circle: regressed"
-contains "$T/out" "| sort | instructions (gate) | 1,000,000 | 1,030,001 | +3.00% (+30,001) | 1% | **regressed** |"
+contains "$T/out" "| sort | instructions (gate) | 1,000,000 | 1,030,001 | +3.00% (+30,001) | 0.1% | **regressed** |"
 contains "$T/out" "<details><summary>All benchmarks and metrics (3 benchmarks)</summary>"
 expect_exit 1 "junit" "$PG" compare --format junit base.json slower.json
 contains "$T/out" '<testsuites name="perfgate" tests="5" failures="1"'

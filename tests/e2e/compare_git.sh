@@ -7,8 +7,20 @@
 # stored counts; then the same comparison from a fresh clone with
 # --run-missing, which builds and measures both commits in temporary trees.
 . "$(dirname "$0")/lib/common.sh"
+command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
+command -v cc >/dev/null || { echo "no C compiler: skipped"; exit 77; }
+
 R=$T/repo
-make_bench_repo "$R"
+make_repo "$R"
+mkdir -p "$R/bench"
+# (linked statically when it can be: 32 valgrind runs start it)
+cat > "$R/bench/perfgate.json" <<JSON
+{ "build": "cc -O1 -g -fno-inline $(static_flag) -o bench/prog bench/prog.c",
+  "benchmarks": [
+    { "name": "mixer",  "command": ["./prog", "mix"] },
+    { "name": "steady", "command": ["./prog", "steady"] } ] }
+JSON
+echo prog > "$R/bench/.gitignore"
 write_prog() {  # MIX_N OTHER_N [COMMENT]
   cat > "$R/bench/prog.c" <<C
 #include <stdio.h>
@@ -176,11 +188,14 @@ lacks "$T/err" "building"
 contains "$T/out" "verdict: regressed"
 # Both revisions measured: their runs interleave round by round (A, B, A, B).
 PG_ORDER_LOG=$T/order TMPDIR=$T/tmp expect_exit 0 "--run-missing --repeat 2: comment-only change unchanged" \
-  "$PG" compare "$c2" "$c3" --run-missing --backend valgrind --repeat 2 --metrics instructions
+  "$PG" compare "$c2" "$c3" --run-missing --backend valgrind --repeat 2 --metrics instructions,task-clock
 contains "$T/out" "verdict: unchanged -- 2 unchanged of 2 benchmarks compared"
+# Each round of a revision is its valgrind run and its native runs (round 0
+# with the native warmup; task-clock asks for them): 5 runs of mixer a
+# revision, in 4 alternating groups.
 check "interleaved: A, B, A, B ($(tr '\n' ' ' < "$T/order"))" python3 -c "
-import sys; l = open(sys.argv[1]).read().split()
-sys.exit(not (len(l) == 4 and l[0] != l[1] and l[0] == l[2] and l[1] == l[3] and 'perfgate-rev-' in l[0]))" "$T/order"
+import sys, itertools; l = open(sys.argv[1]).read().split(); g = [k for k, _ in itertools.groupby(l)]
+sys.exit(not (len(l) == 10 and len(g) == 4 and g[0] != g[1] and g[0] == g[2] and g[1] == g[3] and 'perfgate-rev-' in g[0]))" "$T/order"
 
 # A revision whose build fails: exit 2, nothing left behind.
 git checkout -q -b broken

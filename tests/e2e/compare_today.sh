@@ -40,13 +40,15 @@ cd "$R"
 
 # (1) A manifest outside the repository, by absolute path: its relative paths
 # name the work tree's files (build/prog), the build runs at the root.
+# --no-notes throughout: each compare measures into its own --store, and git
+# notes (docs/notes.md) would hand one store's runs to the next.
 D=$T/defs
 mkdir -p "$D"
 cat > "$D/perfgate.json" <<'JSON'
 { "build": "mkdir -p build && cc -O1 -o build/prog src/prog.c",
   "benchmarks": [ { "name": "spin", "command": ["./build/prog"] } ] }
 JSON
-expect_exit 0 "run an outside manifest" "$PG" run --backend perf --repeat 1 --warmup 0 "$D/perfgate.json"
+expect_exit 0 "run an outside manifest" "$PG" run --no-notes --backend perf --repeat 1 --warmup 0 "$D/perfgate.json"
 contains "$T/out" "spin"
 check "built in the work tree" [ -x build/prog ]
 doc=$(ls .perfgate/results/$c1/*.json)
@@ -58,7 +60,7 @@ check "git status is clean after run ($(git status --porcelain | tr '\n' ' '))" 
 
 # Every result keeps its own logs.
 cp "$log1" "$T/log1"
-expect_exit 0 "a second run" "$PG" run --backend perf --repeat 1 --warmup 0 --no-build "$D/perfgate.json"
+expect_exit 0 "a second run" "$PG" run --no-notes --backend perf --repeat 1 --warmup 0 --no-build "$D/perfgate.json"
 log2=$(json "$doc" "d['runs'][1]['benchmarks'][0]['stdout_log']")
 check "the second run's log is another file ($log2)" [ "$log1" != "$log2" -a -s "$log2" ]
 check "the first run's log is unchanged" cmp -s "$log1" "$T/log1"
@@ -71,7 +73,7 @@ check "two runs, two different outputs" [ "$(wc -l < "$T/pids")" = 2 ]
 # (2) compare --run-missing with the outside manifest: each revision built in
 # its own checkout; the exact delta of 600 iterations.
 expect_exit 1 "--run-missing --bench /abs/outside.json" \
-  "$PG" compare "$c0" "$c1" --run-missing --bench "$D/perfgate.json" --backend valgrind --store "$T/s1" --format json
+  "$PG" compare "$c0" "$c1" --run-missing --no-notes --bench "$D/perfgate.json" --backend valgrind --store "$T/s1" --format json
 cp "$T/out" abs.json
 check "outside manifest: regressed" [ "$(json abs.json "d['verdict']")" = regressed ]
 delta=$(json abs.json "int(d['benchmarks'][0]['metrics'][0]['delta'])")
@@ -93,12 +95,12 @@ check "bench/perfgate.json is untracked" [ "$(git status --porcelain bench)" = "
 # A relative --bench is relative to the current directory, like every path.
 cd src
 expect_exit 1 "--run-missing --bench ../bench (untracked), from a subdirectory" \
-  "$PG" compare "$c0" "$c1" --run-missing --bench ../bench --backend valgrind --store "$T/s2" --format json
+  "$PG" compare "$c0" "$c1" --run-missing --no-notes --bench ../bench --backend valgrind --store "$T/s2" --format json
 check "untracked manifest: the same exact delta" [ "$(json "$T/out" "int(d['benchmarks'][0]['metrics'][0]['delta'])")" = "$delta" ]
 l0=$(python3 -c "import json,glob; print(json.load(open(glob.glob('$T/s2/results/$c0/*.json')[0]))['runs'][0]['benchmarks'][0]['stdout_log'])")
 check "the benchmark ran in the checkout's bench/ ($(cat "$l0"))" grep -qE "in /.*perfgate-rev-[^/]*/bench:" "$l0"
 cd "$R"
-expect_exit 2 "--bench naming nothing" "$PG" compare "$c0" "$c1" --run-missing --bench no/such --backend valgrind --store "$T/s4"
+expect_exit 2 "--bench naming nothing" "$PG" compare "$c0" "$c1" --run-missing --no-notes --bench no/such --backend valgrind --store "$T/s4"
 contains "$T/err" "no/such"
 check "no checkout is left" [ -z "$(ls -d "$T"/perfgate-rev-* 2>/dev/null)" ]
 finish

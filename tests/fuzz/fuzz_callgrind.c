@@ -1,5 +1,6 @@
-/* Fuzz target: callgrind output (counters/callgrind.c, pg_callgrind_parse).
- * What it accepts adds exactly the instructions it reports to the stacks. */
+/* Fuzz target: callgrind output (counters/callgrind.c, pg_callgrind_parse and
+ * pg_callgrind_calls). What it accepts adds exactly the instructions it
+ * reports to the stacks; call counting never fails without saying why. */
 #include "tests/fuzz/fuzz.h"
 #include "counters/callgrind.h"
 
@@ -13,5 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (got >= 0)
         PG_FUZZ_ASSERT(pg_folded_total(f) == (uint64_t)got);
     pg_folded_free(f);
+    static const char *const fns[] = {"malloc", "main", "free"};
+    unsigned long long calls[3] = {0};
+    pg_fuzz_check_error(pg_callgrind_calls(calls, fns, 3, (const char *)data, size, "callgrind.out.fuzz"));
     return 0;
 }

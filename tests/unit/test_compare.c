@@ -16,7 +16,7 @@ static void test_deterministic(void)
     pg_side a, b;
     fx_side(&a, "HEAD~1", A_COMMIT, "m1", "valgrind");
     fx_side(&b, "HEAD", B_COMMIT, "m1", "valgrind");
-    double base = 1000000, up3 = 1030000, down = 900000, tiny = 1009999;
+    double base = 1000000, up3 = 1030000, down = 900000, tiny = 1000999;
     /* valgrind counts: one sample each side is enough. */
     fx_metric(fx_bench(&a, "grew"), "instructions", "count", "valgrind", &base, 1);
     fx_metric(fx_bench(&b, "grew"), "instructions", "count", "valgrind", &up3, 1);
@@ -39,10 +39,10 @@ static void test_deterministic(void)
     CHECK(m && m->deterministic && m->gating && !m->tested);
     CHECK_NEAR(m->delta_abs, 30000, 0);
     CHECK_NEAR(m->delta_pct, 3.0, 1e-12);
-    CHECK_NEAR(m->threshold_pct, 1.0, 0);
+    CHECK_NEAR(m->threshold_pct, 0.1, 0);
     CHECK_EQ_INT(c.bench[1].verdict, PG_VERDICT_IMPROVED);
     CHECK_NEAR(c.bench[1].m[0].delta_pct, -10.0, 1e-12);
-    CHECK_EQ_INT(c.bench[2].verdict, PG_VERDICT_UNCHANGED);     /* 0.9999% <= 1% */
+    CHECK_EQ_INT(c.bench[2].verdict, PG_VERDICT_UNCHANGED);     /* 0.0999% <= 0.1% */
     CHECK_EQ_INT(c.nadded, 1);
     CHECK_STR(c.added[0], "fresh");
     CHECK_EQ_INT(c.nvanished, 1);

@@ -7,6 +7,7 @@
 #include "report/render.h"
 #include "tests/check.h"
 #include "util/fileio.h"
+#include "tests/unit/fixture_render.h"
 #include "tests/unit/fixture_side.h"
 
 #include <cjson/cJSON.h>
@@ -17,12 +18,7 @@ static const char WEIRD[] = "a|b <x> & \"q\" 'y' *z* `c`";
 
 static char *render(int (*fn)(FILE *, const pg_comparison *), const pg_comparison *c)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    CHECK_EQ_INT(fn(f, c), 0);
-    fclose(f);
-    return buf;
+    return fx_render(fn, c);
 }
 
 static char *render_text(const pg_comparison *c, int color, int verbose)
@@ -198,7 +194,7 @@ static void test_markdown(const pg_comparison *c)
             CHECK_STR(cell[2], "1,000,000");
             CHECK_STR(cell[3], "1,030,000");
             CHECK_STR(cell[4], "+3.00% (+30,000)");
-            CHECK_STR(cell[5], "1%");
+            CHECK_STR(cell[5], "0.1%");
         }
     }
     CHECK_EQ_INT(headers, 2);
@@ -231,7 +227,7 @@ static void test_json(const pg_comparison *c)
     CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(m, "baseline")), 1000000, 0);
     CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(m, "candidate")), 1030000, 0);
     CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(m, "delta_pct")), 3.0, 1e-9);
-    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(m, "threshold_pct")), 1.0, 0);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(m, "threshold_pct")), 0.1, 0);
     CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(m, "verdict")), "regressed");
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(m, "p")));
     cJSON *f = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "functions"), "top"), 0);
@@ -391,7 +387,7 @@ static void test_junit(const pg_comparison *c)
         } else if (!strcmp(e->name, "failure")) {
             failures++;
             CHECK_STR(e->parent, "testcase");
-            CHECK_CONTAINS(attr(e, "message"), "instructions +3.00% (+30,000), threshold 1%");
+            CHECK_CONTAINS(attr(e, "message"), "instructions +3.00% (+30,000), threshold 0.1%");
         } else if (!strcmp(e->name, "skipped")) {
             skipped++;
         }

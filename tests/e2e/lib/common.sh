@@ -68,22 +68,19 @@ static_flag() {
   rm -f "$T/.static" "$T/.static.c"
 }
 
-# A repository at $1 whose bench/perfgate.json builds bench/prog from
-# bench/prog.c (the caller writes it and commits; linked statically when it can
-# be, as valgrind starts it many times) and runs "mixer" (./prog mix) and
-# "steady" (./prog steady); exits 77 (skipped) without valgrind or a C compiler.
+# require TOOL...: skips the test (exit 77) when a tool is not installed.
+require() {
+  local t
+  for t in "$@"; do command -v "$t" >/dev/null || { echo "$t not installed: skipped"; exit 77; }; done
+}
+
+# make_bench_repo DIR MANIFEST [IGNORED]: make_repo, then DIR/bench with the
+# manifest (JSON text) and a .gitignore naming the built program.
 make_bench_repo() {
-  command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
-  command -v cc >/dev/null || { echo "no C compiler: skipped"; exit 77; }
   make_repo "$1"
   mkdir -p "$1/bench"
-  cat > "$1/bench/perfgate.json" <<JSON
-{ "build": "cc -O1 -g -fno-inline $(static_flag) -o bench/prog bench/prog.c",
-  "benchmarks": [
-    { "name": "mixer",  "command": ["./prog", "mix"] },
-    { "name": "steady", "command": ["./prog", "steady"] } ] }
-JSON
-  echo prog > "$1/bench/.gitignore"
+  printf '%s\n' "$2" > "$1/bench/perfgate.json"
+  echo "${3:-prog}" > "$1/bench/.gitignore"
 }
 
 finish() {

@@ -1,0 +1,54 @@
+/* report/confirm.c — see confirm.h. */
+#include "report/confirm.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int pg_confirm_wanted(const pg_bench_cmp *b)
+{
+    if (b->verdict != PG_VERDICT_REGRESSED)
+        return 0;
+    for (size_t i = 0; i < b->nm; i++)
+        if (b->m[i].gating && b->m[i].verdict == PG_VERDICT_REGRESSED && b->m[i].deterministic)
+            return 0;
+    return 1;
+}
+
+size_t pg_confirm_count(const pg_comparison *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->nbench; i++)
+        n += pg_confirm_wanted(&c->bench[i]);
+    return n;
+}
+
+static const pg_bench_cmp *find(const pg_comparison *c, const char *name)
+{
+    for (size_t i = 0; i < c->nbench; i++)
+        if (!strcmp(c->bench[i].name, name))
+            return &c->bench[i];
+    return NULL;
+}
+
+void pg_confirm_apply(pg_comparison *c, const pg_comparison *round2)
+{
+    memset(c->count, 0, sizeof c->count);
+    for (size_t i = 0; i < c->nbench; i++) {
+        pg_bench_cmp *b = &c->bench[i];
+        if (pg_confirm_wanted(b)) {
+            const pg_bench_cmp *r = find(round2, b->name);
+            b->round1 = b->verdict;
+            b->round2 = r;
+            b->confirmed = r && r->verdict == PG_VERDICT_REGRESSED;
+            c->nremeasured++;
+            if (!b->confirmed) {
+                b->verdict = PG_VERDICT_INCONCLUSIVE;
+                size_t len = strlen(b->note);
+                snprintf(b->note + len, sizeof b->note - len, "%sregressed in round 1, not confirmed by round 2 (%s)",
+                         len ? "; " : "", r ? pg_verdict_name(r->verdict) : "not measured again");
+            }
+        }
+        c->count[b->verdict]++;
+    }
+    c->verdict = c->nbench ? pg_verdict_combine(c->count) : PG_VERDICT_INCONCLUSIVE;
+}
