@@ -48,7 +48,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        fprintf(stderr, "perfgate: measuring %.12s (no stored results): checking out into %s\n", s->commit, s->dir.path);
+        fprintf(stderr, "perfgate: measuring %.12s (no stored results, or none with stacks): checking out into %s\n", s->commit, s->dir.path);
         if ((rc = pg_repo_export(repo, s->commit, s->dir.path)) < 0)
             break;
         char bp[PATH_MAX + 64];

@@ -1,5 +1,6 @@
 /* util/metrics.c — see metrics.h. docs/metrics.md explains every value here. */
 #include "util/metrics.h"
+#include "util/strdist.h"
 
 #include <string.h>
 
@@ -55,4 +56,51 @@ double pg_metric_threshold(const char *name)
 {
     const pg_metric_info *m = pg_metric_find(name);
     return m ? m->threshold_pct : PG_METRIC_OTHER_THRESHOLD;
+}
+
+const char *pg_metric_canonical(const char *name)
+{
+    const pg_metric_info *m = pg_metric_find_alias(name);
+    return m ? m->name : name;
+}
+
+const char *const pg_metric_valgrind_events[] = {"Ir",  "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
+                                                 "D1mw", "DLmw", "Bc",   "Bcm", "Bi",  "Bim", NULL};
+
+int pg_metric_known(const char *name)
+{
+    if (pg_metric_find(name) || pg_metric_find_alias(name))
+        return 1;
+    for (const char *const *v = pg_metric_valgrind_events; *v; v++)
+        if (!strcmp(*v, name))
+            return 1;
+    return 0;
+}
+
+/* A typo is a few edits away: 1 for short names, up to a third of longer ones. */
+static void consider(const char **best, size_t *bestd, const char *name, const char *cand)
+{
+    size_t d = pg_str_distance(name, cand), len = strlen(name);
+    size_t limit = len <= 4 ? 1 : len / 3 > 2 ? len / 3 : 2;
+    if (d <= limit && d < *bestd) {
+        *best = cand;
+        *bestd = d;
+    }
+}
+
+const char *pg_metric_suggest(const char *name, const char *const *extra, size_t n)
+{
+    const char *best = NULL;
+    size_t bestd = (size_t)-1;
+    for (size_t i = 0; i < NREG; i++) {
+        consider(&best, &bestd, name, registry[i].name);
+        for (const char *const *a = registry[i].aliases; a && *a; a++)
+            consider(&best, &bestd, name, *a);
+    }
+    for (const char *const *v = pg_metric_valgrind_events; *v; v++)
+        consider(&best, &bestd, name, *v);
+    for (size_t i = 0; extra && i < n; i++)
+        if (extra[i])
+            consider(&best, &bestd, name, extra[i]);
+    return best;
 }
