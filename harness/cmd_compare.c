@@ -405,7 +405,8 @@ static void warn_no_stacks(const pg_comparison *c, const opts *o)
                      "differential flamegraph for %s; fix: %s",
                      s ? "the candidate" : "the baseline", side, n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "",
                      n == 1 ? "it" : "them",
-                     o->run_missing ? "this revision is a result file, re-run it with 'perfgate run --sample'"
+                     o->run_missing ? "--run-missing could not record them (a result file, or the recorder failed: "
+                                      "'perfgate show' says why); re-run it with 'perfgate run --sample'"
                                     : "add --run-missing (it re-measures that revision with stacks), or check it out "
                                       "and run 'perfgate run --sample'");
     }

@@ -102,8 +102,8 @@ int pg_gatecheck_missing(const pg_comparison *c, int allow_missing)
     pg_render_gates(gates, sizeof gates, c->gates);
     list(items, sizeof items, c);
     if (!c->ngated)
-        return pg_error_set(PG_EINVAL, "no gating metric (%s) was compared for any benchmark%s%s: nothing to decide on",
-                            gates, c->nmissing ? ": " : "", items);
+        return pg_error_set(PG_EINVAL, "no gating metric (%s) was compared for any benchmark of %s and %s%s%s: nothing "
+                            "to decide on", gates, c->base->label, c->cand->label, c->nmissing ? ": " : "", items);
     if (!c->nmissing)
         return 0;
     if (allow_missing) {

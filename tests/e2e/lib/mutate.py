@@ -92,7 +92,7 @@ for i, (what, text) in enumerate(docs):
     f = os.path.join(work, "m%04d.json" % i)
     with open(f, "w") as out:
         out.write(text)
-    for argv in (["show", "--format", "json", f], ["show", f], ["compare", f, base_path], ["compare", base_path, f]):
+    for argv in (["show", "--format", "json", f], ["show", f], ["compare", "--allow-missing", f, base_path], ["compare", "--allow-missing", base_path, f]):
         calls += 1
         r = subprocess.run([perfgate] + argv, capture_output=True, text=True, errors="replace", timeout=120)
         err = r.stderr
