@@ -8,6 +8,7 @@ pkgs=(
   clang-14 libfuzzer-14-dev   # ci/fuzz.sh: libFuzzer targets (tests/fuzz/)
   libpfm4-dev libcjson-dev libgit2-dev libunwind-dev libdw-dev libelf-dev
   valgrind            # runtime dependency of the valgrind backend
+  libbenchmark-dev    # tests/progs/gbench: a real Google Benchmark suite the tests measure
   chromium            # the flamegraph SVG's interactive test runs in headless Chromium
   libxml2-utils       # xmllint: the tests validate JUnit and SVG output with a real XML parser
   nodejs              # runs the CI template linters (npm packages, below) in the test suite
@@ -17,7 +18,7 @@ pkgs=(
 # PERFGATE_DEPS=build: only what building and running perfgate needs, not the
 # test suite's tools (the GitHub action and the GitLab template build so).
 if [ "${PERFGATE_DEPS:-all}" = build ]; then
-  test_only=" chromium libxml2-utils clang-14 libfuzzer-14-dev nodejs shellcheck python3-yaml "
+  test_only=" chromium libbenchmark-dev libxml2-utils clang-14 libfuzzer-14-dev nodejs shellcheck python3-yaml "
   keep=(); for p in "${pkgs[@]}"; do [[ $test_only == *" $p "* ]] || keep+=("$p"); done; pkgs=("${keep[@]}")
 fi
 

@@ -1,6 +1,7 @@
 /* counters/backend.c — backend choice and the pg_meter that unifies them. */
 #include "counters/backend.h"
 #include "counters/evlist.h"
+#include "counters/gbench.h"
 #include "counters/valgrind.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -127,7 +128,9 @@ void pg_meter_free(pg_meter *m)
 
 pg_backend_kind pg_meter_backend(const pg_meter *m) { return m->kind; }
 
-int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
+typedef int wrap_fn(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
+
+static int wrap_with(pg_meter *m, char ***out, char *const *argv, wrap_fn *wrap)
 {
     if (m->kind != PG_BACKEND_VALGRIND) {
         *out = (char **)argv;
@@ -137,11 +140,16 @@ int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
         pg_valgrind_argv_free(m->wrapped);
         m->wrapped = NULL;
     }
-    int rc = pg_valgrind_wrap(m->vg, &m->wrapped, argv, m->outdir.path);
+    int rc = wrap(m->vg, &m->wrapped, argv, m->outdir.path);
     if (rc < 0)
         return rc;
     *out = m->wrapped;
     return 0;
+}
+
+int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv)
+{
+    return wrap_with(m, out, argv, pg_valgrind_wrap);
 }
 
 int pg_meter_attach(pg_meter *m, pid_t pid)
@@ -196,6 +204,49 @@ int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_r
         pg_evlist_close(m->evlist);
         group_unavailable(m);
     }
+    if (rc < 0)
+        return rc;
+    if ((rc = pg_readings_add(out, "wall-time", "ns", b, wall_ns, 1.0)) < 0)
+        return rc;
+    return pg_readings_add(out, "max-rss", "bytes", b, max_rss, 1.0);
+}
+
+int pg_meter_wrap_gbench(pg_meter *m, char ***out, char *const *argv)
+{
+    return wrap_with(m, out, argv, pg_gbench_wrap_callgrind);
+}
+
+int pg_meter_collect_gbench(pg_meter *m, pg_readings *out, const char *report, size_t len, double wall_ns,
+                            double max_rss)
+{
+    const char *b = pg_backend_name(m->kind);
+    pg_gbench_report rep = {0};
+    int rc;
+    if (m->kind == PG_BACKEND_VALGRIND) {
+        pg_gbench_segments seg;
+        if ((rc = pg_gbench_collect_callgrind(&seg, m->outdir.path)) < 0)
+            return rc;
+        double per = 0;
+        if ((rc = pg_gbench_parse_json(&rep, NULL, b, report, len)) == 0)
+            rc = pg_gbench_per_iteration(&per, &seg, &rep);
+        pg_gbench_segments_free(&seg);
+        if (rc == 0)
+            rc = pg_readings_add(out, "instructions", "count", b, per, 1.0);
+        if (rc == 0)
+            rc = pg_readings_add(out, "iterations", "count", b, rep.iterations, 1.0);
+    } else {
+        /* The process's own counters are not the benchmark's: they count the
+         * library's timing loop, whose iteration count is chosen by time. */
+        pg_readings scratch = {0};
+        pg_evlist_read(m->evlist, &scratch);
+        pg_evlist_close(m->evlist);
+        pg_readings_free(&scratch);
+        m->nunav = 0;
+        rc = pg_gbench_parse_json(&rep, out, b, report, len);
+        if (rc == 0 && rep.error)
+            rc = pg_error_set(PG_EINVAL, "the benchmark reported an error: %s", rep.error);
+    }
+    free(rep.error);
     if (rc < 0)
         return rc;
     if ((rc = pg_readings_add(out, "wall-time", "ns", b, wall_ns, 1.0)) < 0)

@@ -50,6 +50,14 @@ int pg_meter_attach(pg_meter *m, pid_t pid);
 /* Appends the run's readings; wall_ns and max_rss (bytes) come from the spawner. */
 int pg_meter_collect(pg_meter *m, pg_readings *out, double wall_ns, double max_rss);
 
+/* The same for a Google Benchmark run (counters/gbench.h): `argv` prints the
+ * library's JSON report, and `report` is what the run printed on stdout.
+ * Natively the readings come from the report; under valgrind the program runs
+ * under callgrind and `instructions` is its count per iteration. */
+int pg_meter_wrap_gbench(pg_meter *m, char ***out, char *const *argv);
+int pg_meter_collect_gbench(pg_meter *m, pg_readings *out, const char *report, size_t len, double wall_ns,
+                            double max_rss);
+
 /* Backend details for the machine fingerprint: "valgrind-3.19.0" / "perf_event (linux 6.1)",
  * and the cache geometry ("" for perf). */
 const char *pg_meter_version(const pg_meter *m);

@@ -203,8 +203,7 @@ int pg_valgrind_parse(unsigned long long totals[13], const char *text, const cha
     return pg_error_set(PG_EINVAL, "%s: no 'summary:' line (not a cachegrind output file?)", path);
 }
 
-/* The last line of valgrind's own log that is not a "--pid-- warning". */
-static void last_error_line(char *out, size_t len, const char *path)
+void pg_valgrind_log_error(char *out, size_t len, const char *path)
 {
     char *text = NULL;
     size_t n;
@@ -221,31 +220,29 @@ static void last_error_line(char *out, size_t len, const char *path)
     free(text);
 }
 
-int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *outdir)
+int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_output_fn *fn, void *ctx)
 {
     DIR *d = opendir(outdir);
     if (!d)
         return pg_error_errno(PG_EIO, "cannot read %s", outdir);
-    unsigned long long t[13] = {0};
     int files = 0, rc = 0;
     char vglog[512] = "";
+    size_t plen = strlen(prefix);
     struct dirent *e;
     while ((e = readdir(d))) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
         if (!strncmp(e->d_name, "valgrind.log.", 13)) {
-            last_error_line(vglog, sizeof vglog, path);
+            pg_valgrind_log_error(vglog, sizeof vglog, path);
             unlink(path);
             continue;
         }
-        if (strncmp(e->d_name, "cachegrind.out.", 15))
+        if (strncmp(e->d_name, prefix, plen))
             continue;
         char *text = NULL;
         size_t len;
         if (rc == 0 && (rc = pg_file_read(&text, &len, path)) == 0) {
-            int k = pg_valgrind_parse(t, text, path);
-            if (k < 0)
-                rc = k;
+            rc = fn(ctx, text, len, path);
             files++;
         }
         free(text);
@@ -257,6 +254,23 @@ int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *out
     if (files == 0)
         return pg_error_set(PG_EIO, "valgrind wrote no results: %s",
                             vglog[0] ? vglog : "the program could not start under valgrind");
+    return files;
+}
+
+static int add_cachegrind(void *ctx, const char *text, size_t len, const char *path)
+{
+    (void)len;
+    int k = pg_valgrind_parse(ctx, text, path);
+    return k < 0 ? k : 0;
+}
+
+int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *outdir)
+{
+    unsigned long long t[13] = {0};
+    int rc = pg_valgrind_outputs(outdir, "cachegrind.out.", add_cachegrind, t);
+    if (rc < 0)
+        return rc;
+    rc = 0;
     /* Shared names first (docs/metrics.md), then valgrind's own. */
     enum { Ir, I1mr, ILmr, Dr, D1mr, DLmr, Dw, D1mw, DLmw, Bc, Bcm, Bi, Bim };
     struct { const char *name; double v; } shared[] = {

@@ -40,6 +40,18 @@ int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *
  * program could not start under valgrind). */
 int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *outdir);
 
+/* Calls fn on the text of every file in `outdir` whose name starts with
+ * `prefix` (a tool's output, one per process or dump), and removes it and
+ * valgrind's logs ("valgrind.log.PID"). Returns how many files there were, or
+ * fn's first error; PG_EIO (with valgrind's own error when it left one) when
+ * there was none: the program could not start under valgrind. */
+typedef int pg_valgrind_output_fn(void *ctx, const char *text, size_t len, const char *path);
+int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_output_fn *fn, void *ctx);
+
+/* The last line of valgrind's own log file `path` that is not a warning,
+ * into out (left alone when there is none): why a program could not start. */
+void pg_valgrind_log_error(char *out, size_t len, const char *path);
+
 /* Parses one cachegrind.out text (for tests and collect): adds its summary's
  * events to `totals` in the order of `names` (13 entries above). Returns the
  * number of events found, or a negative error naming `path`. */

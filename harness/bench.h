@@ -4,7 +4,10 @@
  * `perfgate run PATH...`: a directory with perfgate.json uses the manifest
  * (docs/manifest.md); a directory without one runs each executable file in it
  * (sorted by name); an executable file is one benchmark. `perfgate run -- CMD`
- * is one benchmark named after the command.
+ * is one benchmark named after the command. A Google Benchmark executable (or
+ * a manifest entry of "kind": "google-benchmark") is a suite: after the build,
+ * pg_benchset_expand lists it and makes each of its benchmarks one entry
+ * (harness/gbench.c, docs/google-benchmark.md).
  */
 #ifndef PG_HARNESS_BENCH_H
 #define PG_HARNESS_BENCH_H
@@ -13,8 +16,16 @@
 
 #include <stddef.h>
 
+typedef enum pg_bench_kind {
+    PG_BENCH_COMMAND = 0,   /* a command, measured as a whole */
+    PG_BENCH_GB_SUITE,      /* a Google Benchmark executable, not listed yet */
+    PG_BENCH_GB_ONE,        /* one benchmark of it: argv prints its JSON report */
+} pg_bench_kind;
+
 typedef struct pg_bench {
-    char *name;
+    pg_bench_kind kind;
+    char *name;             /* a suite: the prefix of its benchmarks' names, or NULL */
+    char *gb_filter;        /* a suite: its --benchmark_filter, or NULL */
     char **argv;        /* NULL-terminated; argv[0] absolute when it had a '/' */
     char *cwd;          /* absolute; NULL: perfgate's own */
     char **env;         /* extra "KEY=VALUE" entries, NULL-terminated, may be NULL */
@@ -62,6 +73,18 @@ const char *pg_bench_name_problem(const char *name);
 
 /* Appends an empty entry (repeat/warmup -1) for the caller to fill. */
 int pg_bench_new_entry(pg_benchset *s, pg_bench **out);
+
+/* Frees what an entry owns. */
+void pg_bench_free(pg_bench *b);
+
+/* Whether the executable `path` uses Google Benchmark (it holds the library's
+ * symbols or its flags' names). */
+int pg_gbench_is_executable(const char *path);
+
+/* Lists every suite (`kind` PG_BENCH_GB_SUITE) with --benchmark_list_tests
+ * and puts its benchmarks in its place, named after them (docs/google-benchmark.md).
+ * Run after the build, which makes the executables. Errors name the suite. */
+int pg_benchset_expand(pg_benchset *s);
 
 /* Keeps only the benchmarks whose name matches the extended regex. */
 int pg_benchset_filter(pg_benchset *s, const char *regex);

@@ -92,8 +92,8 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
     return pg_cmd_parse(status, ctx, &spec, opts, argc, argv);
 }
 
-/* The benchmarks the operands, the command after "--" and --filter name. */
-static int select_benchmarks(run_state *st, const run_args *a, const pg_opt_args *args)
+/* The benchmarks the operands and the command after "--" name. */
+static int select_benchmarks(run_state *st, const pg_opt_args *args)
 {
     int rc = 0;
     for (int i = 0; i < args->nargs && rc == 0; i++)
@@ -102,13 +102,21 @@ static int select_benchmarks(run_state *st, const run_args *a, const pg_opt_args
         rc = pg_bench_add_command(&st->set, args->rest, args->nrest);
     if (rc == 0 && args->nargs == 0 && !args->dashdash)
         rc = pg_bench_discover(&st->set, "bench");
+    if (rc == 0 && args->dashdash && args->nrest == 0)
+        rc = pg_error_set(PG_EINVAL, "nothing after '--': give the command to run");
+    return rc;
+}
+
+/* After the build: Google Benchmark suites listed (they need their
+ * executables), then --filter over every benchmark's name. */
+static int expand_benchmarks(run_state *st, const run_args *a)
+{
+    int rc = pg_benchset_expand(&st->set);
     if (rc == 0 && a->filter) {
         rc = pg_benchset_filter(&st->set, a->filter);
         if (rc == 0 && st->set.n == 0)
             rc = pg_error_set(PG_ENOTFOUND, "--filter '%s' matches no benchmark", a->filter);
     }
-    if (rc == 0 && args->dashdash && args->nrest == 0)
-        rc = pg_error_set(PG_EINVAL, "nothing after '--': give the command to run");
     return rc;
 }
 
@@ -266,7 +274,7 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     pg_benchset_init(&st.set);
     /* What to run, then how to measure it: before a long build, so that a bad
      * event name fails at once (and while libgit2 initialises on the other core). */
-    int rc = select_benchmarks(&st, &a, &ctx->args);
+    int rc = select_benchmarks(&st, &ctx->args);
     if (rc == 0)
         rc = pg_session_open(&st.sess, a.backend, a.events, a.user_only);
     if (rc == 0)
@@ -278,6 +286,8 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
         rc = open_logs(&st, &a, ctx);
     if (rc == 0)
         rc = build(&st, &a, ctx);
+    if (rc == 0)
+        rc = expand_benchmarks(&st, &a);
     if (rc == 0) {
         print_header(&st, &a);
         rc = pg_session_new_doc(&st.doc, &st.sess, st.have_commit ? st.commit : NULL, st.dirty, a.ro.cpu);

@@ -18,9 +18,10 @@ void pg_benchset_init(pg_benchset *s)
     s->def_repeat = s->def_warmup = -1;
 }
 
-static void bench_free(pg_bench *b)
+void pg_bench_free(pg_bench *b)
 {
     free(b->name);
+    free(b->gb_filter);
     for (char **a = b->argv; a && *a; a++)
         free(*a);
     free(b->argv);
@@ -35,7 +36,7 @@ static void bench_free(pg_bench *b)
 void pg_benchset_free(pg_benchset *s)
 {
     for (size_t i = 0; i < s->n; i++)
-        bench_free(&s->v[i]);
+        pg_bench_free(&s->v[i]);
     free(s->v);
     free(s->build);
     free(s->build_manifest);
@@ -51,13 +52,26 @@ static int is_exec_file(const char *path)
 
 static int add_exec(pg_benchset *s, const char *path, const char *name)
 {
+    if (pg_gbench_is_executable(path)) {
+        /* Its benchmarks are named after themselves, not after the file. */
+        pg_bench *b;
+        int rc = pg_bench_new_entry(s, &b);
+        if (rc < 0)
+            return rc;
+        char abs[PATH_MAX];
+        b->kind = PG_BENCH_GB_SUITE;
+        b->source = strdup(path);
+        b->argv = calloc(2, sizeof *b->argv);
+        b->argv[0] = strdup(realpath(path, abs) ? abs : path);
+        return 0;
+    }
     /* The manifest's rule for names holds for file names too. */
     const char *problem = pg_bench_name_problem(name);
     if (problem)
         return pg_error_set(PG_EINVAL, "%s: the benchmark name \"%s\" (the file's name) %s; rename the file, or "
                             "list it in a perfgate.json with a \"name\"", path, name, problem);
     for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->v[i].name, name))
+        if (s->v[i].kind != PG_BENCH_GB_SUITE && !strcmp(s->v[i].name, name))
             return pg_error_set(PG_EINVAL, "two benchmarks are named \"%s\" (%s and %s)", name, s->v[i].source, path);
     pg_bench *b;
     int rc = pg_bench_new_entry(s, &b);
@@ -159,7 +173,7 @@ int pg_benchset_filter(pg_benchset *s, const char *regex)
         if (regexec(&re, s->v[i].name, 0, NULL, 0) == 0)
             s->v[k++] = s->v[i];
         else
-            bench_free(&s->v[i]);
+            pg_bench_free(&s->v[i]);
     }
     s->n = k;
     regfree(&re);

@@ -146,24 +146,48 @@ int pg_bench_new_entry(pg_benchset *s, pg_bench **out)
     return 0;
 }
 
+/* "kind": "command" (the default) or "google-benchmark" (a suite: "name"
+ * optional, a prefix; "filter" its --benchmark_filter). */
+static int parse_kind(pg_bench_kind *kind, const cJSON *e, const char *file, const char *where)
+{
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(e, "kind");
+    *kind = PG_BENCH_COMMAND;
+    if (!k || (cJSON_IsString(k) && !strcmp(k->valuestring, "command")))
+        return 0;
+    if (cJSON_IsString(k) && !strcmp(k->valuestring, "google-benchmark")) {
+        *kind = PG_BENCH_GB_SUITE;
+        return 0;
+    }
+    return pg_error_set(PG_EINVAL, "%s: %s.kind: expected \"command\" or \"google-benchmark\"", file, where);
+}
+
 static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const char *dir, int idx)
 {
-    static const char *const keys[] = {"name", "command", "cwd", "env", "repeat", "warmup", "timeout", "thresholds", NULL};
+    static const char *const keys[] = {"name", "kind", "filter", "command", "cwd", "env", "repeat", "warmup",
+                                       "timeout", "thresholds", NULL};
     char where[64];
     snprintf(where, sizeof where, "benchmarks[%d]", idx);
     if (!cJSON_IsObject(e))
         return pg_error_set(PG_EINVAL, "%s: %s: expected an object with \"name\" and \"command\"", file, where);
     int rc = check_keys(e, keys, file, where);
-    if (rc < 0)
+    pg_bench_kind kind;
+    if (rc < 0 || (rc = parse_kind(&kind, e, file, where)) < 0)
         return rc;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
-    if (!cJSON_IsString(name) || !*name->valuestring)
+    const cJSON *filter = cJSON_GetObjectItemCaseSensitive(e, "filter");
+    if (filter && (kind != PG_BENCH_GB_SUITE || !cJSON_IsString(filter) || !*filter->valuestring))
+        return pg_error_set(PG_EINVAL, "%s: %s.filter: %s", file, where, kind != PG_BENCH_GB_SUITE ?
+                            "only for \"kind\": \"google-benchmark\"" : "expected a non-empty regex string");
+    if (kind == PG_BENCH_GB_SUITE && !name) {
+        /* A suite's benchmarks are named after themselves. */
+    } else if (!cJSON_IsString(name) || !*name->valuestring) {
         return pg_error_set(PG_EINVAL, "%s: %s.name: required, a non-empty string", file, where);
-    if (pg_bench_name_problem(name->valuestring))
+    } else if (pg_bench_name_problem(name->valuestring)) {
         return pg_error_set(PG_EINVAL, "%s: %s.name: \"%s\" %s", file, where, name->valuestring,
                             pg_bench_name_problem(name->valuestring));
-    for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->v[i].name, name->valuestring))
+    }
+    for (size_t i = 0; name && kind == PG_BENCH_COMMAND && i < s->n; i++)
+        if (s->v[i].kind != PG_BENCH_GB_SUITE && !strcmp(s->v[i].name, name->valuestring))
             return pg_error_set(PG_EINVAL, "%s: %s.name: \"%s\" is used twice", file, where, name->valuestring);
     const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(e, "command");
     int argc = cJSON_GetArraySize(cmd);
@@ -186,7 +210,9 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
     pg_bench *b = NULL;
     if ((rc = pg_bench_new_entry(s, &b)) < 0)
         return rc;
-    b->name = dupstr(name->valuestring);
+    b->kind = kind;
+    b->name = name ? dupstr(name->valuestring) : NULL;
+    b->gb_filter = filter ? dupstr(filter->valuestring) : NULL;
     b->source = dupstr(file);
     if ((rc = get_int(&b->repeat, e, "repeat", 1, file, where)) < 0 ||
         (rc = get_int(&b->warmup, e, "warmup", 0, file, where)) < 0 ||

@@ -57,7 +57,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        if (s->set.build && (rc = pg_session_build(s->set.build, s->dir.path)) < 0) {
+        if ((s->set.build && (rc = pg_session_build(s->set.build, s->dir.path)) < 0) ||
+            (rc = pg_benchset_expand(&s->set)) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }

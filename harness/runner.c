@@ -27,9 +27,7 @@ int pg_runner_pick_cpu(void)
     return -1;
 }
 
-/* perfgate's environment plus the benchmark's own entries (which win), built
- * once per benchmark so every run of it sees exactly the same bytes. */
-static char **make_env(char **extra)
+char **pg_runner_env(char **extra)
 {
     size_t n = 0, m = 0;
     while (environ[n])
@@ -172,6 +170,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
 {
     const pg_bench *bench = &set->v[bi];
     int valgrind = pg_meter_backend(meter) == PG_BACKEND_VALGRIND;
+    int gb = bench->kind == PG_BENCH_GB_ONE;
     int repeat = pg_runner_repeat(set, bi, o, valgrind);
     int warmup = pick(o->warmup, bench->warmup, set->def_warmup, valgrind ? 0 : 1);
     if (o->round >= 0) {
@@ -182,7 +181,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
     }
     int measured_runs = o->round >= 0 ? 1 : repeat;
     double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
-    char **env = make_env(bench->env);
+    char **env = pg_runner_env(bench->env);
     if (!env)
         return pg_error_set(PG_ENOMEM, "out of memory");
 
@@ -203,7 +202,8 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         progress(o, bi, set->n, bench->name, measured ? "run" : "warmup",
                  measured ? (o->round >= 0 ? o->round : j - warmup) + 1 : j + 1, measured ? repeat : warmup);
         char **argv = (char **)bench->argv;
-        if (measured && (rc = pg_meter_wrap_argv(meter, &argv, bench->argv)) < 0)
+        if (measured && (rc = gb ? pg_meter_wrap_gbench(meter, &argv, bench->argv)
+                                 : pg_meter_wrap_argv(meter, &argv, bench->argv)) < 0)
             break;
         so.argv = argv;
         so.hooks = measured ? &hooks : NULL;
@@ -217,7 +217,9 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         fail = failure_of(&res, why, sizeof why);
         if (measured && !fail) {
             pg_readings_clear(&rd);
-            rc = pg_meter_collect(meter, &rd, res.wall_ns, (double)res.ru.ru_maxrss * 1024.0);
+            double rss = (double)res.ru.ru_maxrss * 1024.0;
+            rc = gb ? pg_meter_collect_gbench(meter, &rd, res.out_log ? res.out_log : "", res.out_len, res.wall_ns, rss)
+                    : pg_meter_collect(meter, &rd, res.wall_ns, rss);
             if (rc < 0) {
                 /* The program ran but the backend produced nothing: a failure of this
                  * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
@@ -231,7 +233,10 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         } else if (measured) {
             /* A failed measured run still leaves backend output behind: drop it. */
             pg_readings_clear(&rd);
-            pg_meter_collect(meter, &rd, 0, 0);
+            if (gb)
+                pg_meter_collect_gbench(meter, &rd, "", 0, 0, 0);
+            else
+                pg_meter_collect(meter, &rd, 0, 0);
         }
         if (rc == 0 && (fail || j == total - 1))
             rc = write_logs(o->log_dir, bench->name, &res, b);

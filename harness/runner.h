@@ -45,6 +45,11 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
 /* Resolved repeat count of benchmark i (command line, manifest, backend default). */
 int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind);
 
+/* perfgate's environment plus `extra`'s "KEY=VALUE" entries (which win),
+ * built once per benchmark so every run of it sees exactly the same bytes.
+ * Free the vector (not its strings) with free(); NULL when out of memory. */
+char **pg_runner_env(char **extra);
+
 /* Merges the benchmarks of `from` (one round) into `into` by name:
  * samples appended, runs added, failure kept. `from` is emptied. */
 int pg_runner_merge(pg_rundoc *into, pg_rundoc *from);

@@ -29,8 +29,12 @@ void pg_format_value(char *buf, size_t len, char *unit_out, size_t ulen, double 
     } else if (!strcmp(unit, "ns")) {
         if (fabs(v) >= 1e9)
             snprintf(buf, len, "%.3f", v / 1e9), snprintf(unit_out, ulen, "s");
-        else
+        else if (fabs(v) >= 1e6 || v == 0)
             snprintf(buf, len, "%.3f", v / 1e6), snprintf(unit_out, ulen, "ms");
+        else if (fabs(v) >= 1e3)   /* a Google Benchmark's time per iteration */
+            snprintf(buf, len, "%.3f", v / 1e3), snprintf(unit_out, ulen, "us");
+        else
+            snprintf(buf, len, "%.3f", v), snprintf(unit_out, ulen, "ns");
     } else if (!strcmp(unit, "bytes")) {
         if (fabs(v) >= 1048576)
             snprintf(buf, len, "%.1f", v / 1048576), snprintf(unit_out, ulen, "MiB");

@@ -24,6 +24,9 @@ static const pg_metric_info registry[] = {
     {"context-switches", "count", 50.0, 0, cs_aliases},
     {"cpu-migrations", "count", 50.0, 0, migrations_aliases},
     {"max-rss", "bytes", 10.0, 0, NULL},
+    /* Google Benchmark's own, per iteration (docs/google-benchmark.md) */
+    {"real-time", "ns", 5.0, 0, NULL},
+    {"cpu-time", "ns", 5.0, 0, NULL},
 };
 #define NREG (sizeof registry / sizeof registry[0])
 

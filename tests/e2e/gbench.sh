@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# A real Google Benchmark suite (tests/progs/gbench/gb_demo.cc, built against
+# Debian's libbenchmark-dev): recognised and listed, each benchmark named after
+# itself; under valgrind exact instructions per iteration, only inside the
+# timed region and identical from run to run; natively the library's own JSON;
+# compare gates a change in one benchmark.
+. "$(dirname "$0")/lib/common.sh"
+GB=$PROGS/gb_demo
+if [ ! -x "$GB" ]; then
+  echo "FAIL: $GB was not built: libbenchmark-dev is missing (ci/install-deps.sh installs it)" >&2
+  exit 1
+fi
+cd "$T"
+m() { json "$1" "{b['name']: b for b in d['benchmarks']}['$2']['metrics']['$3']['samples'][0]"; }
+
+# Valgrind: the executable given as it is; its benchmarks named after themselves.
+expect_exit 0 "valgrind run of a Google Benchmark executable" "$PG" run --backend valgrind --no-store --format json "$GB"
+cp "$T/out" base.json
+check "every benchmark of the suite, named after it ('/' -> ':')" \
+  [ "$(json base.json "[b['name'] for b in d['benchmarks']]")" = "['BM_lcg:100', 'BM_lcg:200', 'BM_scaled', 'BM_pause']" ]
+c100=$(m base.json BM_lcg:100 instructions); c200=$(m base.json BM_lcg:200 instructions)
+# BM_lcg/N does N equal steps: a + b*N, with nothing of start-up (millions) or
+# of the library's timer in a.
+check "per iteration: 100 more steps cost exactly 100 equal steps ($c100, $c200)" \
+  python3 -c "a,b=int($c100),int($c200); s=(b-a)//100; assert b>a and (b-a)%100==0 and 0<=a-100*s<100, (a,b)"
+check "one iteration counted" [ "$(m base.json BM_lcg:100 iterations)" = 1 ]
+check "untimed work between PauseTiming and ResumeTiming not counted" \
+  python3 -c "assert $(m base.json BM_pause instructions) < $c200"
+check "the exact kind of count" [ "$(json base.json "d['benchmarks'][0]['metrics']['instructions']['backend']")" = valgrind ]
+
+# Another process with another environment (so another start-up): the same
+# per-iteration counts; BM_scaled, made to do 100 more steps, costs exactly
+# what 100 steps cost in BM_lcg.
+GB_DEMO_SCALE=2 expect_exit 0 "the changed run" "$PG" run --backend valgrind --no-store --format json \
+  --filter 'lcg:100|scaled' "$GB"
+cp "$T/out" cand.json
+check "identical over two runs: BM_lcg/100" [ "$(m cand.json BM_lcg:100 instructions)" = "$c100" ]
+check "the change costs exactly 100 steps" \
+  [ "$(python3 -c "print(int($(m cand.json BM_scaled instructions) - $(m base.json BM_scaled instructions)))")" = $((c200 - c100)) ]
+
+# compare gates them like any benchmark.
+expect_exit 1 "compare: the change is a regression" "$PG" compare base.json cand.json
+contains "$T/out" "verdict: regressed -- 1 regressed, 1 unchanged of 2 benchmarks compared; 2 vanished"
+check "BM_scaled regressed" grep -qE '^BM_scaled +instructions .* regressed$' "$T/out"
+check "BM_lcg:100 unchanged" grep -qE '^BM_lcg:100 +instructions .* 0 +0.00% .* unchanged$' "$T/out"
+expect_exit 0 "compare: no change" "$PG" compare base.json base.json
+
+# Natively: the library's JSON report; a manifest entry with a prefix and a filter.
+cat > perfgate.json <<EOF
+{ "benchmarks": [ { "kind": "google-benchmark", "name": "demo", "filter": "BM_lcg/100\$",
+    "command": ["$GB", "--benchmark_min_time=0.001"], "repeat": 2, "warmup": 0 } ] }
+EOF
+expect_exit 0 "native run from a manifest" "$PG" run --backend perf --no-store --format json perfgate.json
+cp "$T/out" native.json
+check "prefixed name, filter applied" [ "$(json native.json "[b['name'] for b in d['benchmarks']]")" = "['demo:BM_lcg:100']" ]
+check "time per iteration, one sample per run" \
+  [ "$(json native.json "[(len(d['benchmarks'][0]['metrics'][k]['samples']), d['benchmarks'][0]['metrics'][k]['unit']) for k in ('real-time', 'cpu-time')]")" = "[(2, 'ns'), (2, 'ns')]" ]
+check "user counter" [ "$(m native.json demo:BM_lcg:100 counter:steps)" = 100 ]
+check "no whole-process counters" [ "$(json native.json "'task-clock' in d['benchmarks'][0]['metrics']")" = False ]
+expect_exit 0 "text output" "$PG" run --backend perf --no-store --repeat 1 --warmup 0 perfgate.json
+check "time per iteration shown in ns or us" grep -qE '^  real-time +[0-9.]+ (ns|us) ' "$T/out"
+
+# Errors say what is wrong.
+echo '{"benchmarks":[{"name":"x","filter":"a","command":["/bin/true"]}]}' > bad.json
+expect_exit 2 "filter without kind" "$PG" run --no-store bad.json
+contains "$T/err" 'bad.json: benchmarks[0].filter: only for "kind": "google-benchmark"'
+echo '{"benchmarks":[{"kind":"googlebenchmark","command":["/bin/true"]}]}' > bad.json
+expect_exit 2 "unknown kind" "$PG" run --no-store bad.json
+contains "$T/err" 'bad.json: benchmarks[0].kind: expected "command" or "google-benchmark"'
+echo '{"benchmarks":[{"kind":"google-benchmark","command":["/bin/true"]}]}' > bad.json
+expect_exit 2 "not a Google Benchmark executable" "$PG" run --no-store bad.json
+contains "$T/err" "/bin/true lists no benchmark"
+finish
