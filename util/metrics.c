@@ -72,7 +72,9 @@ const char *const pg_metric_valgrind_events[] = {"Ir",  "I1mr", "ILmr", "Dr", "D
 
 int pg_metric_known(const char *name)
 {
-    if (pg_metric_find(name) || pg_metric_find_alias(name))
+    /* a Google Benchmark's iterations and user counters (docs/google-benchmark.md) */
+    if (pg_metric_find(name) || pg_metric_find_alias(name) || !strcmp(name, "iterations") ||
+        !strncmp(name, "counter:", 8))
         return 1;
     for (const char *const *v = pg_metric_valgrind_events; *v; v++)
         if (!strcmp(*v, name))

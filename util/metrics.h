@@ -50,7 +50,8 @@ const char *pg_metric_canonical(const char *name);
 extern const char *const pg_metric_valgrind_events[];
 
 /* Whether `name` is a metric perfgate knows without measuring anything: a
- * registry name, an alias, or one of valgrind's own counters. Other names
+ * registry name, an alias, one of valgrind's own counters, or a Google
+ * Benchmark's "iterations" or "counter:NAME". Other names
  * (raw perf events given with -e) are known only once a result holds them. */
 int pg_metric_known(const char *name);
 
