@@ -3,6 +3,7 @@
 #include "counters/valgrind.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/metrics.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,9 +23,8 @@ struct pg_valgrind {
     char version[64];
 };
 
-/* valgrind's summary events, in the order valgrind.h promises. */
-static const char *const events[13] = {"Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
-                                        "D1mw", "DLmw", "Bc", "Bcm", "Bi", "Bim"};
+/* valgrind's summary events, in the order valgrind.h promises (util/metrics.h). */
+#define events pg_metric_valgrind_events
 
 static int find_in_path(char *out, size_t len, const char *prog)
 {

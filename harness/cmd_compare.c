@@ -11,6 +11,7 @@
 #include "harness/commands.h"
 #include "harness/confirm.h"
 #include "harness/gitrepo.h"
+#include "harness/leftovers.h"
 #include "harness/notes.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
@@ -20,6 +21,7 @@
 #include "report/compare.h"
 #include "report/confirm.h"
 #include "harness/explain.h"
+#include "harness/gatecheck.h"
 #include "report/render.h"
 #include "report/threshold.h"
 #include "util/error.h"
@@ -62,7 +64,8 @@ typedef struct opts {
     int format;
     const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
-    int run_missing, cross_machine, verbose, repeat, sample, no_notes, no_native, native_repeat, fail_on_divergence;
+    int run_missing, cross_machine, allow_missing, verbose, repeat, sample, no_notes, no_native, native_repeat,
+        fail_on_divergence;
     pg_metric_set metrics;
     unsigned long sample_freq;
     pg_count_calls_arg calls;
@@ -115,6 +118,9 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                     &o->no_notes),
         PG_OPT_COUNT_CALLS(&o->calls, "with --run-missing: "),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
+        PG_OPT_FLAG(0, "allow-missing", "decide on what was compared when a benchmark's gating metric\n"
+                    "was not (on one side only, failed, not measured); without it\n"
+                    "that is an error (exit 2)", &o->allow_missing),
         PG_OPT_FLAG('v', "verbose", "text: show every metric, not only gating and changed ones", &o->verbose),
         PG_OPT_END(),
     };
@@ -256,13 +262,14 @@ static int has_run(const pg_rundoc_list *runs, const char *machine_id, const cha
     return 0;
 }
 
-/* How --run-missing measures: the options a run would have, logs in the store. */
 /* How --run-missing measures (and its confirmation round measures again);
  * `native`: the session's meter of native runs, or NULL. */
 static pg_run_opts missing_run_opts(const opts *o, pg_meter *native)
 {
     return (pg_run_opts){.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
-                         .round = -1, .progress = isatty(2), .sample = o->sample, .metrics = o->metrics,
+                         .round = -1, .progress = isatty(2),
+                         .sample = o->sample || o->flamegraph,   /* flamegraphs need stacks */
+                         .metrics = o->metrics,
                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT,
                          .count_calls = o->calls.list[0] ? o->calls.list : NULL,
                          .native = native, .native_repeat = o->native_repeat};
@@ -276,8 +283,33 @@ static const char *missing_bench(char *buf, size_t len, const char *workdir, con
     return buf;
 }
 
+/* Whether the newest run of `runs` on this machine and backend has a
+ * benchmark that did not fail and whose stacks no such run stored. */
+static int lacks_stacks(const pg_rundoc_list *runs, const char *machine_id, const char *backend)
+{
+    const pg_rundoc *last = NULL;
+    for (size_t i = 0; i < runs->n; i++)
+        if (!strcmp(runs->v[i].machine.id, machine_id) && !strcmp(runs->v[i].backend, backend))
+            last = &runs->v[i];
+    for (size_t j = 0; last && j < last->nbench; j++) {
+        const pg_rundoc_bench *b = &last->bench[j];
+        int has = b->failed;
+        for (size_t i = 0; i < runs->n && !has; i++) {
+            const pg_rundoc *r = &runs->v[i];
+            if (strcmp(r->machine.id, machine_id) || strcmp(r->backend, backend))
+                continue;
+            for (size_t k = 0; k < r->nbench && !has; k++)
+                has = r->bench[k].stacks && *r->bench[k].stacks && !strcmp(r->bench[k].name, b->name);
+        }
+        if (!has)
+            return 1;
+    }
+    return 0;
+}
+
 /* --run-missing: measure every revision without results of this machine and
- * backend, both in one session so they are measured alike, then reload them. */
+ * backend — or, when stacks are wanted (--sample, --flamegraph), without
+ * stacks — both in one session so they are measured alike, then reload them. */
 static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const char *root, const opts *o)
 {
     if (in[0]->is_file && in[1]->is_file)
@@ -292,14 +324,25 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
     }
     pg_session_tell(&sess);
     const char *commits[2];
-    size_t n = 0, measured;
-    for (int i = 0; i < 2; i++)
-        if (!in[i]->is_file)
-            commits[n++] = in[i]->commit;
-    pg_run_opts ro = missing_run_opts(o, sess.native);
-    char bench[PATH_MAX + 8];
-    rc = pg_revisions_measure_missing(&measured, repo, commits, n, missing_bench(bench, sizeof bench, workdir, o), workdir,
-                                      &sess, &ro, root, !o->no_notes);
+    size_t n = 0;
+    for (int i = 0; i < 2; i++) {
+        const char *bk = pg_backend_name(sess.backend);
+        int stacks = o->sample || o->flamegraph;
+        if (in[i]->is_file || (has_run(&in[i]->runs, sess.machine.id, bk) &&
+                               !(stacks && lacks_stacks(&in[i]->runs, sess.machine.id, bk))))
+            continue;
+        if (n == 1 && !strcmp(commits[0], in[i]->commit))
+            continue;   /* compare X X */
+        commits[n++] = in[i]->commit;
+    }
+    if (n > 0) {
+        pg_run_opts ro = missing_run_opts(o, sess.native);
+        pg_leftovers_sweep(root);   /* what a killed perfgate left */
+        /* (pg_revisions_measure checks the store before measuring anything) */
+        char bench[PATH_MAX + 8];
+        rc = pg_revisions_measure(repo, commits, n, missing_bench(bench, sizeof bench, workdir, o), workdir, &sess, &ro,
+                                  root, !o->no_notes, NULL, 0);
+    }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {
         if (in[i]->is_file)
@@ -458,6 +501,34 @@ static int confirm(pg_round2 *r2, pg_comparison *c, input *in[2], pg_ctx *ctx, c
                          o->backend, !o->no_native, !o->no_notes, &ro, ctx->store, co);
 }
 
+/* --sample/--flamegraph on a side stored without stacks: say so, with the fix,
+ * rather than leave the function tables and flamegraphs out silently. */
+static void warn_no_stacks(const pg_comparison *c, const opts *o)
+{
+    for (int s = 0; s < 2; s++) {
+        char names[512] = "", side[200];
+        size_t n = 0, len = 0;
+        for (size_t i = 0; i < c->nbench; i++) {
+            const pg_bench_cmp *b = &c->bench[i];
+            if ((s ? b->stacks_b || b->failed_b : b->stacks_a || b->failed_a))
+                continue;
+            if (n++ < 4 && len < sizeof names)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", b->name);
+        }
+        if (!n)
+            continue;
+        pg_render_side(side, sizeof side, s ? c->cand : c->base);
+        pg_text_warn("warning: %s (%s) was stored without stacks for %zu benchmark%s (%s%s): no function table or "
+                     "differential flamegraph for %s; fix: %s",
+                     s ? "the candidate" : "the baseline", side, n, n == 1 ? "" : "s", names, n > 4 ? ", ..." : "",
+                     n == 1 ? "it" : "them",
+                     o->run_missing ? "--run-missing could not record them (a result file, or the recorder failed: "
+                                      "'perfgate show' says why); re-run it with 'perfgate run --sample'"
+                                    : "add --run-missing (it re-measures that revision with stacks), or check it out "
+                                      "and run 'perfgate run --sample'");
+    }
+}
+
 static int compare(input *in[2], const char *ida, const char *idb, const char *backend, const opts *o, pg_ctx *ctx)
 {
     pg_side side[2];
@@ -488,16 +559,15 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
         return pg_exit_status(rc);
     }
     pg_calibration_warn(&c);
-    for (size_t g = 0; g < o->gates.n; g++) {
-        int seen = 0;
-        for (size_t i = 0; i < c.nbench && !seen; i++)
-            seen = pg_bench_cmp_metric(&c.bench[i], o->gates.v[g]) != NULL;
-        const pg_metric_info *alias = pg_metric_find_alias(o->gates.v[g]);
-        if (!seen && c.nbench)
-            pg_text_warn("warning: gating metric '%s' was not measured for any benchmark compared%s%s%s",
-                         o->gates.v[g], alias ? " (did you mean '" : "", alias ? alias->name : "", alias ? "'?)" : "");
-    }
+    if (o->sample || o->flamegraph)
+        warn_no_stacks(&c, o);
+    /* Fail closed: the report is still written, then the exit status says
+     * the gate could not decide. */
     int status = pg_comparison_fails(&c) ? PG_EXIT_FAIL : PG_EXIT_OK;
+    int undecided = pg_gatecheck_missing(&c, o->allow_missing) < 0;
+    char why[4096] = "";
+    if (undecided)
+        snprintf(why, sizeof why, "%s", pg_error_last());
     size_t written;
     if (pg_explain(&c, 10, o->flamegraph, &written) < 0)
         status = pg_die_last();
@@ -518,6 +588,8 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
     free(text);
     if (append_step_summary(&c, o) < 0)
         status = pg_die_last();
+    if (undecided)
+        status = pg_die("%s", why);
     pg_comparison_free(&c);
     pg_round2_free(&r2);
     pg_floors_free(&floors);
@@ -541,6 +613,11 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
     int rc = 0;
     for (int i = 0; i < 2 && rc == 0; i++)
         rc = load_input(in[i], ctx);
+    /* A misspelt gate is refused before anything is measured. */
+    const pg_rundoc_list *lists[2] = {&a.runs, &b.runs};
+    const char *labels[2] = {arg_a, arg_b};
+    if (rc == 0)
+        rc = pg_gatecheck_names(&o.gates, &o.thresholds, lists, labels, 2);
     if (rc == 0 && o.run_missing && ctx->repo)
         rc = run_missing(in, ctx->repo, ctx->workdir, ctx->store, &o);
     for (int i = 0; i < 2 && rc == 0; i++)

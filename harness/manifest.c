@@ -4,6 +4,7 @@
 #include "util/array.h"
 #include "util/jsonfile.h"
 #include "util/error.h"
+#include "util/metrics.h"
 #include "util/fileio.h"
 #include "util/strdist.h"
 
@@ -186,6 +187,14 @@ static int check_thresholds(pg_thresholds *out, int *has, const cJSON *obj, cons
         }
         if (!(pct >= 0) || pct > 1e6 || !*it->string)
             return pg_error_set(PG_EINVAL, "%s: %s.thresholds.%s: expected a percentage like \"1%%\"", file, where, it->string);
+        /* A misspelt name would never match a metric: the threshold would be
+         * silently ignored. A raw perf event is written as libpfm4 names it,
+         * with its PMU ("perf::L1-dcache-load-misses"). */
+        if (!pg_metric_known(it->string) && !strchr(it->string, ':')) {
+            const char *s = pg_metric_suggest(it->string, NULL, 0);
+            return pg_error_set(PG_EINVAL, "%s: %s.thresholds: unknown metric '%s'%s%s%s (docs/metrics.md lists them)",
+                                file, where, it->string, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+        }
     }
     pg_thresholds th = {0};
     for (const cJSON *it = t->child; it; it = it->next) {

@@ -56,7 +56,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             break;
         }
         fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit,
-                only ? "again, to confirm" : "no stored results", s->dir.path);
+                only ? "again, to confirm" : "no stored results, or none with stacks", s->dir.path);
         if ((rc = pg_repo_export(repo, s->commit, s->dir.path)) < 0)
             break;
         char bp[PATH_MAX + 64];

@@ -9,6 +9,7 @@
 #include "util/strindex.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,14 @@ static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const 
     mc->verdict = PG_VERDICT_INCONCLUSIVE;
 }
 
+/* `s` is another name of a metric its side measured too ("Ir" beside
+ * "instructions"): the same number, shown and thresholded once. */
+static int duplicate_alias(const pg_bench_result *side, const pg_series *s)
+{
+    const pg_metric_info *m = pg_metric_find_alias(s->metric);
+    return m && find_series(side, m->name, s->backend) != NULL;
+}
+
 /* Every metric pair of one benchmark present on both sides. */
 static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b,
                          const pg_compare_opts *o, size_t min_samples)
@@ -156,6 +165,8 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
     int rc;
     for (size_t i = 0; i < a->nm; i++) {
         const pg_series *sa = &a->m[i];
+        if (duplicate_alias(a, sa))
+            continue;
         const pg_series *sb = find_series(b, sa->metric, sa->backend);
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
@@ -173,7 +184,7 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
     }
     for (size_t i = 0; i < b->nm; i++) {
         const pg_series *sb = &b->m[i];
-        if (find_series(a, sb->metric, NULL))
+        if (find_series(a, sb->metric, NULL) || duplicate_alias(b, sb))
             continue;   /* compared above, or already named as measured by another backend */
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
@@ -183,14 +194,37 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
     return 0;
 }
 
-/* The benchmark's verdict from its gating metrics (see compare.h). */
-static void bench_verdict(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b, const pg_gates *g)
+/* Appends "; what" to a missing entry's reason. */
+__attribute__((format(printf, 2, 3)))
+static void reason_add(pg_missing *ms, const char *fmt, ...)
+{
+    size_t len = strlen(ms->reason);
+    if (len + 3 >= sizeof ms->reason)
+        return;
+    if (len)
+        len += (size_t)snprintf(ms->reason + len, sizeof ms->reason - len, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ms->reason + len, sizeof ms->reason - len, fmt, ap);
+    va_end(ap);
+}
+
+/* The benchmark's verdict from its gating metrics (see compare.h); what kept
+ * a gating metric from being compared goes into *ms. */
+static void bench_verdict(pg_bench_cmp *bc, pg_missing *ms, size_t *ngated, const pg_bench_result *a,
+                          const pg_bench_result *b, const pg_gates *g)
 {
     size_t count[4] = {0};
     for (size_t i = 0; i < bc->nm; i++) {
-        bc->m[i].gating = pg_gates_has(g, bc->m[i].metric);
-        if (bc->m[i].gating)
-            count[bc->m[i].verdict]++;
+        pg_metric_cmp *m = &bc->m[i];
+        m->gating = pg_gates_has(g, m->metric);
+        if (!m->gating)
+            continue;
+        count[m->verdict]++;
+        if (!m->not_compared && m->na && m->nb)
+            ++*ngated;
+        else if (!a->failed && !b->failed)  /* a failure says why by itself, below */
+            reason_add(ms, "%s %s", m->metric, m->note[0] ? m->note : "not compared");
     }
     for (size_t i = 0; i < g->n; i++) {
         if (!find_series(a, g->v[i], NULL) && !find_series(b, g->v[i], NULL)) {
@@ -198,6 +232,8 @@ static void bench_verdict(pg_bench_cmp *bc, const pg_bench_result *a, const pg_b
             int len = (int)strlen(bc->note);
             snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sgating metric %s was measured on neither side",
                      len ? "; " : "", g->v[i]);
+            if (!a->failed && !b->failed)
+                reason_add(ms, "%s measured on neither side", g->v[i]);
         }
     }
     if (a->failed || b->failed) {
@@ -209,6 +245,10 @@ static void bench_verdict(pg_bench_cmp *bc, const pg_bench_result *a, const pg_b
         if (b->failed && (size_t)len < sizeof bc->note)
             snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sfailed in the candidate: %s",
                      len ? "; " : "", b->failure ? b->failure : "(no reason stored)");
+        if (a->failed)
+            reason_add(ms, "failed in the %s: %s", "baseline", a->failure ? a->failure : "(no reason stored)");
+        if (b->failed)
+            reason_add(ms, "failed in the %s: %s", "candidate", b->failure ? b->failure : "(no reason stored)");
     }
     bc->verdict = pg_verdict_combine(count);
 }
@@ -232,7 +272,8 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     out->bench = calloc(cand->nb ? cand->nb : 1, sizeof *out->bench);
     out->added = calloc(cand->nb ? cand->nb : 1, sizeof *out->added);
     out->vanished = calloc(base->nb ? base->nb : 1, sizeof *out->vanished);
-    if (rc == 0 && (!out->bench || !out->added || !out->vanished))
+    out->missing = calloc(cand->nb + base->nb + 1, sizeof *out->missing);
+    if (rc == 0 && (!out->bench || !out->added || !out->vanished || !out->missing))
         rc = pg_error_set(PG_ENOMEM, "out of memory");
 
     /* Pass 1: medians, deltas, deterministic verdicts and raw p-values. */
@@ -249,6 +290,8 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         bc->name = b->name;
         bc->stacks_a = a->stacks;
         bc->stacks_b = b->stacks;
+        bc->failed_a = a->failed;
+        bc->failed_b = b->failed;
         bc->stacks_note = b->stacks_note ? b->stacks_note : a->stacks_note;
         rc = compare_bench(bc, a, b, o, min_samples);
         for (size_t k = 0; k < bc->nm; k++)
@@ -297,14 +340,29 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         size_t ja = 0, jb = 0;
         pg_strindex_get(&ia, bc->name, &ja);
         pg_strindex_get(&ib, bc->name, &jb);
-        bench_verdict(bc, &base->b[ja], &cand->b[jb], o->gates);
+        pg_missing *ms = &out->missing[out->nmissing];
+        ms->bench = bc->name;
+        bench_verdict(bc, ms, &out->ngated, &base->b[ja], &cand->b[jb], o->gates);
+        if (ms->reason[0])
+            out->nmissing++;
+        else
+            memset(ms, 0, sizeof *ms);
         for (size_t k = 0; k < bc->nm; k++)
             bc->m[k].order = order_of(o->gates, bc->m[k].metric);
         if (bc->nm)     /* a benchmark that failed on both sides has no metric: qsort(NULL) is undefined */
             qsort(bc->m, bc->nm, sizeof *bc->m, cmp_metric);
         out->count[bc->verdict]++;
     }
-    out->verdict = out->nbench ? pg_verdict_combine(out->count) : PG_VERDICT_INCONCLUSIVE;
+    /* A benchmark on one side only was not gated either. */
+    for (size_t i = 0; i < out->nadded && rc == 0; i++) {
+        out->missing[out->nmissing].bench = out->added[i];
+        snprintf(out->missing[out->nmissing++].reason, sizeof out->missing->reason, "not in the baseline");
+    }
+    for (size_t i = 0; i < out->nvanished && rc == 0; i++) {
+        out->missing[out->nmissing].bench = out->vanished[i];
+        snprintf(out->missing[out->nmissing++].reason, sizeof out->missing->reason, "not in the candidate");
+    }
+        out->verdict = out->nbench ? pg_verdict_combine(out->count) : PG_VERDICT_INCONCLUSIVE;
     out->fail_on_divergence = o->fail_on_divergence;
     if (rc == 0)
         pg_divergence_find(out, o->divergence_factor > 0 ? o->divergence_factor : PG_DIVERGENCE_FACTOR);
@@ -328,6 +386,7 @@ void pg_comparison_free(pg_comparison *c)
     free(c->bench);
     free(c->added);
     free(c->vanished);
+    free(c->missing);
     memset(c, 0, sizeof *c);
 }
 

@@ -19,8 +19,17 @@
  * the benchmark failed on a side), else improved if any improved, else
  * unchanged. The comparison's verdict is the same rule over its benchmarks
  * (no benchmark in common: inconclusive). Benchmarks on one side only are
- * listed as new or vanished and do not change the verdict. Last, each
- * benchmark's gating counts are set against its native time (divergence.h).
+ * listed as new or vanished and do not change the verdict.
+ *
+ * Fail closed: every benchmark whose gating metrics could not all be compared
+ * (on one side only, failed on a side, a gating metric missing on a side or
+ * measured by different backends) is listed in `missing` with the reason. The
+ * caller refuses such a comparison unless the user allowed it
+ * (--allow-missing), and refuses one that compared no gating metric at all.
+ * A metric that is an alias of another the same side measured ("Ir" beside
+ * "instructions", util/metrics.h) is left out: one number, shown once.
+ * Last, each benchmark's gating counts are set against its native time
+ * (divergence.h).
  */
 #ifndef PG_REPORT_COMPARE_H
 #define PG_REPORT_COMPARE_H
@@ -70,6 +79,7 @@ typedef struct pg_bench_cmp {
     size_t nm;
     char note[512];                 /* a failure on either side, "" otherwise */
     const char *stacks_a, *stacks_b;/* folded stacks of each side, or NULL (borrowed) */
+    int failed_a, failed_b;         /* it failed on that side (its latest run) */
     const char *stacks_note;        /* what is inexact about them (the candidate's, else the baseline's), or NULL */
     pg_func_row *funcs;             /* top self-cost changes, filled by pg_explain_funcs() (explain.h) */
     size_t nfuncs;
@@ -80,7 +90,21 @@ typedef struct pg_bench_cmp {
     const struct pg_bench_cmp *round2;  /* the second round's comparison of it, or NULL (borrowed) */
     pg_verdict round1;              /* its verdict before the second round */
     int confirmed;                  /* the second round found it regressed too */
+    /* The rest of the story, so that the table adds up (pg_explain_funcs):
+     * funcs + other = the stacks' totals; + unattributed = the headline. */
+    pg_func_row funcs_other;        /* the functions not in `funcs`, summed (name NULL) */
+    size_t nfuncs_other;            /* how many they are */
+    const char *funcs_headline;     /* the metric the rows add up to ("instructions"), or NULL:
+                                     * then funcs_unattributed is unset */
+    pg_func_row funcs_unattributed; /* headline minus the stacks' totals: code outside the
+                                     * stacks (PLT stubs, ld.so) and what the two runs differ by */
 } pg_bench_cmp;
+
+/* A benchmark the gate could not decide on, and why. */
+typedef struct pg_missing {
+    const char *bench;              /* borrowed */
+    char reason[256];               /* "not in the baseline", "failed in the candidate: exit status 3" */
+} pg_missing;
 
 typedef struct pg_comparison {
     const pg_side *base, *cand;     /* borrowed: must outlive the comparison */
@@ -92,6 +116,9 @@ typedef struct pg_comparison {
     const char **vanished;          /* only in the baseline */
     size_t nvanished;
     size_t count[4];                /* benchmarks per pg_verdict */
+    pg_missing *missing;            /* benchmarks not gated (see above), in the candidate's order, then vanished */
+    size_t nmissing;
+    size_t ngated;                  /* (benchmark, gating metric) pairs compared */
     const pg_gates *gates;          /* borrowed */
     double alpha;
     int cross_machine;              /* the sides come from different machines (allowed) */

@@ -23,6 +23,30 @@ int pg_explain_exact(const pg_comparison *c)
     return !strcmp(c->base->backend, "valgrind") && !strcmp(c->cand->backend, "valgrind");
 }
 
+/* The rows the table leaves out, and — for exact stacks — what the stacks do
+ * not hold of the headline metric, so that the table adds up exactly. */
+static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact)
+{
+    double before = (double)t->total_before * t->scale, after = (double)t->total_after;
+    pg_func_row *o = &b->funcs_other;
+    o->base = before;
+    o->cand = after;
+    for (size_t k = 0; k < b->nfuncs; k++) {
+        o->base -= b->funcs[k].base;
+        o->cand -= b->funcs[k].cand;
+    }
+    o->delta = o->cand - o->base;
+    b->nfuncs_other = t->nfuncs - b->nfuncs;
+    const pg_metric_cmp *h = exact ? pg_bench_cmp_metric(b, "instructions") : NULL;
+    if (!h || h->not_compared || !h->na || !h->nb)
+        return;
+    b->funcs_headline = h->metric;
+    b->funcs_unattributed.base = h->base - before;
+    b->funcs_unattributed.cand = h->cand - after;
+    /* the headline's delta minus everything the rows and `other` hold: exact */
+    b->funcs_unattributed.delta = h->delta_abs - (after - before);
+}
+
 int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, int exact)
 {
     pg_funcdelta t;
@@ -47,6 +71,8 @@ int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, 
         r->delta = t.rows[k].delta;
         b->nfuncs++;
     }
+    if (rc == 0)
+        rest(b, &t, exact);
     pg_funcdelta_free(&t);
     return rc;
 }

@@ -56,6 +56,7 @@ void pg_flamegraph_opts_init(pg_flamegraph_opts *o)
     o->unit = "samples";
     o->width = 1200;
     o->min_width_pct = 0.1;
+    o->min_tint_pct = PG_FLAMEGRAPH_MIN_TINT_PCT;
     o->normalize = 1;
 }
 
@@ -150,12 +151,14 @@ static void hot_colour(pg_svgbuf *b, const frame *fr)
 }
 
 /* Red for growth, blue for shrinkage, white for none; flamegraph.pl's scale.
+ * A change smaller than `floor` stays white: a change of a few instructions in
+ * a graph whose largest change is a few more must not look like a hot spot.
  * Returns whether the colour is dark enough to need white text. */
-static int diff_colour(pg_svgbuf *b, double delta, double maxabs)
+static int diff_colour(pg_svgbuf *b, double delta, double maxabs, double floor)
 {
     unsigned r = 255, g = 255, bl = 255;
     double m = 0;
-    if (maxabs > 0 && delta != 0) {
+    if (maxabs > 0 && delta != 0 && fabs(delta) >= floor) {
         m = fabs(delta) / maxabs;
         if (m > 1)
             m = 1;
@@ -196,7 +199,7 @@ static void pct(pg_svgbuf *b, double part, double whole)
 static const char css[] =
     "text { font-family:Verdana, sans-serif; font-size:12px; fill:rgb(0,0,0); }\n"
     "#title { text-anchor:middle; font-size:17px; }\n"
-    "#subtitle, #legend { text-anchor:middle; fill:rgb(100,100,100); }\n"
+    "#subtitle, #legend, #scale { text-anchor:middle; fill:rgb(100,100,100); }\n"
     "#search, #matched { text-anchor:end; }\n"
     "#search { opacity:0.3; cursor:pointer; }\n"
     "#search:hover, #search.show { opacity:1; }\n"
@@ -312,6 +315,7 @@ typedef struct diffinfo {
     double scale;          /* BEFORE → AFTER's scale (1 when not normalizing) */
     uint64_t total_before, total_after;
     double maxabs;         /* largest |self change| among drawn frames */
+    double floor;          /* smaller |self change| is not tinted (min_tint_pct of the total) */
     int reverse;
 } diffinfo;
 
@@ -373,16 +377,20 @@ static int render(char **out, size_t *outlen, layout *L, const pg_flamegraph_opt
         width = 100;
     const char *unit = o->unit && *o->unit ? o->unit : "samples";
     const char *title = o->title ? o->title : d ? "Differential Flame Graph" : "Flame Graph";
-    char legend[512] = "";
+    char legend[512] = "", scale[512] = "";
     if (d) {
         char n[32];
-        int l = snprintf(legend, sizeof legend, "widths: %s (%s %s); colour: self change, red grew, blue shrank",
-                         d->reverse ? "before" : "after",
+        char mx[32], fl[32];
+        int l = snprintf(legend, sizeof legend, "widths: %s (%s %s)", d->reverse ? "before" : "after",
                          pg_fmt_count(n, d->reverse ? d->total_before : d->total_after), unit);
         if (d->scale != 1.0 && l > 0 && (size_t)l < sizeof legend)
             snprintf(legend + l, sizeof legend - (size_t)l, "; before scaled x%.4f to after's total", d->scale);
+        snprintf(scale, sizeof scale,
+                 "colour: change of self cost; red grew, blue shrank; full colour at \xc2\xb1%s %s (the largest change), "
+                 "paler in proportion; white: less than %s (%g%% of the total)",
+                 pg_fmt_count(mx, (uint64_t)llround(d->maxabs)), unit, pg_fmt_count(fl, (uint64_t)ceil(d->floor)), o->min_tint_pct);
     }
-    int nlines = (o->subtitle && *o->subtitle) + (d != NULL);
+    int nlines = (o->subtitle && *o->subtitle) + 2 * (d != NULL);
     int top = YPAD_TOP + nlines * LINE_H;
     int height = (int)(L->maxdepth + 1) * FRAME_H + top + YPAD_BOTTOM;
     int fw = width - 2 * XPAD;
@@ -408,8 +416,10 @@ static int render(char **out, size_t *outlen, layout *L, const pg_flamegraph_opt
     int y = FONT_SIZE * 2;
     if (o->subtitle && *o->subtitle)
         centred_line(b, "subtitle", width, y += LINE_H, o->subtitle);
-    if (d)
+    if (d) {
         centred_line(b, "legend", width, y += LINE_H, legend);
+        centred_line(b, "scale", width, y += LINE_H, scale);
+    }
     pg_svg_printf(b, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"%d\">Reset Zoom</text>\n", XPAD, FONT_SIZE * 2);
     pg_svg_printf(b, "<text id=\"search\" x=\"%d\" y=\"%d\">Search</text>\n", width - XPAD, FONT_SIZE * 2);
     pg_svg_printf(b, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", XPAD, height - FONT_SIZE);
@@ -444,7 +454,7 @@ static int render(char **out, size_t *outlen, layout *L, const pg_flamegraph_opt
         pg_svg_printf(b, "%%\" height=\"%d\" fill=\"", FRAME_H - 1);
         int dark = 0;
         if (d)
-            dark = diff_colour(b, (double)fr->self_after - (double)fr->self_before * d->scale, d->maxabs);
+            dark = diff_colour(b, (double)fr->self_after - (double)fr->self_before * d->scale, d->maxabs, d->floor);
         else
             hot_colour(b, fr);
         pg_svg_puts(b, dark ? "\"/><text class=\"w\" x=\"" : "\"/><text x=\"");
@@ -532,6 +542,7 @@ int pg_flamegraph_render_diff(char **out, size_t *len, pg_folded *before, pg_fol
         if (delta > d.maxabs)
             d.maxabs = delta;
     }
+    d.floor = o->min_tint_pct > 0 ? o->min_tint_pct / 100.0 * (double)L.total : 0;
     if (rc == 0)
         rc = render(out, len, &L, o, &d);
     free(L.f);

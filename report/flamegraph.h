@@ -18,7 +18,9 @@
  * code that vanished is visible), and each frame's colour from the change of
  * its self cost (samples where it is the leaf) at that place in the tree:
  * red grew, blue shrank, white unchanged, saturation proportional to the
- * change over the largest change drawn. With `normalize` BEFORE is scaled to
+ * change over the largest change drawn; a change under min_tint_pct of the
+ * total stays white. The legend line under the title says all of this, with
+ * the largest change and the white cut-off in the graph's unit. With `normalize` BEFORE is scaled to
  * AFTER's total first, so a profile that is simply longer is not all red.
  * Red means "more in AFTER" in both views. Tooltips give both counts, the
  * change in count and percent, and the self change.
@@ -33,6 +35,10 @@
 
 #include <stddef.h>
 
+/* Changes under 0.1% of the total are white in a differential graph: as wide
+ * as the narrowest frame drawn (min_width_pct), no more than noise to the eye. */
+#define PG_FLAMEGRAPH_MIN_TINT_PCT 0.1
+
 typedef struct pg_flamegraph_opts {
     const char *title;      /* NULL: "Flame Graph" / "Differential Flame Graph" */
     const char *subtitle;   /* NULL: none; e.g. "stacks reconstructed from callgrind's call graph" */
@@ -41,6 +47,8 @@ typedef struct pg_flamegraph_opts {
     double min_width_pct;   /* leave out frames narrower than this % of the total;
                              * pg_flamegraph_opts_init sets 0.1 (1.2 px at 1200 px); 0 keeps all */
     int reverse;            /* diff: widths from BEFORE instead of AFTER */
+    double min_tint_pct;    /* diff: a self change under this % of the total is drawn white
+                             * (init: PG_FLAMEGRAPH_MIN_TINT_PCT); 0 tints every change */
     int normalize;          /* diff: scale BEFORE to AFTER's total (init: 1) */
 } pg_flamegraph_opts;
 

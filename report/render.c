@@ -2,6 +2,7 @@
 #include "report/render.h"
 #include "report/divergence.h"
 #include "report/format.h"
+#include "util/metrics.h"
 
 #include <math.h>
 
@@ -65,6 +66,11 @@ int pg_render_notable(const pg_metric_cmp *m)
     return m->gating || m->verdict == PG_VERDICT_REGRESSED || m->verdict == PG_VERDICT_IMPROVED;
 }
 
+int pg_render_brief(const pg_metric_cmp *m)
+{
+    return pg_render_notable(m) && (m->gating || pg_metric_find(m->metric) || strcmp(m->backend, "valgrind"));
+}
+
 void pg_render_gates(char *buf, size_t len, const pg_gates *g)
 {
     size_t o = 0;
@@ -88,4 +94,25 @@ void pg_render_func_cells(pg_func_cells *out, const pg_func_row *f)
     pg_format_with_unit(out->cand, sizeof out->cand, f->cand, "count", 0);
     pg_format_with_unit(out->delta, sizeof out->delta, f->delta, "count", 1);
     pg_format_pct(out->pct, sizeof out->pct, f->base != 0 ? 100 * f->delta / f->base : NAN);
+}
+
+size_t pg_render_func_extra(pg_func_extra out[3], const pg_bench_cmp *b)
+{
+    size_t n = 0;
+    if (b->nfuncs_other || b->funcs_other.delta != 0) {
+        snprintf(out[n].label, sizeof out[n].label, "(%zu other function%s)", b->nfuncs_other,
+                 b->nfuncs_other == 1 ? "" : "s");
+        out[n].row = b->funcs_other;
+        out[n++].is_total = 0;
+    }
+    const pg_metric_cmp *h = b->funcs_headline ? pg_bench_cmp_metric(b, b->funcs_headline) : NULL;
+    if (h) {
+        snprintf(out[n].label, sizeof out[n].label, "%s", PG_UNATTRIBUTED_LABEL);
+        out[n].row = b->funcs_unattributed;
+        out[n++].is_total = 0;
+        snprintf(out[n].label, sizeof out[n].label, "= %s (headline)", h->metric);
+        out[n].row = (pg_func_row){NULL, h->base, h->cand, h->delta_abs};
+        out[n++].is_total = 1;
+    }
+    return n;
 }

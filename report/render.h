@@ -55,6 +55,10 @@ int pg_render_notable(const pg_metric_cmp *m);
  * "instructions +20.20% (+7,697,294) but task-clock -2.81% (-400.000 us):
  * opposite directions (Mann-Whitney p=0.0079, BH-adjusted 0.024)". */
 void pg_render_divergence(char *buf, size_t len, const pg_comparison *c, const pg_bench_cmp *b);
+/* Whether a notable row is also worth a line without -v: gating, or a shared
+ * metric of the registry (docs/metrics.md) or a raw event the user asked
+ * for. valgrind's own thirteen counters (D1mr, Bim...) are only counted. */
+int pg_render_brief(const pg_metric_cmp *m);
 /* "instructions,cycles" */
 void pg_render_gates(char *buf, size_t len, const pg_gates *g);
 
@@ -64,6 +68,18 @@ typedef struct pg_metric_cells {
     char base[48], cand[48], delta[48], pct[24], th[24];
 } pg_metric_cells;
 void pg_render_metric_cells(pg_metric_cells *out, const pg_metric_cmp *m);
+
+/* The rows under a function table that make it add up: the functions not
+ * listed ("(3 other functions)"), then, when the table has a headline, the
+ * part of it the stacks do not hold ("(unattributed: ...)") and the headline
+ * itself ("= instructions (headline)"). Fills rows/labels, returns how many (0-3). */
+typedef struct pg_func_extra {
+    char label[96];
+    pg_func_row row;
+    int is_total;       /* the headline: the sum of every row above it */
+} pg_func_extra;
+size_t pg_render_func_extra(pg_func_extra out[3], const pg_bench_cmp *b);
+#define PG_UNATTRIBUTED_LABEL "(unattributed: not in the stacks, e.g. PLT stubs, ld.so)"
 
 /* A function row's numbers: base, candidate, signed delta, delta in %. */
 typedef struct pg_func_cells {

@@ -232,7 +232,28 @@ static void bench(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
             fnum(w, "delta", b->funcs[i].delta);
             put(w, "}");
         }
-        put(w, "]}");
+        /* rows + other (+ unattributed) = the stacks' totals (the headline) */
+        put(w, "],\n      \"other\": {");
+        knum(w, "functions", (double)b->nfuncs_other);
+        fnum(w, "baseline", b->funcs_other.base);
+        fnum(w, "candidate", b->funcs_other.cand);
+        fnum(w, "delta", b->funcs_other.delta);
+        put(w, "}");
+        if (b->funcs_headline) {
+            const pg_metric_cmp *h = pg_bench_cmp_metric(b, b->funcs_headline);
+            put(w, ",\n      \"unattributed\": {");
+            kstr(w, "reason", PG_UNATTRIBUTED_LABEL);
+            fnum(w, "baseline", b->funcs_unattributed.base);
+            fnum(w, "candidate", b->funcs_unattributed.cand);
+            fnum(w, "delta", b->funcs_unattributed.delta);
+            put(w, "},\n      \"headline\": {");
+            kstr(w, "metric", h->metric);
+            fnum(w, "baseline", h->base);
+            fnum(w, "candidate", h->cand);
+            fnum(w, "delta", h->delta_abs);
+            put(w, "}");
+        }
+        put(w, "}");
     }
     put(w, "}");
 }
@@ -285,7 +306,17 @@ int pg_render_json(FILE *out, const pg_comparison *c)
     }
     put(w, c->nbench ? "\n  ],\n" : "],\n");
     names(w, "new", c->added, c->nadded, 0);
-    names(w, "vanished", c->vanished, c->nvanished, 1);
+    names(w, "vanished", c->vanished, c->nvanished, 0);
+    put(w, "  \"not_gated\": [");
+    for (size_t i = 0; i < c->nmissing; i++) {
+        put(w, i ? ",\n    {" : "\n    {");
+        kstr(w, "benchmark", c->missing[i].bench);
+        fstr(w, "reason", c->missing[i].reason);
+        put(w, "}");
+    }
+    put(w, c->nmissing ? "\n  ],\n  " : "],\n  ");
+    knum(w, "gated", (double)c->ngated);
+    put(w, "\n");
     put(w, "}\n");
     flush(w);
     free(w);

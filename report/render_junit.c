@@ -10,6 +10,7 @@
  */
 #include "report/format.h"
 #include "report/render.h"
+#include "util/metrics.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -40,8 +41,14 @@ static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
         xml(out, d);
         fputc('\n', out);
     }
+    size_t hidden = 0;
     for (size_t k = 0; k < b->nm; k++) {
         const pg_metric_cmp *m = &b->m[k];
+        /* the shared metrics; valgrind's own counters only counted */
+        if (!m->gating && !pg_render_brief(m) && !pg_metric_find(m->metric) && !strcmp(m->backend, "valgrind")) {
+            hidden++;
+            continue;
+        }
         pg_metric_cells ce;
         char d[160];
         pg_render_metric_cells(&ce, m);
@@ -59,6 +66,8 @@ static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
         }
         fputc('\n', out);
     }
+    if (hidden)
+        fprintf(out, "(+%zu valgrind metrics: --format json lists them)\n", hidden);
     if (b->nfuncs) {
         fprintf(out, "self cost by function (%s), largest changes:\n", b->funcs_unit ? b->funcs_unit : "samples");
         for (size_t i = 0; i < b->nfuncs; i++) {
@@ -67,6 +76,13 @@ static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
             fputs("  ", out);
             xml(out, b->funcs[i].name);
             fprintf(out, ": %s -> %s (%s)\n", fc.base, fc.cand, fc.delta);
+        }
+        pg_func_extra ex[3];
+        size_t nex = pg_render_func_extra(ex, b);
+        for (size_t i = 0; i < nex; i++) {
+            pg_func_cells fc;
+            pg_render_func_cells(&fc, &ex[i].row);
+            fprintf(out, "  %s: %s -> %s (%s)\n", ex[i].label, fc.base, fc.cand, fc.delta);
         }
     }
 }

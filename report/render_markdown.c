@@ -87,7 +87,7 @@ static void bench_rows(FILE *out, const pg_bench_cmp *b, int all)
 {
     int first = 1;
     for (size_t k = 0; k < b->nm; k++) {
-        if (!all && !pg_render_notable(&b->m[k]))
+        if (!all && !pg_render_brief(&b->m[k]))
             continue;
         row(out, b, &b->m[k], first);
         first = 0;
@@ -111,6 +111,15 @@ static void funcs(FILE *out, const pg_bench_cmp *b)
         fputs("| ", out);
         md(out, b->funcs[i].name);
         fprintf(out, " | %s | %s | %s (%s) |\n", fc.base, fc.cand, fc.delta, fc.pct);
+    }
+    pg_func_extra ex[3];
+    size_t nex = pg_render_func_extra(ex, b);
+    for (size_t i = 0; i < nex; i++) {
+        pg_func_cells fc;
+        pg_render_func_cells(&fc, &ex[i].row);
+        fputs(ex[i].is_total ? "| **" : "| ", out);
+        md(out, ex[i].label);
+        fprintf(out, "%s | %s | %s | %s (%s) |\n", ex[i].is_total ? "**" : "", fc.base, fc.cand, fc.delta, fc.pct);
     }
     fputs("\n</details>\n", out);
 }
@@ -235,6 +244,19 @@ static void body(FILE *out, const pg_comparison *c)
     confirmation(out, c);
     names(out, "New benchmarks, not in the baseline", c->added, c->nadded);
     names(out, "Vanished benchmarks, not in the candidate", c->vanished, c->nvanished);
+    if (c->nmissing) {
+        fprintf(out, "\n**Not gated (%zu):** ", c->nmissing);
+        for (size_t i = 0; i < c->nmissing && i < PG_MD_MAX_CHANGED; i++) {
+            fputs(i ? ", " : "", out);
+            md(out, c->missing[i].bench);
+            fputs(" (", out);
+            md(out, c->missing[i].reason);
+            fputc(')', out);
+        }
+        if (c->nmissing > PG_MD_MAX_CHANGED)
+            fprintf(out, " and %zu more (`--format json` lists them)", c->nmissing - PG_MD_MAX_CHANGED);
+        fputc('\n', out);
+    }
 
     if (c->nbench) {
         fprintf(out, "\n<details><summary>All benchmarks and metrics (%zu benchmarks)</summary>\n\n", c->nbench);

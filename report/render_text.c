@@ -43,7 +43,7 @@ static const char *colour_of(pg_verdict v)
 
 static int shown(const pg_metric_cmp *m, const pg_render_opts *o)
 {
-    return o->verbose || pg_render_notable(m);
+    return o->verbose || pg_render_brief(m);
 }
 
 typedef struct widths {
@@ -60,19 +60,27 @@ static void widen(int *w, const char *s)
 static void print_funcs(FILE *out, const pg_bench_cmp *b)
 {
     tbuf nb, fb, cb;
+    pg_func_extra ex[3];
+    size_t nex = pg_render_func_extra(ex, b);
     int wn = 8;
     for (size_t i = 0; i < b->nfuncs; i++)
         widen(&wn, t(fb, b->funcs[i].name));
+    for (size_t i = 0; i < nex; i++)
+        widen(&wn, ex[i].label);
     if (wn > 60)
         wn = 60;
     fprintf(out, "\n  %s: self cost by function (%s), largest changes\n", t(nb, b->name),
             b->funcs_unit ? b->funcs_unit : "samples");
     fprintf(out, "    %-*s %15s %15s %15s %9s\n", wn, "function", "baseline", "candidate", "delta", "delta %");
+    pg_func_cells fc;
     for (size_t i = 0; i < b->nfuncs; i++) {
-        pg_func_cells fc;
         pg_render_func_cells(&fc, &b->funcs[i]);
         fprintf(out, "    %-*s %15s %15s %15s %9s\n", wn, cut(cb, t(fb, b->funcs[i].name), wn), fc.base, fc.cand,
                 fc.delta, fc.pct);
+    }
+    for (size_t i = 0; i < nex; i++) {
+        pg_render_func_cells(&fc, &ex[i].row);
+        fprintf(out, "    %-*s %15s %15s %15s %9s\n", wn, cut(cb, ex[i].label, wn), fc.base, fc.cand, fc.delta, fc.pct);
     }
 }
 
@@ -202,6 +210,12 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
         }
         if (first)      /* no metric shown: still say what happened to it */
             fprintf(out, "%-*s  %s\n", w.name, name, pg_verdict_name(bc->verdict));
+        size_t hidden = 0;
+        for (size_t k = 0; k < bc->nm; k++)
+            hidden += !shown(&bc->m[k], o) && pg_render_notable(&bc->m[k]);
+        if (hidden)
+            fprintf(out, "%-*s  (+%zu more valgrind metric%s changed: -v shows %s)\n", w.name, "", hidden,
+                    hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
         if (bc->note[0])
             fprintf(out, "%-*s  note: %s\n", w.name, "", t(t4, bc->note));
         if (bc->div.kind) {
@@ -217,6 +231,12 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
     print_confirmation(out, c);
     print_names(out, "new benchmarks, not in the baseline", c->added, c->nadded);
     print_names(out, "vanished benchmarks, not in the candidate", c->vanished, c->nvanished);
+    if (c->nmissing) {
+        fprintf(out, "\nnot gated (%zu): no gating metric compared for", c->nmissing);
+        for (size_t i = 0; i < c->nmissing; i++)
+            fprintf(out, "%s %s (%s)", i ? "," : "", t(t1, c->missing[i].bench), t(t2, c->missing[i].reason));
+        fputc('\n', out);
+    }
 
     char counts[256];
     pg_render_counts(counts, sizeof counts, c);

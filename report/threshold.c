@@ -34,6 +34,8 @@ int pg_threshold_parse_pct(double *pct, const char *s)
 
 int pg_thresholds_set(pg_thresholds *t, const char *metric, double pct)
 {
+    if (metric)
+        metric = pg_metric_canonical(metric);   /* "Ir=2%" is a rule for instructions */
     for (size_t i = 0; i < t->n; i++) {
         if ((!metric && !t->v[i].metric) || (metric && t->v[i].metric && !strcmp(metric, t->v[i].metric))) {
             t->v[i].pct = pct;
@@ -99,6 +101,7 @@ double pg_threshold_for(const pg_thresholds *cli, const pg_thresholds *bench, co
 {
     pg_threshold_source src = PG_TH_CLI;
     double pct = -1, any = -1;
+    metric = pg_metric_canonical(metric);
     for (size_t i = 0; cli && i < cli->n; i++) {
         if (!cli->v[i].metric)
             any = cli->v[i].pct;
@@ -135,7 +138,13 @@ int pg_gates_parse(pg_gates *g, const char *list)
             return pg_error_set(PG_EINVAL, "--gate '%s': expected metric names separated by commas, like instructions,cycles", list);
         }
         char **nv = realloc(n.v, (n.n + 1) * sizeof *nv);
-        char *name = nv ? strndup(b, (size_t)(f - b)) : NULL;
+        char *name = NULL;
+        if (nv) {
+            /* an alias gates its metric: "--gate Ir" is instructions */
+            char *given = strndup(b, (size_t)(f - b));
+            name = given ? strdup(pg_metric_canonical(given)) : NULL;
+            free(given);
+        }
         if (nv)
             n.v = nv;
         if (!name) {
@@ -157,6 +166,7 @@ int pg_gates_parse(pg_gates *g, const char *list)
 
 int pg_gates_has(const pg_gates *g, const char *metric)
 {
+    metric = pg_metric_canonical(metric);
     for (size_t i = 0; i < g->n; i++)
         if (!strcmp(g->v[i], metric))
             return 1;

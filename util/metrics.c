@@ -79,13 +79,7 @@ int pg_metric_set_add(pg_metric_set *set, const char *name)
         *set |= 1u << (m - registry);
         return 0;
     }
-    const char *best = NULL;
-    size_t bestd = 3;   /* a suggestion only for a name fewer than 3 edits away */
-    for (size_t i = 0; i < NREG; i++) {
-        size_t d = pg_str_distance(name, registry[i].name);
-        if (d < bestd)
-            bestd = d, best = registry[i].name;
-    }
+    const char *best = pg_metric_suggest(name, NULL, 0);
     if (best)
         return pg_error_set(PG_EINVAL, "unknown metric '%s' (did you mean '%s'?)", name, best);
     return pg_error_set(PG_EINVAL, "unknown metric '%s' (docs/metrics.md lists them)", name);
@@ -124,4 +118,53 @@ void pg_metric_set_names(const char **out, pg_metric_set set)
         if (set & (1u << i))
             out[k++] = registry[i].name;
     out[k] = NULL;
+}
+
+const char *pg_metric_canonical(const char *name)
+{
+    const pg_metric_info *m = pg_metric_find_alias(name);
+    return m ? m->name : name;
+}
+
+const char *const pg_metric_valgrind_events[] = {"Ir",  "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
+                                                 "D1mw", "DLmw", "Bc",   "Bcm", "Bi",  "Bim", NULL};
+
+int pg_metric_known(const char *name)
+{
+    /* a Google Benchmark's iterations and user counters (docs/google-benchmark.md) */
+    if (pg_metric_find(name) || pg_metric_find_alias(name) || !strcmp(name, "iterations") ||
+        !strncmp(name, "counter:", 8))
+        return 1;
+    for (const char *const *v = pg_metric_valgrind_events; *v; v++)
+        if (!strcmp(*v, name))
+            return 1;
+    return 0;
+}
+
+/* A typo is a few edits away: 1 for short names, up to a third of longer ones. */
+static void consider(const char **best, size_t *bestd, const char *name, const char *cand)
+{
+    size_t d = pg_str_distance(name, cand), len = strlen(name);
+    size_t limit = len <= 4 ? 1 : len / 3 > 2 ? len / 3 : 2;
+    if (d <= limit && d < *bestd) {
+        *best = cand;
+        *bestd = d;
+    }
+}
+
+const char *pg_metric_suggest(const char *name, const char *const *extra, size_t n)
+{
+    const char *best = NULL;
+    size_t bestd = (size_t)-1;
+    for (size_t i = 0; i < NREG; i++) {
+        consider(&best, &bestd, name, registry[i].name);
+        for (const char *const *a = registry[i].aliases; a && *a; a++)
+            consider(&best, &bestd, name, *a);
+    }
+    for (const char *const *v = pg_metric_valgrind_events; *v; v++)
+        consider(&best, &bestd, name, *v);
+    for (size_t i = 0; extra && i < n; i++)
+        if (extra[i])
+            consider(&best, &bestd, name, extra[i]);
+    return best;
 }

@@ -64,4 +64,23 @@ int pg_metric_set_has(pg_metric_set set, const char *name);
  * holds at least as many entries as the registry, plus one). */
 void pg_metric_set_names(const char **out, pg_metric_set set);
 
+/* The registry name that `name` stands for: the entry's own name for an
+ * alias ("Ir" -> "instructions"), else `name` itself. One metric is shown,
+ * gated and thresholded under one name. */
+const char *pg_metric_canonical(const char *name);
+
+/* valgrind's own counters (cachegrind's summary events), NULL-terminated, in
+ * the order valgrind prints them. "Ir" is also an alias of instructions. */
+extern const char *const pg_metric_valgrind_events[];
+
+/* Whether `name` is a metric perfgate knows without measuring anything: a
+ * registry name, an alias, one of valgrind's own counters, or a Google
+ * Benchmark's "iterations" or "counter:NAME". Other names
+ * (raw perf events given with -e) are known only once a result holds them. */
+int pg_metric_known(const char *name);
+
+/* The known name (or one of `extra`, n names, may be NULL) closest to
+ * `name`, for "did you mean": NULL when none is close enough to be a typo. */
+const char *pg_metric_suggest(const char *name, const char *const *extra, size_t n);
+
 #endif

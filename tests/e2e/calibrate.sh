@@ -16,8 +16,11 @@ command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit
 R=$T/repo
 make_repo "$R"
 mkdir -p "$R/bench"
+# The work size is the revision's (bench/n, committed): --run-missing applies
+# today's manifest to every revision (docs/manifest.md).
 manifest() {  # N [THRESHOLDS]
-  printf '{ "benchmarks": [ { "name": "work", "command": ["%s", "%s"]%s } ] }\n' "$PROGS/work" "$1" "${2:+, \"thresholds\": $2}" \
+  echo "$1" > "$R/bench/n"
+  printf '{ "benchmarks": [ { "name": "work", "command": ["sh", "-c", "exec %s $(cat n)"]%s } ] }\n' "$PROGS/work" "${2:+, \"thresholds\": $2}" \
     > "$R/bench/perfgate.json"
 }
 commit() { git -C "$R" add -A && git -C "$R" commit -q -m "$1" && git -C "$R" rev-parse HEAD; }

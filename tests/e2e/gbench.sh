@@ -39,7 +39,10 @@ check "the change costs exactly 100 steps" \
   [ "$(python3 -c "print(int($(m cand.json BM_scaled instructions) - $(m base.json BM_scaled instructions)))")" = $((c200 - c100)) ]
 
 # compare gates them like any benchmark.
-expect_exit 1 "compare: the change is a regression" "$PG" compare base.json cand.json
+# (the candidate ran a filter: two benchmarks vanished, which --allow-missing accepts)
+expect_exit 2 "compare: vanished benchmarks are not gated" "$PG" compare base.json cand.json
+contains "$T/err" "BM_lcg:200 (not in the candidate), BM_pause (not in the candidate); pass --allow-missing"
+expect_exit 1 "compare: the change is a regression" "$PG" compare --allow-missing base.json cand.json
 contains "$T/out" "verdict: regressed -- 1 regressed, 1 unchanged of 2 benchmarks compared; 2 vanished"
 check "BM_scaled regressed" grep -qE '^BM_scaled +instructions .* regressed$' "$T/out"
 check "BM_lcg:100 unchanged" grep -qE '^BM_lcg:100 +instructions .* 0 +0.00% .* unchanged$' "$T/out"

@@ -22,8 +22,11 @@ for cmd in "show" "show --format json" "compare base.json"; do
   contains "$T/err" "perfgate: arr.json: benchmarks[0].metrics: expected an object, got an array"
 done
 
-# A benchmark that failed on both sides has no metric to sort.
-expect_exit 0 "failed on both sides" "$PG" compare base.json base.json
+# A benchmark that failed on both sides has no metric to sort; it is not
+# gated (exit 2) unless --allow-missing. mutate.py compares with --allow-missing.
+expect_exit 2 "failed on both sides: not gated" "$PG" compare base.json base.json
+contains "$T/err" "bad (failed in the baseline: exit status 3; failed in the candidate: exit status 3)"
+expect_exit 0 "failed on both sides, --allow-missing" "$PG" compare --allow-missing base.json base.json
 contains "$T/out" "failed in the baseline: exit status 3; failed in the candidate: exit status 3"
 
 python3 - base.json nul.json <<'PY'

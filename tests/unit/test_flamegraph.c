@@ -263,6 +263,24 @@ static void diff(void)
     CHECK_STR(attr(svg, "b", "rect", "fill"), "rgb(105,105,255)");
     free(svg);
 
+    /* A change under 0.1% of the total stays white however small the largest
+     * change is; the legend gives the scale and the cut-off. */
+    pg_folded *t0 = folded("main;hot 100000\nmain;tiny 1000\nmain;cold 1000\n");
+    pg_folded *t1 = folded("main;hot 100300\nmain;tiny 1050\nmain;cold 1000\n");
+    svg = render_diff(t0, t1, &o);
+    CHECK_STR(attr(svg, "hot", "rect", "fill"), "rgb(255,0,0)");          /* +300 >= 101.35 */
+    CHECK_STR(attr(svg, "tiny", "rect", "fill"), "rgb(255,255,255)");     /* +50 < 0.1% of 102,350 */
+    CHECK_CONTAINS(svg, "full colour at \xc2\xb1" "300 samples (the largest change), paler in proportion; "
+                        "white: less than 103 (0.1% of the total)</text>");
+    free(svg);
+    o.min_tint_pct = 0;     /* every change tinted */
+    svg = render_diff(t0, t1, &o);
+    CHECK(strcmp(attr(svg, "tiny", "rect", "fill"), "rgb(255,255,255)") != 0);
+    free(svg);
+    o.min_tint_pct = PG_FLAMEGRAPH_MIN_TINT_PCT;
+    pg_folded_free(t0);
+    pg_folded_free(t1);
+
     /* An empty side that would give the widths is an error; the other is not. */
     pg_folded *empty = folded("");
     char *out = NULL;

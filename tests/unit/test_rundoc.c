@@ -309,6 +309,19 @@ static void test_registry(void)
     CHECK_NEAR(pg_metric_threshold("context-switches"), 50, 0);
     CHECK_NEAR(pg_metric_threshold("D1mr"), PG_METRIC_OTHER_THRESHOLD, 0);
     CHECK_STR(pg_metric_find("max-rss")->unit, "bytes");
+    /* One name each; typos get the nearest name, far-off names none. */
+    CHECK_STR(pg_metric_canonical("Ir"), "instructions");
+    CHECK_STR(pg_metric_canonical("cs"), "context-switches");
+    CHECK_STR(pg_metric_canonical("D1mr"), "D1mr");
+    CHECK(pg_metric_known("D1mr") && pg_metric_known("faults") && pg_metric_known("wall-time"));
+    CHECK(!pg_metric_known("instruction") && !pg_metric_known("perf::L1-dcache-load-misses"));
+    CHECK_STR(pg_metric_suggest("instruction", NULL, 0), "instructions");
+    CHECK_STR(pg_metric_suggest("instrctions", NULL, 0), "instructions");
+    CHECK_STR(pg_metric_suggest("cache-miss", NULL, 0), "cache-misses");
+    CHECK_STR(pg_metric_suggest("d1mx", NULL, 0), "D1mr");
+    CHECK(pg_metric_suggest("throughput", NULL, 0) == NULL);
+    const char *extra[] = {"perf::L1-dcache-load-misses"};
+    CHECK_STR(pg_metric_suggest("perf::L1-dcache-load-miss", extra, 1), "perf::L1-dcache-load-misses");
 }
 
 int main(void)

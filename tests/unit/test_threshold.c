@@ -73,6 +73,16 @@ static void test_gates(void)
     CHECK_EQ_INT(g.n, 2);
     CHECK(pg_gates_has(&g, "cycles"));
     CHECK(!pg_gates_has(&g, "wall-time"));
+    /* an alias gates its metric */
+    CHECK_EQ_INT(pg_gates_parse(&g, "Ir,cpu-cycles,instructions"), 0);
+    CHECK_EQ_INT(g.n, 2);
+    CHECK_STR(g.v[0], "instructions");
+    CHECK_STR(g.v[1], "cycles");
+    CHECK(pg_gates_has(&g, "Ir"));
+    pg_thresholds ta = {0};
+    CHECK_EQ_INT(pg_thresholds_add(&ta, "Ir=0.25%"), 0);
+    CHECK_NEAR(pg_threshold_for(&ta, NULL, "instructions", NULL), 0.25, 0);
+    pg_thresholds_free(&ta);
     CHECK_EQ_INT(pg_gates_parse(&g, "cycles,,x"), PG_EINVAL);
     CHECK_EQ_INT(g.n, 2);           /* unchanged on error */
     CHECK_EQ_INT(pg_gates_parse(&g, ""), PG_EINVAL);

@@ -108,7 +108,7 @@ for i, (what, text) in enumerate(docs):
     f = os.path.join(work, "m%04d.json" % i)
     with open(f, "w") as out:
         out.write(text)
-    for argv in (["show", "--format", "json", f], ["show", f], ["compare", f, base_path], ["compare", base_path, f]):
+    for argv in (["show", "--format", "json", f], ["show", f], ["compare", "--allow-missing", f, base_path], ["compare", "--allow-missing", base_path, f]):
         jobs.append((what, f, argv))
 # The invocations are independent: one per CPU at a time (results in order).
 with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
