@@ -31,7 +31,8 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
  * no run of `sess`'s machine and backend stored (store or notes:
  * pg_results_load), each at most once, all in one interleaved batch; sets
  * *measured to how many that was. Sweeps what a killed perfgate left in the
- * store first. `compare --run-missing` and `bisect` measure through it. */
+ * store first. `bisect` measures through it; `compare --run-missing` chooses
+ * its own (it also re-measures a revision that lacks wanted stacks). */
 int pg_revisions_measure_missing(size_t *measured, pg_repo *repo, const char *const *commits, size_t n,
                                  const char *bench_path, const char *worktree, pg_session *sess,
                                  const pg_run_opts *ro, const char *store_root, int notes);
