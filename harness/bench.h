@@ -87,6 +87,12 @@ typedef struct pg_bench_place {
  * repository, a manifest's paths resolve against its own directory. */
 int pg_bench_discover(pg_benchset *s, const char *path, const pg_bench_place *at);
 
+/* Adds what the PATH operands paths[0..n) name, or bench/ when n is 0 and
+ * `fallback` is set, as `run` picks them: in the work tree `worktree` (a
+ * manifest outside it names the work tree's files), or with `worktree` NULL
+ * outside any repository. */
+int pg_bench_select(pg_benchset *s, char *const *paths, int n, int fallback, const char *worktree);
+
 /* Checks a --count-calls / "count_calls" list: comma-separated names that a
  * symbol table can hold. PG_EINVAL with *bad the first wrong one ("" when
  * the list names nothing). */

@@ -87,17 +87,9 @@ typedef struct cal_state {
 /* As `run` picks them: a manifest outside the work tree names its files (bench.h). */
 static int select_benchmarks(cal_state *st, pg_ctx *ctx)
 {
-    const pg_opt_args *args = &ctx->args;
     int in_repo = pg_ctx_repo(ctx) == 0 && ctx->workdir;
     pg_error_clear();
-    pg_bench_place at = {.worktree = ctx->workdir, .root = ctx->workdir};
-    const pg_bench_place *place = in_repo ? &at : NULL;
-    int rc = 0;
-    for (int i = 0; i < args->nargs && rc == 0; i++)
-        rc = pg_bench_discover(&st->set, args->args[i], place);
-    if (rc == 0 && args->nargs == 0)
-        rc = pg_bench_discover(&st->set, "bench", place);
-    return rc;
+    return pg_bench_select(&st->set, ctx->args.args, ctx->args.nargs, 1, in_repo ? ctx->workdir : NULL);
 }
 
 /* After the build, as `run` does: Google Benchmark suites listed, then --filter. */

@@ -129,15 +129,9 @@ static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
     const pg_opt_args *args = &ctx->args;
     int in_repo = pg_ctx_repo(ctx) == 0 && ctx->workdir;
     pg_error_clear();
-    pg_bench_place at = {.worktree = ctx->workdir, .root = ctx->workdir};
-    const pg_bench_place *place = in_repo ? &at : NULL;
-    int rc = 0;
-    for (int i = 0; i < args->nargs && rc == 0; i++)
-        rc = pg_bench_discover(&st->set, args->args[i], place);
+    int rc = pg_bench_select(&st->set, args->args, args->nargs, !args->dashdash, in_repo ? ctx->workdir : NULL);
     if (rc == 0 && args->nrest > 0)
         rc = pg_bench_add_command(&st->set, args->rest, args->nrest);
-    if (rc == 0 && args->nargs == 0 && !args->dashdash)
-        rc = pg_bench_discover(&st->set, "bench", place);
     if (rc == 0 && args->dashdash && args->nrest == 0)
         rc = pg_error_set(PG_EINVAL, "nothing after '--': give the command to run");
     return rc;

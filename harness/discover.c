@@ -288,3 +288,15 @@ void pg_benchset_keep_named(pg_benchset *s, const char *const *v, size_t n)
     names l = {v, n};
     retain(s, named, &l);
 }
+
+int pg_bench_select(pg_benchset *s, char *const *paths, int n, int fallback, const char *worktree)
+{
+    pg_bench_place at = {.worktree = worktree, .root = worktree};
+    const pg_bench_place *place = worktree ? &at : NULL;
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = pg_bench_discover(s, paths[i], place);
+    if (rc == 0 && n == 0 && fallback)
+        rc = pg_bench_discover(s, "bench", place);
+    return rc;
+}
