@@ -15,8 +15,7 @@
 #    --run-missing --sample records its stacks;
 #  - the differential flamegraph's legend explains its colours.
 . "$(dirname "$0")/lib/common.sh"
-command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "no C compiler: skipped"; exit 77; }
+require valgrind cc
 
 R=$T/repo
 make_repo "$R"

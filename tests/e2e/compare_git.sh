@@ -7,8 +7,7 @@
 # stored counts; then the same comparison from a fresh clone with
 # --run-missing, which builds and measures both commits in temporary trees.
 . "$(dirname "$0")/lib/common.sh"
-command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "no C compiler: skipped"; exit 77; }
+require valgrind cc
 
 R=$T/repo
 make_repo "$R"
