@@ -15,6 +15,7 @@
  */
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
+#include "harness/notes_stacks.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
@@ -90,6 +91,7 @@ static int load_side(pg_side *side, search *s, const char *commit, const char *l
     pg_rundoc_list runs = {0};
     int rc = pg_results_load(&runs, s->ctx->store, s->ctx->repo, commit);
     if (rc == 0) {
+        pg_notes_stacks_fill(&runs, s->ctx->store, s->ctx->repo, commit);
         snprintf(side->label, sizeof side->label, "%s", label);
         snprintf(side->commit, sizeof side->commit, "%s", commit);
         rc = pg_results_collect(side, &runs, s->sess.machine.id, pg_backend_name(s->sess.backend), s->ctx->store);

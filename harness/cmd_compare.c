@@ -13,6 +13,7 @@
 #include "harness/gitrepo.h"
 #include "harness/leftovers.h"
 #include "harness/notes.h"
+#include "harness/notes_stacks.h"
 #include "harness/results.h"
 #include "harness/revisions.h"
 #include "harness/session.h"
@@ -64,7 +65,7 @@ typedef struct opts {
     int format;
     const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
-    int run_missing, cross_machine, allow_missing, verbose, repeat, sample, no_notes, no_native, native_repeat,
+    int run_missing, cross_machine, allow_missing, verbose, repeat, sample, no_notes, notes_stacks, no_native, native_repeat,
         fail_on_divergence;
     pg_metric_set metrics;
     unsigned long sample_freq;
@@ -116,6 +117,8 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                    .what = "a frequency in Hz >= 1"),
         PG_OPT_FLAG(0, "no-notes", "with --run-missing: store in the local store only, not in git notes",
                     &o->no_notes),
+        PG_OPT_FLAG(0, "notes-stacks", "with --run-missing --sample: put the stacks in git notes too\n"
+                    "(" PG_NOTES_STACKS_REF "; git config perfgate.notesStacks)", &o->notes_stacks),
         PG_OPT_COUNT_CALLS(&o->calls, "with --run-missing: "),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG(0, "allow-missing", "decide on what was compared when a benchmark's gating metric\n"
@@ -275,6 +278,12 @@ static pg_run_opts missing_run_opts(const opts *o, pg_meter *native)
                          .native = native, .native_repeat = o->native_repeat};
 }
 
+/* What --run-missing puts in the git notes. */
+static int notes_of(const opts *o)
+{
+    return o->no_notes ? PG_NOTES_NONE : o->notes_stacks ? PG_NOTES_WITH_STACKS : PG_NOTES_RUNS;
+}
+
 /* --bench as every path on the command line: from the current directory;
  * by default bench/ at the work tree root. */
 static const char *missing_bench(char *buf, size_t len, const char *workdir, const opts *o)
@@ -341,7 +350,7 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
         /* (pg_revisions_measure checks the store before measuring anything) */
         char bench[PATH_MAX + 8];
         rc = pg_revisions_measure(repo, commits, n, missing_bench(bench, sizeof bench, workdir, o), workdir, &sess, &ro,
-                                  root, !o->no_notes, NULL, 0);
+                                  root, notes_of(o), NULL, 0);
     }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {
@@ -498,7 +507,7 @@ static int confirm(pg_round2 *r2, pg_comparison *c, input *in[2], pg_ctx *ctx, c
     const char *commits[2] = {in[0]->commit, in[1]->commit};
     char bench[PATH_MAX + 8];
     return pg_round2_run(r2, c, ctx->repo, commits, missing_bench(bench, sizeof bench, ctx->workdir, o), ctx->workdir,
-                         o->backend, !o->no_native, !o->no_notes, &ro, ctx->store, co);
+                         o->backend, !o->no_native, notes_of(o), &ro, ctx->store, co);
 }
 
 /* --sample/--flamegraph on a side stored without stacks: say so, with the fix,
@@ -538,6 +547,8 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
     for (int i = 0; i < 2 && rc == 0; i++) {
         snprintf(side[i].label, sizeof side[i].label, "%s", in[i]->arg);
         snprintf(side[i].commit, sizeof side[i].commit, "%s", in[i]->commit);
+        if (!in[i]->is_file)    /* another clone's runs: their stacks from the stacks note */
+            pg_notes_stacks_fill(&in[i]->runs, ctx->store, ctx->repo, in[i]->commit);
         rc = pg_results_collect(&side[i], &in[i]->runs, ids[i], *backend ? backend : NULL, in[i]->stacks_base);
         if (rc < 0)
             pg_error_wrap(rc, "%s", in[i]->arg);

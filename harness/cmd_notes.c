@@ -1,7 +1,9 @@
 /* harness/cmd_notes.c — `perfgate push [REMOTE]` and `perfgate fetch [REMOTE]`:
- * the results in git notes (refs/notes/perfgate) through a git remote. */
+ * the results in git notes (refs/notes/perfgate, and the stacks in
+ * refs/notes/perfgate-stacks) through a git remote. */
 #include "harness/commands.h"
 #include "harness/notes.h"
+#include "harness/notes_stacks.h"
 #include "harness/notesync.h"
 #include "util/error.h"
 
@@ -12,10 +14,10 @@ static const pg_opt_cmd push_spec = {
     .prog = "perfgate push",
     .usage = "usage: perfgate push [OPTIONS] [REMOTE]\n"
              "\n"
-             "Push the results kept in git notes (" PG_NOTES_REF ") to REMOTE (a remote's name,\n"
-             "a URL or a path; default origin). Never forced: when the remote has notes this\n"
-             "repository lacks (another job pushed first), they are fetched and merged by run id,\n"
-             "and the push is tried again.\n",
+             "Push the results kept in git notes (" PG_NOTES_REF ", and " PG_NOTES_STACKS_REF "\n"
+             "when there is one) to REMOTE (a remote's name, a URL or a path; default origin).\n"
+             "Never forced: when the remote has notes this repository lacks (another job pushed\n"
+             "first), they are fetched and merged by run id, and the push is tried again.\n",
     .footer = "Exit status: 0 pushed (or already there), 2 error (no notes, no remote, still\n"
               "rejected after every try: nothing is lost, push again).\n",
 };
@@ -24,8 +26,9 @@ static const pg_opt_cmd fetch_spec = {
     .prog = "perfgate fetch",
     .usage = "usage: perfgate fetch [REMOTE]\n"
              "\n"
-             "Fetch the results kept in REMOTE's git notes (" PG_NOTES_REF "; default origin)\n"
-             "and merge them into this repository's, by run id: nothing here is replaced.\n",
+             "Fetch the results kept in REMOTE's git notes (" PG_NOTES_REF ", and its stacks in\n"
+             PG_NOTES_STACKS_REF " when it has any; default origin) and merge them into this\n"
+             "repository's, by run id: nothing here is replaced.\n",
     .footer = "Exit status: 0 fetched (also when the remote has none), 2 error.\n",
 };
 
@@ -46,17 +49,20 @@ int pg_cmd_push(pg_ctx *ctx, int argc, char **argv)
         return status;
     if (ctx->args.nargs > 1)
         return pg_die("push takes one remote; see 'perfgate push --help'");
-    int used, uptodate;
     int rc = pg_ctx_repo(ctx);
-    if (rc == 0)
-        rc = pg_notes_push(&used, &uptodate, ctx->repo, remote_arg(ctx), tries);
-    if (rc < 0)
-        return pg_die_last();
-    if (uptodate)
-        printf("perfgate push: %s already has every note of %s\n", remote_arg(ctx), PG_NOTES_REF);
-    else
-        printf("perfgate push: %s -> %s (push %d)\n", PG_NOTES_REF, remote_arg(ctx), used);
-    return PG_EXIT_OK;
+    static const char *const refs[] = {PG_NOTES_REF, PG_NOTES_STACKS_REF};
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        int used, uptodate;
+        if (i == 1 && !pg_notes_exist(ctx->repo, refs[i]))
+            break;                          /* no stacks in notes here: nothing more to push */
+        if ((rc = pg_notes_push(&used, &uptodate, ctx->repo, remote_arg(ctx), refs[i], tries)) < 0)
+            break;
+        if (uptodate)
+            printf("perfgate push: %s already has every note of %s\n", remote_arg(ctx), refs[i]);
+        else
+            printf("perfgate push: %s -> %s (push %d)\n", refs[i], remote_arg(ctx), used);
+    }
+    return rc < 0 ? pg_die_last() : PG_EXIT_OK;
 }
 
 int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv)
@@ -67,10 +73,10 @@ int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv)
         return status;
     if (ctx->args.nargs > 1)
         return pg_die("fetch takes one remote; see 'perfgate fetch --help'");
-    int result;
+    int result, stacks;
     int rc = pg_ctx_repo(ctx);
     if (rc == 0)
-        rc = pg_notes_fetch(&result, ctx->repo, remote_arg(ctx));
+        rc = pg_notes_fetch(&result, &stacks, ctx->repo, remote_arg(ctx));
     if (rc < 0)
         return pg_die_last();
     static const char *const said[] = {
@@ -79,5 +85,7 @@ int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv)
         [PG_FETCH_MERGED] = "notes merged into " PG_NOTES_REF,
     };
     printf("perfgate fetch: %s %s\n", remote_arg(ctx), said[result]);
+    if (stacks == PG_FETCH_MERGED)
+        printf("perfgate fetch: %s stacks merged into %s\n", remote_arg(ctx), PG_NOTES_STACKS_REF);
     return PG_EXIT_OK;
 }

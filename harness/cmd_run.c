@@ -8,6 +8,7 @@
 #include "harness/leftovers.h"
 #include "harness/machine.h"
 #include "harness/notes.h"
+#include "harness/notes_stacks.h"
 #include "harness/runner.h"
 #include "harness/session.h"
 #include "harness/shard.h"
@@ -45,7 +46,7 @@ typedef struct run_args {
     char *events;               /* owned by ctx->args */
     const char *filter;
     pg_backend_kind backend;
-    int json, no_store, no_build, user_only, no_notes, no_native;
+    int json, no_store, no_build, user_only, no_notes, no_native, notes_stacks;
     pg_shard shard;
     pg_count_calls_arg calls;
 } run_args;
@@ -99,6 +100,9 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_FLAG(0, "no-store", "measure and print, store nothing", &a->no_store),
         PG_OPT_FLAG(0, "no-notes", "store in the local store only, not in git notes (" PG_NOTES_REF ")",
                     &a->no_notes),
+        PG_OPT_FLAG(0, "notes-stacks", "with --sample: put the stacks in git notes too (" PG_NOTES_STACKS_REF "),\n"
+                    "each benchmark's up to 1 MiB of folded text (git config perfgate.notesStacks)",
+                    &a->notes_stacks),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
         PG_OPT_CHOICE(0, "format", "F", "text (default) or json (the run document, on stdout)", &a->json, formats),
         PG_OPT_FLAG('v', "verbose", "show backend-specific metrics too", &a->ro.verbose),
@@ -301,7 +305,7 @@ static int store_results(run_state *st, const run_args *a, pg_ctx *ctx)
                 printf("stacks: %s/\n", st->stacks_dir);
         }
         if (st->have_commit && !a->no_notes)
-            pg_notes_record(ctx->repo, &st->doc);
+            pg_notes_record(ctx->repo, &st->doc, ctx->store, a->notes_stacks);
     } else if (a->ro.sample && !a->json) {
         printf("stacks (not stored): %s/\n", st->stacks_dir);
     }

@@ -1,5 +1,6 @@
 /* harness/notes.c — see notes.h. */
 #include "harness/notes.h"
+#include "harness/notes_stacks.h"
 #include "util/error.h"
 #include "util/text.h"
 
@@ -73,6 +74,12 @@ static int note_at(char **text, git_repository *repo, const git_oid *tip, const 
     return *text ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
 }
 
+int pg_notes_exist(pg_repo *r, const char *ref)
+{
+    git_oid tip;
+    return git_reference_name_to_id(&tip, pg_repo_git(r), ref) == 0;
+}
+
 int pg_notes_read(char **text, pg_repo *r, const char *ref, const char *commit)
 {
     git_repository *repo = pg_repo_git(r);
@@ -86,58 +93,89 @@ int pg_notes_read(char **text, pg_repo *r, const char *ref, const char *commit)
 }
 
 /* A new notes commit on `parent` (NULL: a first one) with the note of
- * `target` set to `text`. */
+ * `target` set to `text`, saying `msg` (NULL: libgit2's own words, for the
+ * intermediate commits of a merge, which no ref ever names). */
 static int note_commit(git_oid *out, git_repository *repo, const git_oid *parent, const git_oid *target,
-                       const char *text, const git_signature *sig)
+                       const char *text, const git_signature *sig, const char *msg)
 {
-    git_commit *pc = NULL;
+    git_commit *pc = NULL, *made = NULL;
+    git_tree *tree = NULL;
+    git_oid id;
     if (parent && git_commit_lookup(&pc, repo, parent) < 0)
         return git_fail("cannot read the notes commit");
-    int rc = git_note_commit_create(out, NULL, repo, pc, sig, sig, target, text, 1);
+    int rc = git_note_commit_create(msg ? &id : out, NULL, repo, pc, sig, sig, target, text, 1);
+    /* libgit2 words every notes commit alike: the same tree again, with a
+     * message that says what was added, for `git log refs/notes/perfgate`. */
+    if (rc == 0 && msg &&
+        ((rc = git_commit_lookup(&made, repo, &id)) < 0 || (rc = git_commit_tree(&tree, made)) < 0 ||
+         (rc = git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, pc ? 1 : 0, (const git_commit **)&pc)) < 0))
+        rc = -1;
+    git_tree_free(tree);
+    git_commit_free(made);
     git_commit_free(pc);
     return rc < 0 ? git_fail("cannot write a note") : 0;
 }
 
-int pg_notes_add_run(pg_repo *r, const char *commit, const pg_rundoc *run)
+int pg_notes_add(size_t *added, pg_repo *r, const char *ref, const char *commit, const char *doc,
+                 pg_notes_merge_fn merge, const char *msg)
 {
     git_repository *repo = pg_repo_git(r);
     git_oid target;
+    *added = 0;
     if (git_oid_fromstr(&target, commit) < 0)
         return pg_error_set(PG_EINVAL, "'%s' is not a commit id", commit);
-    char *runtext = NULL, name[64];
-    snprintf(name, sizeof name, "the note of %.12s", commit);
+    char name[96];
+    snprintf(name, sizeof name, "the note of %.12s in %s", commit, ref);
     git_signature *sig = NULL;
-    int rc = pg_rundoc_write(&runtext, run);
-    if (rc == 0)
-        rc = signature(&sig, repo);
+    int rc = signature(&sig, repo);
     for (int t = 0; rc == 0 && t < CAS_TRIES; t++) {
         git_oid tip, next;
         int exists;
         char *old = NULL, *text = NULL;
-        size_t added = 0;
-        if ((rc = tip_of(&tip, &exists, repo, PG_NOTES_REF)) == 0 &&
+        if ((rc = tip_of(&tip, &exists, repo, ref)) == 0 &&
             (rc = note_at(&old, repo, exists ? &tip : NULL, &target)) == 0)
-            rc = pg_notedoc_merge(&text, &added, old, old ? strlen(old) : 0, name, runtext, strlen(runtext),
-                                  "the run document", commit);
-        if (rc == 0 && added)
-            rc = note_commit(&next, repo, exists ? &tip : NULL, &target, text, sig);
-        if (rc == 0 && added)
-            rc = swap_ref(repo, PG_NOTES_REF, &next, exists ? &tip : NULL, "perfgate: add a run");
+            rc = merge(&text, added, old, old ? strlen(old) : 0, name, doc, strlen(doc), "the new document", commit);
+        if (rc == 0 && *added)
+            rc = note_commit(&next, repo, exists ? &tip : NULL, &target, text, sig, msg);
+        if (rc == 0 && *added)
+            rc = swap_ref(repo, ref, &next, exists ? &tip : NULL, msg);
         free(old);
         free(text);
         if (rc == 0)
             break;
         if (rc == 1) {
-            rc = t + 1 < CAS_TRIES ? 0 : pg_error_set(PG_EIO, "cannot update %s: other writers kept moving it", PG_NOTES_REF);
+            rc = t + 1 < CAS_TRIES ? 0 : pg_error_set(PG_EIO, "cannot update %s: other writers kept moving it", ref);
             usleep(1000u * (unsigned)(1 + t % 10));
         }
     }
     git_signature_free(sig);
-    free(runtext);
     return rc;
 }
 
-void pg_notes_record(pg_repo *r, const pg_rundoc *run)
+/* "<host> (machine <id>, <backend>, N benchmarks[, shard I/N])": who measured a run, for notes commits. */
+void pg_notes_describe(char *out, size_t len, const pg_rundoc *run)
+{
+    char shard[48] = "";
+    if (run->shard_count)
+        snprintf(shard, sizeof shard, ", shard %d/%d", run->shard_index, run->shard_count);
+    snprintf(out, len, "%s (machine %s, %s, %zu benchmark%s%s)", run->machine.hostname[0] ? run->machine.hostname : "?",
+             run->machine.id, run->backend ? run->backend : "?", run->nbench, run->nbench == 1 ? "" : "s", shard);
+}
+
+int pg_notes_add_run(pg_repo *r, const char *commit, const pg_rundoc *run)
+{
+    char *doc = NULL, who[400], msg[600];
+    size_t added;
+    pg_notes_describe(who, sizeof who, run);
+    snprintf(msg, sizeof msg, "perfgate: run %s of %.12s on %s", run->id ? run->id : "?", commit, who);
+    int rc = pg_rundoc_write(&doc, run);
+    if (rc == 0)
+        rc = pg_notes_add(&added, r, PG_NOTES_REF, commit, doc, pg_notedoc_merge, msg);
+    free(doc);
+    return rc;
+}
+
+void pg_notes_record(pg_repo *r, const pg_rundoc *run, const char *store_root, int stacks)
 {
     if (!r || !run->commit)
         return;
@@ -146,11 +184,15 @@ void pg_notes_record(pg_repo *r, const pg_rundoc *run)
                      run->commit);
         return;
     }
-    if (pg_notes_add_run(r, run->commit, run) < 0)
+    stacks = stacks || pg_notes_stacks_configured(r);
+    if (pg_notes_add_run(r, run->commit, run) < 0) {
         pg_text_warn("warning: the run is in the local store only, not in %s: %s", PG_NOTES_REF, pg_error_last());
-    else
-        pg_text_warn("notes: run added to %s on %.12s (logs and stacks stay in the local store; "
-                     "'perfgate push' shares the notes)", PG_NOTES_REF, run->commit);
+        return;
+    }
+    pg_text_warn("notes: run added to %s on %.12s (logs %sstay in the local store; 'perfgate push' shares the notes)",
+                 PG_NOTES_REF, run->commit, stacks ? "" : "and stacks ");
+    if (stacks)
+        pg_notes_stacks_record(r, run, store_root);
 }
 
 static int same_run(const pg_rundoc *a, const pg_rundoc *b)
@@ -199,8 +241,8 @@ int pg_notes_load(pg_rundoc_list *runs, size_t *added, pg_repo *r, const char *c
 
 /* Our notes (`ours`) with every note of `theirs` merged in, as a chain of
  * notes commits on `ours`; *out is its last commit (`ours` when nothing changed). */
-static int merge_trees(git_oid *out, git_repository *repo, const git_oid *ours, const git_oid *theirs,
-                       const git_signature *sig)
+static int merge_trees(git_oid *out, size_t *total, git_repository *repo, const git_oid *ours, const git_oid *theirs,
+                       const git_signature *sig, pg_notes_merge_fn merge)
 {
     git_commit *tc = NULL;
     git_note_iterator *it = NULL;
@@ -224,10 +266,11 @@ static int merge_trees(git_oid *out, git_repository *repo, const git_oid *ours, 
         if ((rc = note_at(&mine, repo, ours, &target)) == 0 && git_blob_lookup(&blob, repo, &blob_id) < 0)
             rc = git_fail("cannot read a fetched note");
         if (rc == 0)
-            rc = pg_notedoc_merge(&merged, &added, mine, mine ? strlen(mine) : 0, oname, git_blob_rawcontent(blob),
-                                  (size_t)git_blob_rawsize(blob), tname, hex);
+            rc = merge(&merged, &added, mine, mine ? strlen(mine) : 0, oname, git_blob_rawcontent(blob),
+                       (size_t)git_blob_rawsize(blob), tname, hex);
         if (rc == 0 && added)
-            rc = note_commit(out, repo, out, &target, merged, sig);
+            rc = note_commit(out, repo, out, &target, merged, sig, NULL);
+        *total += added;
         git_blob_free(blob);
         free(mine);
         free(merged);
@@ -241,14 +284,14 @@ static int merge_trees(git_oid *out, git_repository *repo, const git_oid *ours, 
 
 /* A merge commit of `ours` and `theirs` with the tree of `merged`. */
 static int merge_commit(git_oid *out, git_repository *repo, const git_oid *ours, const git_oid *theirs,
-                        const git_oid *merged, const git_signature *sig)
+                        const git_oid *merged, const git_signature *sig, const char *msg)
 {
     git_commit *parents[2] = {NULL, NULL}, *m = NULL;
     git_tree *tree = NULL;
     int rc = 0;
     if (git_commit_lookup(&parents[0], repo, ours) < 0 || git_commit_lookup(&parents[1], repo, theirs) < 0 ||
         git_commit_lookup(&m, repo, merged) < 0 || git_commit_tree(&tree, m) < 0 ||
-        git_commit_create(out, repo, NULL, sig, sig, NULL, "perfgate: merge notes (union of runs by run id)", tree, 2,
+        git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, 2,
                           (const git_commit **)parents) < 0)
         rc = git_fail("cannot write the notes merge commit");
     git_tree_free(tree);
@@ -258,18 +301,22 @@ static int merge_commit(git_oid *out, git_repository *repo, const git_oid *ours,
     return rc;
 }
 
-int pg_notes_merge(int *changed, pg_repo *r, const char *ref, const char *theirs_hex)
+int pg_notes_merge(int *changed, size_t *added, pg_repo *r, const char *ref, const char *theirs_hex, const char *from)
 {
     git_repository *repo = pg_repo_git(r);
     git_oid theirs;
     git_signature *sig = NULL;
+    pg_notes_merge_fn merge = strcmp(ref, PG_NOTES_STACKS_REF) ? pg_notedoc_merge : pg_stacksdoc_merge;
     *changed = 0;
+    *added = 0;
     if (git_oid_fromstr(&theirs, theirs_hex) < 0)
         return pg_error_set(PG_EINVAL, "'%s' is not a commit id", theirs_hex);
     int rc = signature(&sig, repo);
     for (int t = 0; rc == 0 && t < CAS_TRIES; t++) {
         git_oid tip, next, merged;
         int exists;
+        char msg[512];
+        *added = 0;
         if ((rc = tip_of(&tip, &exists, repo, ref)) < 0)
             break;
         if (!exists) {
@@ -278,9 +325,12 @@ int pg_notes_merge(int *changed, pg_repo *r, const char *ref, const char *theirs
             break;                                  /* we have all of theirs */
         } else if (git_graph_descendant_of(repo, &theirs, &tip) == 1) {
             rc = swap_ref(repo, ref, &theirs, &tip, "perfgate: notes fetched (fast-forward)");
-        } else if ((rc = merge_trees(&merged, repo, &tip, &theirs, sig)) == 0 &&
-                   (rc = merge_commit(&next, repo, &tip, &theirs, &merged, sig)) == 0) {
-            rc = swap_ref(repo, ref, &next, &tip, "perfgate: notes merged");
+        } else if ((rc = merge_trees(&merged, added, repo, &tip, &theirs, sig, merge)) == 0) {
+            int st = merge != pg_notedoc_merge;
+            snprintf(msg, sizeof msg, "perfgate: merge %snotes from %s: %s%zu run%s added", st ? "stacks " : "", from,
+                     st ? "the stacks of " : "", *added, *added == 1 ? "" : "s");
+            if ((rc = merge_commit(&next, repo, &tip, &theirs, &merged, sig, msg)) == 0)
+                rc = swap_ref(repo, ref, &next, &tip, msg);
         }
         if (rc == 0) {
             *changed = 1;

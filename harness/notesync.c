@@ -1,6 +1,7 @@
 /* harness/notesync.c — see notesync.h. */
 #include "harness/notesync.h"
 #include "harness/notes.h"
+#include "harness/notes_stacks.h"
 #include "util/error.h"
 
 #include <git2.h>
@@ -91,24 +92,51 @@ static void headers_free(headers *h)
         free(h->v[i]);
 }
 
-int pg_notes_fetch(int *result, pg_repo *r, const char *name)
+static void ref_delete(git_repository *repo, const char *name)
 {
-    git_repository *repo = pg_repo_git(r);
-    git_remote *remote = NULL;
-    *result = PG_FETCH_NONE;
-    int rc = remote_open(&remote, repo, name);
-    if (rc < 0)
-        return rc;
-    /* The fetched tip lands on a ref of this process's own, then is merged:
-     * the notes ref itself is never overwritten. */
-    char tmp[64], spec[128];
-    snprintf(tmp, sizeof tmp, "refs/perfgate/fetch-%d", (int)getpid());
-    snprintf(spec, sizeof spec, "+%s:%s", PG_NOTES_REF, tmp);
     git_reference *old = NULL;
-    if (git_reference_lookup(&old, repo, tmp) == 0) {
+    if (git_reference_lookup(&old, repo, name) == 0) {
         git_reference_delete(old);
         git_reference_free(old);
     }
+}
+
+/* Merges what was fetched to `tmp` (when the remote had `ref`) into `ref`. */
+static int merge_fetched(int *result, pg_repo *r, const char *ref, const char *tmp, const char *name)
+{
+    git_repository *repo = pg_repo_git(r);
+    git_oid theirs;
+    *result = PG_FETCH_NONE;
+    if (git_reference_name_to_id(&theirs, repo, tmp) < 0)
+        return 0;
+    char hex[GIT_OID_HEXSZ + 1];
+    int changed;
+    size_t added;
+    git_oid_tostr(hex, sizeof hex, &theirs);
+    int rc = pg_notes_merge(&changed, &added, r, ref, hex, name);
+    *result = changed ? PG_FETCH_MERGED : PG_FETCH_UPTODATE;
+    ref_delete(repo, tmp);
+    return rc;
+}
+
+int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
+{
+    git_repository *repo = pg_repo_git(r);
+    git_remote *remote = NULL;
+    *result = *stacks = PG_FETCH_NONE;
+    int rc = remote_open(&remote, repo, name);
+    if (rc < 0)
+        return rc;
+    /* The fetched tips land on refs of this process's own, then are merged:
+     * the notes refs themselves are never overwritten. A remote without the
+     * stacks ref (or without any) fetches nothing for it. */
+    char tmp[64], tmp_stacks[64], spec[128], spec_stacks[128];
+    snprintf(tmp, sizeof tmp, "refs/perfgate/fetch-%d", (int)getpid());
+    snprintf(tmp_stacks, sizeof tmp_stacks, "refs/perfgate/fetch-stacks-%d", (int)getpid());
+    snprintf(spec, sizeof spec, "+%s:%s", PG_NOTES_REF, tmp);
+    snprintf(spec_stacks, sizeof spec_stacks, "+%s:%s", PG_NOTES_STACKS_REF, tmp_stacks);
+    ref_delete(repo, tmp);
+    ref_delete(repo, tmp_stacks);
     headers h;
     headers_of(&h, repo, git_remote_url(remote) ? git_remote_url(remote) : "");
     git_fetch_options fo;
@@ -117,24 +145,16 @@ int pg_notes_fetch(int *result, pg_repo *r, const char *name)
     fo.update_fetchhead = 0;
     fo.callbacks.credentials = credentials;
     fo.custom_headers = (git_strarray){h.v, h.n};
-    char *specs[] = {spec};
-    git_strarray refspecs = {specs, 1};
+    char *specs[] = {spec, spec_stacks};
+    git_strarray refspecs = {specs, 2};
     if (git_remote_fetch(remote, &refspecs, &fo, "perfgate fetch") < 0)
         rc = git_fail("cannot fetch the notes of", name);
     headers_free(&h);
     git_remote_free(remote);
-    git_oid theirs;
-    if (rc == 0 && git_reference_name_to_id(&theirs, repo, tmp) == 0) {
-        char hex[GIT_OID_HEXSZ + 1];
-        int changed;
-        git_oid_tostr(hex, sizeof hex, &theirs);
-        rc = pg_notes_merge(&changed, r, PG_NOTES_REF, hex);
-        *result = changed ? PG_FETCH_MERGED : PG_FETCH_UPTODATE;
-        if (git_reference_lookup(&old, repo, tmp) == 0) {
-            git_reference_delete(old);
-            git_reference_free(old);
-        }
-    }
+    if (rc == 0)
+        rc = merge_fetched(result, r, PG_NOTES_REF, tmp, name);
+    if (rc == 0)
+        rc = merge_fetched(stacks, r, PG_NOTES_STACKS_REF, tmp_stacks, name);
     return rc;
 }
 
@@ -183,13 +203,13 @@ static int send_objects(git_repository *repo, git_repository *dst, const git_oid
 }
 
 /* One push to a local repository: 0 done, 1 rejected (the remote has notes we lack). */
-static int push_local(int *uptodate, git_repository *repo, const char *path, const git_oid *ours)
+static int push_local(int *uptodate, git_repository *repo, const char *path, const char *ref, const git_oid *ours)
 {
     git_repository *dst = NULL;
     if (git_repository_open(&dst, path) < 0)
         return git_fail("cannot open the remote repository", path);
     git_oid theirs;
-    int rc = git_reference_name_to_id(&theirs, dst, PG_NOTES_REF), exists = rc == 0;
+    int rc = git_reference_name_to_id(&theirs, dst, ref), exists = rc == 0;
     if (rc < 0 && rc != GIT_ENOTFOUND) {
         git_repository_free(dst);
         return git_fail("cannot read the notes of", path);
@@ -202,10 +222,10 @@ static int push_local(int *uptodate, git_repository *repo, const char *path, con
     } else if (send_objects(repo, dst, ours, exists ? &theirs : NULL) < 0) {
         rc = git_fail("cannot copy the notes into", path);
     } else {
-        git_reference *ref = NULL;
-        int c = exists ? git_reference_create_matching(&ref, dst, PG_NOTES_REF, ours, 1, &theirs, "perfgate push")
-                       : git_reference_create(&ref, dst, PG_NOTES_REF, ours, 0, "perfgate push");
-        git_reference_free(ref);
+        git_reference *moved = NULL;
+        int c = exists ? git_reference_create_matching(&moved, dst, ref, ours, 1, &theirs, "perfgate push")
+                       : git_reference_create(&moved, dst, ref, ours, 0, "perfgate push");
+        git_reference_free(moved);
         if (c == GIT_EMODIFIED || c == GIT_EEXISTS || c == GIT_ELOCKED)
             rc = 1;                                 /* another pusher moved it meanwhile */
         else if (c < 0)
@@ -225,7 +245,7 @@ static int on_update_ref(const char *refname, const char *status, void *payload)
 
 /* One push through libgit2's transports: the server refuses what is not a
  * fast-forward of its current value. */
-static int push_remote(git_repository *repo, git_remote *remote, const char *name)
+static int push_remote(git_repository *repo, git_remote *remote, const char *name, const char *ref)
 {
     int rejected = 0;
     headers h;
@@ -236,7 +256,8 @@ static int push_remote(git_repository *repo, git_remote *remote, const char *nam
     po.callbacks.push_update_reference = on_update_ref;
     po.callbacks.payload = &rejected;
     po.custom_headers = (git_strarray){h.v, h.n};
-    char spec[] = PG_NOTES_REF ":" PG_NOTES_REF;    /* no '+': never forced */
+    char spec[256];
+    snprintf(spec, sizeof spec, "%s:%s", ref, ref);  /* no '+': never forced */
     char *specs[] = {spec};
     git_strarray refspecs = {specs, 1};
     int rc = git_remote_push(remote, &refspecs, &po);
@@ -248,7 +269,7 @@ static int push_remote(git_repository *repo, git_remote *remote, const char *nam
     return rejected;
 }
 
-static int push_once(int *uptodate, git_repository *repo, const char *name, const git_oid *ours)
+static int push_once(int *uptodate, git_repository *repo, const char *name, const char *ref, const git_oid *ours)
 {
     git_remote *remote = NULL;
     int rc = remote_open(&remote, repo, name);
@@ -257,33 +278,34 @@ static int push_once(int *uptodate, git_repository *repo, const char *name, cons
     char path[4096];
     const char *url = git_remote_url(remote) ? git_remote_url(remote) : name;
     if (local_path(path, sizeof path, url))
-        rc = push_local(uptodate, repo, path, ours);
+        rc = push_local(uptodate, repo, path, ref, ours);
     else
-        rc = push_remote(repo, remote, name);
+        rc = push_remote(repo, remote, name, ref);
     git_remote_free(remote);
     return rc;
 }
 
-int pg_notes_push(int *used, int *uptodate, pg_repo *r, const char *name, int tries)
+int pg_notes_push(int *used, int *uptodate, pg_repo *r, const char *name, const char *ref, int tries)
 {
     git_repository *repo = pg_repo_git(r);
     *used = 0;
     *uptodate = 0;
     for (int t = 0; t < tries; t++) {
         git_oid ours;
-        if (git_reference_name_to_id(&ours, repo, PG_NOTES_REF) < 0)
+        if (git_reference_name_to_id(&ours, repo, ref) < 0)
             return pg_error_set(PG_ENOTFOUND, "nothing to push: this repository has no perfgate notes (%s); "
-                                "'perfgate run' writes them", PG_NOTES_REF);
+                                "'perfgate run' writes them", ref);
         (*used)++;
-        int rc = push_once(uptodate, repo, name, &ours);
+        int rc = push_once(uptodate, repo, name, ref, &ours);
         if (rc <= 0)
             return rc;
         /* Rejected: another job pushed first. Take its notes, merge, try again
          * after a random pause, so that two jobs do not keep colliding. */
-        fprintf(stderr, "perfgate: push rejected: %s has notes this repository lacks; fetching and merging them "
-                "(push %d of at most %d)\n", name, t + 1, tries);
-        int fetched;
-        if ((rc = pg_notes_fetch(&fetched, r, name)) < 0)
+        fprintf(stderr, "perfgate: push rejected: %s has notes this repository lacks%s%s; fetching and merging them "
+                "(push %d of at most %d)\n", name, strcmp(ref, PG_NOTES_REF) ? " in " : "",
+                strcmp(ref, PG_NOTES_REF) ? ref : "", t + 1, tries);
+        int fetched, fetched_stacks;
+        if ((rc = pg_notes_fetch(&fetched, &fetched_stacks, r, name)) < 0)
             return rc;
         unsigned int rnd = 0;
         if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)

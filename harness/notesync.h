@@ -20,14 +20,17 @@
 
 enum { PG_FETCH_NONE, PG_FETCH_UPTODATE, PG_FETCH_MERGED };
 
-/* Fetches `remote`'s notes (a remote's name, a URL or a path) and merges them
- * into ours. *result: PG_FETCH_NONE when the remote has no notes,
- * PG_FETCH_UPTODATE when we had them all, PG_FETCH_MERGED when ours moved. */
-int pg_notes_fetch(int *result, pg_repo *r, const char *remote);
+/* Fetches `remote`'s notes (a remote's name, a URL or a path), results and
+ * stacks (harness/notes_stacks.h), and merges them into ours. *result for
+ * the results, *stacks for the stacks: PG_FETCH_NONE when the remote has no
+ * such notes (not an error), PG_FETCH_UPTODATE when we had them all,
+ * PG_FETCH_MERGED when ours moved. */
+int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *remote);
 
-/* Pushes our notes to `remote`, retrying a rejected push up to `tries` times
- * in all (fetch, merge, push). *used counts the pushes made; *uptodate is
- * set when the remote had them all already. */
-int pg_notes_push(int *used, int *uptodate, pg_repo *r, const char *remote, int tries);
+/* Pushes our notes ref `ref` (PG_NOTES_REF or PG_NOTES_STACKS_REF) to
+ * `remote`, retrying a rejected push up to `tries` times in all (fetch and
+ * merge both refs, push). *used counts the pushes made; *uptodate is set when
+ * the remote had them all already. */
+int pg_notes_push(int *used, int *uptodate, pg_repo *r, const char *remote, const char *ref, int tries);
 
 #endif

@@ -96,10 +96,7 @@ static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const ch
     }
     if (rc == 0 && rb->stacks && *rb->stacks) {
         char path[4096];
-        if (rb->stacks[0] != '/' && stacks_base && *stacks_base)
-            snprintf(path, sizeof path, "%s/%s", stacks_base, rb->stacks);
-        else
-            snprintf(path, sizeof path, "%s", rb->stacks);
+        pg_results_stacks_path(path, sizeof path, rb->stacks, stacks_base);
         if ((rc = set_str(&b->stacks, path)) == 0)
             rc = set_str(&b->stacks_note, rb->stacks_note);
     }
@@ -167,6 +164,14 @@ static int check_shards(const pg_rundoc_list *runs, const char *machine_id, cons
     }
     pg_strindex_free(&first);
     return rc;
+}
+
+void pg_results_stacks_path(char *out, size_t len, const char *stacks, const char *base)
+{
+    if (stacks[0] != '/' && base && *base)
+        snprintf(out, len, "%s/%s", base, stacks);
+    else
+        snprintf(out, len, "%s", stacks);
 }
 
 int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,

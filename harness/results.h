@@ -28,4 +28,8 @@ int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo,
 int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
                        const char *stacks_base);
 
+/* A benchmark's "stacks" path as a file name: relative ones resolve against
+ * `base` (NULL or "": as is). */
+void pg_results_stacks_path(char *out, size_t len, const char *stacks, const char *base);
+
 #endif

@@ -119,7 +119,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_owned_release(&sides[i].logs, 0);
             fprintf(stderr, "perfgate: stored %.12s: %s\n", sides[i].commit, path);
             if (notes)
-                pg_notes_record(repo, &sides[i].doc);
+                pg_notes_record(repo, &sides[i].doc, store_root, notes == PG_NOTES_WITH_STACKS);
         }
     }
     if (rc == PG_EINTR)

@@ -21,7 +21,8 @@
  * (a manifest, today's, is applied to every revision: bench.h, pg_bench_place);
  * `worktree` is the repository's work tree root, NULL for a bare repository
  * (then a relative `bench_path` is each revision's own). Stores into
- * `store_root`, and into the git notes too when `notes` (harness/notes.h).
+ * `store_root`, and into the git notes too when `notes` (PG_NOTES_RUNS, or
+ * PG_NOTES_WITH_STACKS for the stacks note as well: harness/notes.h).
  * Only the benchmarks named in only[0..nonly) when `only` is not NULL. */
 int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, const char *bench_path,
                          const char *worktree, pg_session *sess, const pg_run_opts *ro, const char *store_root,

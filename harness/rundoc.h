@@ -153,6 +153,17 @@ int pg_storedoc_append(char **text, const char *old, size_t old_len, const char 
 int pg_notedoc_merge(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
                      const char *add, size_t add_len, const char *add_name, const char *commit);
 
+/* Validates a document's text; PG_EINVAL naming `name`, the JSON path and why. */
+typedef int (*pg_notedoc_check)(const char *text, size_t len, const char *name);
+
+/* What pg_notedoc_merge does, for any note document with a "runs" array of
+ * objects with an "id" (the stacks note, harness/notes_stacks.h): both sides
+ * validated by `check`, a new document (no `old`) gets {"schema": `schema`,
+ * "commit": `commit`, "runs": []}. */
+int pg_notedoc_union(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
+                     const char *add, size_t add_len, const char *add_name, const char *commit, const char *schema,
+                     pg_notedoc_check check);
+
 /* --- reading ------------------------------------------------------------- */
 
 /* Checks that `text` (the file `path`) is a store document this perfgate can

@@ -1,5 +1,6 @@
-/* harness/rundoc_notes.c — the note document (git notes): runs of every
- * machine and backend for one commit, merged by run id. See rundoc.h.
+/* harness/rundoc_notes.c — the note documents (git notes): runs of every
+ * machine and backend for one commit, merged by run id. See rundoc.h. The
+ * union by run id is shared with the stacks note (harness/notes_stacks.h).
  *
  * The merge works on the JSON itself rather than the structs, so that a note
  * written by a newer perfgate keeps the keys this one does not know. Both
@@ -12,14 +13,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parses and validates one side. */
-static int parse_side(cJSON **out, const char *text, size_t len, const char *name)
+/* Parses one side, validated by `check` first. */
+static int parse_side(cJSON **out, const char *text, size_t len, const char *name, pg_notedoc_check check)
+{
+    int rc = check(text, len, name);
+    if (rc == 0)
+        rc = pg_json_parse(out, text, len, name);
+    return rc;
+}
+
+/* The one reader of run documents validates a results note. */
+static int check_runs(const char *text, size_t len, const char *name)
 {
     pg_rundoc_list l = {0};
     int rc = pg_rundoc_parse(&l, text, len, name);
     pg_rundoc_list_free(&l);
-    if (rc == 0)
-        rc = pg_json_parse(out, text, len, name);
     return rc;
 }
 
@@ -64,10 +72,10 @@ static int add_run(cJSON *runs, const cJSON *run, size_t *added)
     return 0;
 }
 
-static int new_doc(cJSON **out, const char *commit)
+static int new_doc(cJSON **out, const char *commit, const char *schema)
 {
     cJSON *doc = cJSON_CreateObject();
-    if (!doc || !cJSON_AddStringToObject(doc, "schema", PG_NOTEDOC_SCHEMA) ||
+    if (!doc || !cJSON_AddStringToObject(doc, "schema", schema) ||
         !cJSON_AddStringToObject(doc, "commit", commit) || !cJSON_AddArrayToObject(doc, "runs")) {
         cJSON_Delete(doc);
         return pg_error_set(PG_ENOMEM, "out of memory merging notes");
@@ -76,16 +84,17 @@ static int new_doc(cJSON **out, const char *commit)
     return 0;
 }
 
-int pg_notedoc_merge(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
-                     const char *add, size_t add_len, const char *add_name, const char *commit)
+int pg_notedoc_union(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
+                     const char *add, size_t add_len, const char *add_name, const char *commit, const char *schema,
+                     pg_notedoc_check check)
 {
     cJSON *base = NULL, *more = NULL, *single;
     size_t n = 0;
-    int rc = old ? parse_side(&base, old, old_len, old_name) : new_doc(&base, commit);
+    int rc = old ? parse_side(&base, old, old_len, old_name, check) : new_doc(&base, commit, schema);
     if (rc == 0 && old && !cJSON_GetObjectItemCaseSensitive(base, "runs"))
         rc = pg_error_set(PG_EINVAL, "%s: not a note document (no \"runs\")", old_name);
     if (rc == 0)
-        rc = parse_side(&more, add, add_len, add_name);
+        rc = parse_side(&more, add, add_len, add_name, check);
     if (rc == 0) {
         cJSON *into = cJSON_GetObjectItemCaseSensitive(base, "runs"), *from = runs_of(more, &single), *r;
         if (single)
@@ -103,4 +112,11 @@ int pg_notedoc_merge(char **text, size_t *added, const char *old, size_t old_len
     cJSON_Delete(base);
     cJSON_Delete(more);
     return rc;
+}
+
+int pg_notedoc_merge(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
+                     const char *add, size_t add_len, const char *add_name, const char *commit)
+{
+    return pg_notedoc_union(text, added, old, old_len, old_name, add, add_len, add_name, commit, PG_NOTEDOC_SCHEMA,
+                            check_runs);
 }

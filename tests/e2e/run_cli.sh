@@ -39,7 +39,7 @@ contains "$T/err" "unknown option '--frobnicate'; see 'perfgate run --help'"
 expect_exit 2 "misspelt option" "$PG" compare --treshold 1% a b
 contains "$T/err" "unknown option '--treshold' (did you mean '--threshold'?)"
 expect_exit 2 "ambiguous option" "$PG" run --no
-contains "$T/err" "option '--no' is ambiguous (--no-pin, --no-native, --no-store, --no-notes, --no-build)"
+contains "$T/err" "option '--no' is ambiguous (--no-pin, --no-native, --no-store, --no-notes, --notes-stacks, --no-build)"
 expect_exit 2 "misspelt command" "$PG" comapre
 contains "$T/err" "'comapre' is not a perfgate command (did you mean 'compare'?)"
 expect_exit 2 "option without its value" "$PG" show --format

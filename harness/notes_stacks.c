@@ -1,0 +1,307 @@
+/* harness/notes_stacks.c — see notes_stacks.h. */
+#include "harness/notes_stacks.h"
+#include "harness/notes.h"
+#include "harness/results.h"
+#include "util/error.h"
+#include "util/fileio.h"
+#include "util/jsonfile.h"
+#include "util/text.h"
+
+#include <cjson/cJSON.h>
+#include <git2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int pg_notes_stacks_configured(pg_repo *r)
+{
+    git_config *cfg = NULL;
+    int on = 0;
+    if (r && git_repository_config_snapshot(&cfg, pg_repo_git(r)) == 0 &&
+        git_config_get_bool(&on, cfg, "perfgate.notesStacks") < 0)
+        on = 0;
+    git_config_free(cfg);
+    return on;
+}
+
+size_t pg_notes_stacks_max(pg_repo *r)
+{
+    git_config *cfg = NULL;
+    int64_t v = 0;
+    int rc = !r || git_repository_config_snapshot(&cfg, pg_repo_git(r)) < 0
+                 ? GIT_ENOTFOUND
+                 : git_config_get_int64(&v, cfg, "perfgate.notesStacksMax");
+    if ((rc < 0 && rc != GIT_ENOTFOUND) || (rc == 0 && v <= 0))
+        pg_text_warn("warning: git config perfgate.notesStacksMax is not a size in bytes > 0 (such as 512k); "
+                     "using %d", PG_NOTES_STACKS_MAX);
+    if (rc < 0 || v <= 0)
+        v = PG_NOTES_STACKS_MAX;
+    git_config_free(cfg);
+    return (size_t)v;
+}
+
+static void size_text(char *out, size_t len, size_t bytes)
+{
+    if (bytes < 1024)
+        snprintf(out, len, "%zu bytes", bytes);
+    else if (bytes >= 1024 * 1024)
+        snprintf(out, len, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+    else
+        snprintf(out, len, "%.1f KiB", (double)bytes / 1024.0);
+}
+
+/* Appends ", item" (or "item" to an empty list) while it fits. */
+static void list_add(char *list, size_t len, const char *item)
+{
+    size_t used = strlen(list);
+    if (used + 2 + strlen(item) < len)
+        snprintf(list + used, len - used, "%s%s", used ? ", " : "", item);
+}
+
+/* {"schema", "commit", "runs": [{"id", "machine", "backend", "benchmarks": []}]}; *benches is that array. */
+static cJSON *doc_new(const pg_rundoc *run, cJSON **benches)
+{
+    cJSON *doc = cJSON_CreateObject(), *runs, *r;
+    if (!doc || !cJSON_AddStringToObject(doc, "schema", PG_STACKSDOC_SCHEMA) ||
+        !cJSON_AddStringToObject(doc, "commit", run->commit) || !(runs = cJSON_AddArrayToObject(doc, "runs")) ||
+        !(r = cJSON_CreateObject()) || !cJSON_AddItemToArray(runs, r) || !cJSON_AddStringToObject(r, "id", run->id) ||
+        !cJSON_AddStringToObject(r, "machine", run->machine.id) ||
+        !cJSON_AddStringToObject(r, "backend", run->backend ? run->backend : "") ||
+        !(*benches = cJSON_AddArrayToObject(r, "benchmarks"))) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* `text`: the folded stacks, NUL-terminated (pg_file_read). The object
+ * belongs to `benches` from the start, so a failure frees nothing twice. */
+static int bench_add(cJSON *benches, const pg_rundoc_bench *b, const char *text)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o && !cJSON_AddItemToArray(benches, o)) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    if (!o || !cJSON_AddStringToObject(o, "name", b->name) ||
+        (b->stacks_weight && !cJSON_AddStringToObject(o, "weight", b->stacks_weight)) ||
+        (b->stacks_note && !cJSON_AddStringToObject(o, "note", b->stacks_note)) ||
+        !cJSON_AddStringToObject(o, "folded", text))
+        return pg_error_set(PG_ENOMEM, "out of memory writing the stacks note");
+    return 0;
+}
+
+int pg_stacksdoc_make(char **doc, size_t *n, char *big, size_t biglen, char *unreadable, size_t unreadlen,
+                      const pg_rundoc *run, const char *store_root, size_t max)
+{
+    cJSON *benches = NULL, *d = doc_new(run, &benches);
+    *doc = NULL;
+    *n = 0;
+    big[0] = unreadable[0] = '\0';
+    if (!d)
+        return pg_error_set(PG_ENOMEM, "out of memory writing the stacks note");
+    int rc = 0;
+    for (size_t i = 0; i < run->nbench && rc == 0; i++) {
+        const pg_rundoc_bench *b = &run->bench[i];
+        char path[4096], item[600], size[32];
+        char *text = NULL;
+        size_t len = 0;
+        if (!b->stacks || !*b->stacks)
+            continue;
+        pg_results_stacks_path(path, sizeof path, b->stacks, store_root);
+        if (pg_file_read(&text, &len, path) < 0) {
+            snprintf(item, sizeof item, "'%s' (%s)", b->name, pg_error_last());
+            pg_error_clear();
+            list_add(unreadable, unreadlen, item);
+            continue;
+        }
+        if (len > max) {
+            size_text(size, sizeof size, len);
+            snprintf(item, sizeof item, "'%s' (%s)", b->name, size);
+            list_add(big, biglen, item);
+        } else if ((rc = bench_add(benches, b, text)) == 0) {
+            (*n)++;
+        }
+        free(text);
+    }
+    if (rc == 0 && *n && !(*doc = pg_json_print(d, NULL)))
+        rc = pg_error_set(PG_ENOMEM, "out of memory writing the stacks note");
+    cJSON_Delete(d);
+    return rc;
+}
+
+/* ---- reading and validating ---- */
+
+static int expect(const char *name, const char *where, const char *what)
+{
+    return pg_error_set(PG_EINVAL, "%s: %s: expected %s", name, where, what);
+}
+
+/* One run of a stacks document: an "id" and an array of benchmarks, each a
+ * "name" and its "folded" text. */
+static int check_run(const cJSON *r, size_t i, const char *name)
+{
+    const cJSON *benches = cJSON_GetObjectItemCaseSensitive(r, "benchmarks"), *b;
+    char where[96];
+    snprintf(where, sizeof where, "runs[%zu]", i);
+    if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "id")))
+        return expect(name, where, "an object with a string \"id\"");
+    if (!cJSON_IsArray(benches))
+        return expect(name, where, "an array \"benchmarks\"");
+    size_t k = 0;
+    cJSON_ArrayForEach(b, benches) {
+        snprintf(where, sizeof where, "runs[%zu].benchmarks[%zu]", i, k++);
+        if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(b, "name")) ||
+            !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(b, "folded")))
+            return expect(name, where, "an object with strings \"name\" and \"folded\"");
+    }
+    return 0;
+}
+
+/* The shape pg_stacksdoc_make writes; unknown keys are kept and ignored. */
+static int check_stacks(const char *text, size_t len, const char *name)
+{
+    cJSON *doc = NULL;
+    int rc = pg_json_parse(&doc, text, len, name);
+    if (rc < 0)
+        return rc;
+    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "schema"));
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs"), *r;
+    size_t sl = strlen(PG_STACKSDOC_SCHEMA), i = 0;
+    if (!schema || strncmp(schema, PG_STACKSDOC_SCHEMA, sl) || (schema[sl] && schema[sl] != '.'))
+        rc = pg_error_set(PG_EINVAL, "%s: not a stacks document (schema %s%s%s, expected %s)", name,
+                          schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "", PG_STACKSDOC_SCHEMA);
+    else if (!cJSON_IsArray(runs))
+        rc = expect(name, "runs", "an array");
+    else
+        cJSON_ArrayForEach(r, runs) {
+            if ((rc = check_run(r, i++, name)) < 0)
+                break;
+        }
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int pg_stacksdoc_merge(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
+                       const char *add, size_t add_len, const char *add_name, const char *commit)
+{
+    return pg_notedoc_union(text, added, old, old_len, old_name, add, add_len, add_name, commit, PG_STACKSDOC_SCHEMA,
+                            check_stacks);
+}
+
+void pg_notes_stacks_record(pg_repo *r, const pg_rundoc *run, const char *store_root)
+{
+    char *doc = NULL, big[1024], unreadable[1024], max[32], who[400], msg[600];
+    size_t n = 0, added = 0, limit = pg_notes_stacks_max(r);
+    int rc = pg_stacksdoc_make(&doc, &n, big, sizeof big, unreadable, sizeof unreadable, run, store_root, limit);
+    size_text(max, sizeof max, limit);
+    if (rc == 0 && big[0])
+        pg_text_warn("notes: stacks over the %s limit for notes stay in the local store only: %s", max, big);
+    if (rc == 0 && unreadable[0])
+        pg_text_warn("warning: stacks not added to %s: %s", PG_NOTES_STACKS_REF, unreadable);
+    if (rc == 0 && n) {
+        pg_notes_describe(who, sizeof who, run);
+        snprintf(msg, sizeof msg, "perfgate: stacks of run %s of %.12s on %s, %zu with stacks", run->id, run->commit,
+                 who, n);
+        rc = pg_notes_add(&added, r, PG_NOTES_STACKS_REF, run->commit, doc, pg_stacksdoc_merge, msg);
+    }
+    if (rc < 0)
+        pg_text_warn("warning: the stacks are in the local store only, not in %s: %s", PG_NOTES_STACKS_REF,
+                     pg_error_last());
+    else if (n)
+        pg_text_warn("notes: stacks of %zu benchmark%s added to %s on %.12s", n, n == 1 ? "" : "s",
+                     PG_NOTES_STACKS_REF, run->commit);
+    free(doc);
+}
+
+/* The "folded" text of benchmark `bench` of run `id` in a parsed stacks document, or NULL. */
+static const cJSON *find_folded(const cJSON *doc, const char *id, const char *bench)
+{
+    const cJSON *r, *b;
+    cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(doc, "runs")) {
+        const char *rid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "id"));
+        if (!rid || strcmp(rid, id))
+            continue;
+        cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(r, "benchmarks")) {
+            const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "name"));
+            if (name && !strcmp(name, bench))
+                return cJSON_GetObjectItemCaseSensitive(b, "folded");
+        }
+    }
+    return NULL;
+}
+
+/* The parsed stacks note of `commit`: NULL when there is none or it is
+ * damaged (a warning: the runs keep their unresolved paths). */
+static cJSON *note_load(pg_repo *r, const char *commit)
+{
+    char *text = NULL, name[128];
+    cJSON *doc = NULL;
+    snprintf(name, sizeof name, "the note of %.12s in %s", commit, PG_NOTES_STACKS_REF);
+    int rc = pg_notes_read(&text, r, PG_NOTES_STACKS_REF, commit);
+    if (rc == 0 && text && (rc = check_stacks(text, strlen(text), name)) == 0)
+        rc = pg_json_parse(&doc, text, strlen(text), name);
+    if (rc < 0) {
+        pg_text_warn("warning: stacks from notes not used: %s", pg_error_last());
+        pg_error_clear();
+    }
+    free(text);
+    return doc;
+}
+
+/* Writes `folded` to <store_root>/<rel> unless it is there already. */
+static int materialise(const char *store_root, const char *rel, const char *folded)
+{
+    char path[4096], dir[4096];
+    snprintf(path, sizeof path, "%s/%s", store_root, rel);
+    if (access(path, F_OK) == 0)
+        return 0;
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = '\0';
+    int rc = pg_mkdirs(dir);
+    return rc < 0 ? rc : pg_file_write_atomic(path, folded, strlen(folded));
+}
+
+void pg_notes_stacks_fill(pg_rundoc_list *runs, const char *store_root, pg_repo *r, const char *commit)
+{
+    cJSON *doc = NULL;
+    int loaded = 0;
+    if (!r || !store_root || !*store_root)
+        return;
+    for (size_t i = 0; i < runs->n; i++) {
+        pg_rundoc *run = &runs->v[i];
+        for (size_t k = 0; run->id && k < run->nbench; k++) {
+            pg_rundoc_bench *b = &run->bench[k];
+            char path[4096], rel[3 * PG_SAFE_NAME_SIZE + 64], sid[PG_SAFE_NAME_SIZE], sname[PG_SAFE_NAME_SIZE],
+                scommit[PG_SAFE_NAME_SIZE];
+            if (!b->stacks || !*b->stacks)
+                continue;
+            pg_results_stacks_path(path, sizeof path, b->stacks, store_root);
+            if (access(path, R_OK) == 0)
+                continue;
+            if (!loaded) {
+                doc = note_load(r, commit);
+                loaded = 1;
+            }
+            const char *folded = cJSON_GetStringValue(find_folded(doc, run->id, b->name));
+            if (!folded)
+                continue;
+            /* Names from another clone's note: made file names, never paths. */
+            pg_path_safe_name(scommit, commit);
+            pg_path_safe_name(sid, run->id);
+            pg_path_safe_name(sname, b->name);
+            snprintf(rel, sizeof rel, "notes-stacks/%s/%s/%s.folded", scommit, sid, sname);
+            if (materialise(store_root, rel, folded) < 0) {
+                pg_text_warn("warning: %s: stacks from %s not used: %s", b->name, PG_NOTES_STACKS_REF, pg_error_last());
+                pg_error_clear();
+                continue;
+            }
+            if (pg_rundoc_set(&b->stacks, rel) < 0) {
+                pg_error_clear();
+                continue;
+            }
+        }
+    }
+    cJSON_Delete(doc);
+}
