@@ -152,21 +152,22 @@ int pg_notes_add(size_t *added, pg_repo *r, const char *ref, const char *commit,
     return rc;
 }
 
-/* "<host> (machine <id>, <backend>, N benchmarks[, shard I/N])": who measured a run, for notes commits. */
-void pg_notes_describe(char *out, size_t len, const pg_rundoc *run)
+void pg_notes_describe(char *out, size_t len, const pg_rundoc *run, size_t n)
 {
-    char shard[48] = "";
+    char shard[48] = "", of[32] = "";
     if (run->shard_count)
         snprintf(shard, sizeof shard, ", shard %d/%d", run->shard_index, run->shard_count);
-    snprintf(out, len, "%s (machine %s, %s, %zu benchmark%s%s)", run->machine.hostname[0] ? run->machine.hostname : "?",
-             run->machine.id, run->backend ? run->backend : "?", run->nbench, run->nbench == 1 ? "" : "s", shard);
+    if (n != run->nbench)
+        snprintf(of, sizeof of, " of %zu", run->nbench);
+    snprintf(out, len, "%s (machine %s, %s, %zu%s benchmark%s%s)", run->machine.hostname[0] ? run->machine.hostname : "?",
+             run->machine.id, run->backend ? run->backend : "?", n, of, run->nbench == 1 ? "" : "s", shard);
 }
 
 int pg_notes_add_run(pg_repo *r, const char *commit, const pg_rundoc *run)
 {
     char *doc = NULL, who[400], msg[600];
     size_t added;
-    pg_notes_describe(who, sizeof who, run);
+    pg_notes_describe(who, sizeof who, run, run->nbench);
     snprintf(msg, sizeof msg, "perfgate: run %s of %.12s on %s", run->id ? run->id : "?", commit, who);
     int rc = pg_rundoc_write(&doc, run);
     if (rc == 0)

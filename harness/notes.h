@@ -48,9 +48,10 @@ int pg_notes_exist(pg_repo *r, const char *ref);
 /* Adds `run` to the note of `commit`. */
 int pg_notes_add_run(pg_repo *r, const char *commit, const pg_rundoc *run);
 
-/* Who measured `run`, for notes commits' messages:
- * "<host> (machine <id>, <backend>, N benchmarks[, shard I/N])". */
-void pg_notes_describe(char *out, size_t len, const pg_rundoc *run);
+/* Who measured `run` and what of it a notes commit adds (`n` of its
+ * benchmarks), for the commit's message: "<host> (machine <id>, <backend>,
+ * N benchmarks[, shard I/N])", "N of M benchmarks" when n is not all. */
+void pg_notes_describe(char *out, size_t len, const pg_rundoc *run, size_t n);
 
 /* After `run` was stored locally (in the store at `store_root`): adds it to
  * the note of its commit and says so on stderr ("notes: ..."), unless its

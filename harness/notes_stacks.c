@@ -201,9 +201,8 @@ void pg_notes_stacks_record(pg_repo *r, const pg_rundoc *run, const char *store_
     if (rc == 0 && unreadable[0])
         pg_text_warn("warning: stacks not added to %s: %s", PG_NOTES_STACKS_REF, unreadable);
     if (rc == 0 && n) {
-        pg_notes_describe(who, sizeof who, run);
-        snprintf(msg, sizeof msg, "perfgate: stacks of run %s of %.12s on %s, %zu with stacks", run->id, run->commit,
-                 who, n);
+        pg_notes_describe(who, sizeof who, run, n);
+        snprintf(msg, sizeof msg, "perfgate: stacks of run %s of %.12s on %s", run->id, run->commit, who);
         rc = pg_notes_add(&added, r, PG_NOTES_STACKS_REF, run->commit, doc, pg_stacksdoc_merge, msg);
     }
     if (rc < 0)

@@ -82,7 +82,7 @@ check "results notes log: one line per run, commit and host ($(head -1 "$T/log")
   [ "$(grep -cE "^perfgate: run [^ ]+ of (${c0:0:12}|${c1:0:12}) on .* \(machine [0-9a-f]{12}, valgrind, 2 benchmarks\)$" "$T/log")" = 3 ]
 git log --format=%s $STACKS > "$T/slog"
 check "stacks notes log: the two runs with stacks ($(head -1 "$T/slog"))" \
-  [ "$(grep -cE "^perfgate: stacks of run [^ ]+ of ${c0:0:12} on .*, 1 with stacks$" "$T/slog"):$(grep -cE "^perfgate: stacks of run [^ ]+ of ${c1:0:12} on .*, 2 with stacks$" "$T/slog")" = 1:1 ]
+  [ "$(grep -cE "^perfgate: stacks of run [^ ]+ of ${c0:0:12} on .* \(machine [0-9a-f]{12}, valgrind, 1 of 2 benchmarks\)$" "$T/slog"):$(grep -cE "^perfgate: stacks of run [^ ]+ of ${c1:0:12} on .* \(machine [0-9a-f]{12}, valgrind, 2 benchmarks\)$" "$T/slog")" = 1:1 ]
 expect_exit 0 "A pushes" "$PG" push
 contains "$T/out" "$NOTES -> origin (push 1)"
 contains "$T/out" "$STACKS -> origin (push 1)"
