@@ -104,8 +104,9 @@ static int note_commit(git_oid *out, git_repository *repo, const git_oid *parent
     if (parent && git_commit_lookup(&pc, repo, parent) < 0)
         return git_fail("cannot read the notes commit");
     int rc = git_note_commit_create(msg ? &id : out, NULL, repo, pc, sig, sig, target, text, 1);
-    /* libgit2 words every notes commit alike: the same tree again, with a
-     * message that says what was added, for `git log refs/notes/perfgate`. */
+    /* git_note_commit_create takes no message and words every commit alike:
+     * the same tree is committed again, saying what was added, for
+     * `git log refs/notes/perfgate` (the first commit is left unreferenced). */
     if (rc == 0 && msg &&
         ((rc = git_commit_lookup(&made, repo, &id)) < 0 || (rc = git_commit_tree(&tree, made)) < 0 ||
          (rc = git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, pc ? 1 : 0, (const git_commit **)&pc)) < 0))

@@ -95,10 +95,12 @@ static int bench_add(cJSON *benches, const pg_rundoc_bench *b, const char *text)
 int pg_stacksdoc_make(char **doc, size_t *n, char *big, size_t biglen, char *unreadable, size_t unreadlen,
                       const pg_rundoc *run, const char *store_root, size_t max)
 {
-    cJSON *benches = NULL, *d = doc_new(run, &benches);
     *doc = NULL;
     *n = 0;
     big[0] = unreadable[0] = '\0';
+    if (!run->id || !run->commit)
+        return pg_error_set(PG_EINVAL, "a run without an id or a commit has no stacks note");
+    cJSON *benches = NULL, *d = doc_new(run, &benches);
     if (!d)
         return pg_error_set(PG_ENOMEM, "out of memory writing the stacks note");
     int rc = 0;

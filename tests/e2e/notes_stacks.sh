@@ -91,13 +91,19 @@ contains "$T/out" "$STACKS -> origin (push 1)"
 # fetch merges them and says so in the merge commit.
 cd "$T/B"
 git checkout -q "$c1"
-"$PG" run --backend valgrind --no-native --repeat 1 --warmup 0 --store "$T/Bstore" bench/ > /dev/null 2>&1
+expect_exit 0 "B runs c1 (natively: cheap)" "$PG" run --backend perf --no-pin --repeat 1 --warmup 0 --store "$T/Bstore" bench/
 expect_exit 0 "B fetches" "$PG" fetch
 contains "$T/out" "origin notes merged into $NOTES"
 contains "$T/out" "origin stacks merged into $STACKS"
 check "B's merge commit says what it added" \
   [ "$(git log -1 --format=%s $NOTES)" = "perfgate: merge notes from origin: 3 runs added" ]
 check "B's stacks ref is origin's (a fast-forward)" [ "$(git rev-parse $STACKS)" = "$(git -C "$O" rev-parse $STACKS)" ]
+
+expect_exit 0 "B pushes: results, then stacks (nothing new there)" "$PG" push
+contains "$T/out" "$NOTES -> origin (push 1)"
+contains "$T/out" "origin already has every note of $STACKS"
+check "origin's results note of c1 has A's and B's runs" \
+  [ "$(git -C "$O" notes --ref $NOTES show "$c1" | grep -cE '"id":[[:space:]]*"[0-9]{4}-')" = 2 ]
 
 # B compares A's runs: their stacks paths are A's store's, the stacks note has them.
 git checkout -q main
