@@ -135,6 +135,11 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                          ctx->args.nargs);
         return 1;
     }
+    if (o->notes_stacks && (!o->run_missing || !(o->sample || o->flamegraph) || o->no_notes)) {
+        *status = pg_die("--notes-stacks puts the stacks --run-missing records in git notes: it needs --run-missing "
+                         "and --sample (or --flamegraph), and not --no-notes");
+        return 1;
+    }
     *a = ctx->args.args[0];
     *b = ctx->args.args[1];
     if (!o->gates.n && pg_gates_parse(&o->gates, "instructions") < 0) {

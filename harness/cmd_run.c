@@ -110,6 +110,11 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
     };
     if (pg_cmd_parse(status, ctx, &spec, opts, argc, argv))
         return 1;
+    if (a->notes_stacks && (!a->ro.sample || a->no_notes)) {
+        *status = pg_die("--notes-stacks puts the stacks of --sample in git notes: it needs --sample, and not "
+                         "--no-notes");
+        return 1;
+    }
     a->ro.count_calls = a->calls.list[0] ? a->calls.list : NULL;
     return 0;
 }

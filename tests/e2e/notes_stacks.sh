@@ -54,6 +54,10 @@ cd "$T/A"
 measure() { "$PG" run --backend valgrind --no-native --repeat 1 --warmup 0 --sample "$@" bench/; }
 # The size of wide's folded stacks sets a limit between the two benchmarks'.
 git checkout -q "$c0"
+expect_exit 2 "--notes-stacks without --sample" "$PG" run --notes-stacks bench/
+contains "$T/err" "--notes-stacks puts the stacks of --sample in git notes: it needs --sample, and not --no-notes"
+expect_exit 2 "compare --notes-stacks without --run-missing" "$PG" compare "$c0" "$c1" --sample --notes-stacks
+contains "$T/err" "it needs --run-missing and --sample (or --flamegraph), and not --no-notes"
 expect_exit 0 "run c0 without stacks in notes" measure
 contains "$T/err" "logs and stacks stay in the local store"
 lacks "$T/err" "$STACKS"
@@ -74,7 +78,8 @@ git config perfgate.notesStacks true
 expect_exit 0 "run c1 with perfgate.notesStacks" measure
 contains "$T/err" "notes: stacks of 2 benchmarks added to $STACKS on ${c1:0:12}"
 check "the results note holds no folded text" [ -z "$(git notes --ref $NOTES show "$c1" | grep -F 'mix ')" ]
-check "the stacks note of c1 holds mix's stacks" git notes --ref $STACKS show "$c1" | grep -qF ';mix '
+git notes --ref $STACKS show "$c1" > "$T/snote"
+contains "$T/snote" ';mix ' "the stacks note of c1 holds mix's stacks"
 host=$(hostname)
 git log --format=%s $NOTES > "$T/log"
 contains "$T/log" "perfgate: run "
