@@ -80,7 +80,12 @@ contains "$T/err" "notes: stacks of 2 benchmarks added to $STACKS on ${c1:0:12}"
 check "the results note holds no folded text" [ -z "$(git notes --ref $NOTES show "$c1" | grep -F 'mix ')" ]
 git notes --ref $STACKS show "$c1" > "$T/snote"
 contains "$T/snote" ';mix ' "the stacks note of c1 holds mix's stacks"
-host=$(hostname)
+stacks_tip=$(git rev-parse $STACKS)
+echo changed >> README
+expect_exit 0 "a dirty run with stacks in notes" measure --notes-stacks --filter mixer
+contains "$T/err" "not added to $NOTES: the work tree was dirty"
+check "a dirty run adds no stacks note" [ "$(git rev-parse $STACKS)" = "$stacks_tip" ]
+git checkout -q README
 git log --format=%s $NOTES > "$T/log"
 contains "$T/log" "perfgate: run "
 check "results notes log: one line per run, commit and host ($(head -1 "$T/log"))" \
@@ -112,7 +117,6 @@ check "origin's results note of c1 has A's and B's runs" \
 
 # B compares A's runs: their stacks paths are A's store's, the stacks note has them.
 git checkout -q main
-cp "$T/A/.git/config" /dev/null
 expect_exit 1 "B compares c0 c1 from the notes" "$PG" compare "$c0" "$c1" --backend valgrind --flamegraph "$T/fg"
 contains "$T/out" "mixer: self cost by function (instructions), largest changes"
 check "the function table names mix" grep -qE "^    mix +[0-9,]+ +[0-9,]+ +\+[0-9,]+ " "$T/out"
