@@ -332,8 +332,7 @@ static int write_page(pg_history *h, const pg_hist_page *page, const opts *o, si
 
 static void summarize(const pg_history *h, size_t with, size_t ngraphs, const opts *o)
 {
-    size_t regs = 0, cps = 0, flagged[3] = {0}, benches = 0;
-    const char *last = NULL;
+    size_t regs = 0, cps = 0, flagged[3] = {0};
     for (size_t i = 0; i < h->ns; i++) {
         const pg_hist_series *s = &h->s[i];
         for (size_t k = 0; k < s->np; k++)
@@ -342,8 +341,6 @@ static void summarize(const pg_history *h, size_t with, size_t ngraphs, const op
         flagged[0] += !!(s->flags & PG_HIST_BIMODAL);
         flagged[1] += !!(s->flags & PG_HIST_FLAKY);
         flagged[2] += !!(s->flags & PG_HIST_NOISY);
-        if (!last || strcmp(last, s->bench))
-            benches++, last = s->bench;   /* series come grouped by benchmark within a lane */
     }
     printf("history: %zu commits, %zu with results; %zu series (benchmark x metric x machine); %zu regressions, "
            "%zu change points; flagged: %zu bimodal, %zu flaky, %zu noisy\n",
@@ -412,6 +409,13 @@ int pg_cmd_history(pg_ctx *ctx, int argc, char **argv)
     }
     if (o.backend && strcmp(o.backend, "perf") && strcmp(o.backend, "valgrind")) {
         pg_die("--backend '%s': expected perf or valgrind", o.backend);
+        goto out;
+    }
+    char outdir[PATH_MAX];
+    struct stat st;
+    pg_path_dirname(outdir, sizeof outdir, o.output);
+    if (stat(outdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        pg_die("--output %s: no directory %s to write it in", o.output, outdir);
         goto out;
     }
     const char *range = ctx->args.nargs ? ctx->args.args[0] : "HEAD";

@@ -104,6 +104,8 @@ expect_exit 2 "--commit-url without %H" "$PG" history --commit-url https://x.inv
 contains "$T/err" "--commit-url 'https://x.invalid/' has no %H"
 expect_exit 2 "A not an ancestor of B" "$PG" history "${c[5]}..${c[1]}" -o "$T/page/h.html"
 contains "$T/err" "first-parent ancestor"
+expect_exit 2 "-o in a directory that does not exist" "$PG" history -o "$T/nodir/h.html"
+contains "$T/err" "--output $T/nodir/h.html: no directory $T/nodir to write it in"
 make_repo "$T/empty"
 cd "$T/empty"
 expect_exit 2 "no results" "$PG" history -o "$T/page/h.html"
