@@ -20,6 +20,7 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_record(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_history(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_push(pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv);
@@ -33,6 +34,7 @@ const pg_command pg_commands[] = {
     {"push", pg_cmd_push, PG_CMD_REPO, "push the results kept in git notes to a remote (merging, never forcing)"},
     {"fetch", pg_cmd_fetch, PG_CMD_REPO, "fetch a remote's results from its git notes and merge them"},
     {"bisect", pg_cmd_bisect, PG_CMD_STORE, "find the first commit between two that regressed (binary search)"},
+    {"history", pg_cmd_history, PG_CMD_STORE, "write an HTML page of every benchmark over the commits of a range"},
     {"record", pg_cmd_record, 0, "sample one command's stacks and write a flamegraph"},
     {"flamegraph", pg_cmd_flamegraph, 0, "render folded stacks (or the difference of two) as SVG"},
     {"doctor", pg_cmd_doctor, 0, "say which backends and events work on this machine, and why not"},

@@ -146,19 +146,21 @@ void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commi
     git_commit_free(c);
 }
 
-int pg_repo_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *r, const char *from,
-                          const char *to)
+/* The first-parent line from `to` back to `stop` (excluded; NULL: the root)
+ * or `max` commits (0: no limit), oldest first. */
+static int walk_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *r, const char *stop_id,
+                              const char *to, unsigned long max)
 {
     *out = NULL;
     *n = 0;
     git_oid stop, oid;
-    if (git_oid_fromstr(&stop, from) < 0 || git_oid_fromstr(&oid, to) < 0)
-        return pg_error_set(PG_EINVAL, "not commit ids: %s, %s", from, to);
+    if ((stop_id && git_oid_fromstr(&stop, stop_id) < 0) || git_oid_fromstr(&oid, to) < 0)
+        return pg_error_set(PG_EINVAL, "not commit ids: %s, %s", stop_id ? stop_id : "-", to);
     char (*v)[PG_OID_HEXSZ + 1] = NULL;
     unsigned long len = 0, cap = 0;
     int rc = 0;
     /* Walked from `to` backwards, reversed at the end. */
-    while (!git_oid_equal(&oid, &stop)) {
+    while ((!stop_id || !git_oid_equal(&oid, &stop)) && (!max || len < max)) {
         git_commit *c = NULL;
         if (git_commit_lookup(&c, r->repo, &oid) < 0) {
             rc = pg_error_set(PG_ENOTFOUND, "commit %s not found: %s", git_oid_tostr_s(&oid), git_msg());
@@ -180,7 +182,8 @@ int pg_repo_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_r
             oid = *parent;
         git_commit_free(c);
         if (!parent) {
-            rc = pg_error_set(PG_EINVAL, "%.12s is not a first-parent ancestor of %.12s", from, to);
+            if (stop_id)
+                rc = pg_error_set(PG_EINVAL, "%.12s is not a first-parent ancestor of %.12s", stop_id, to);
             break;
         }
     }
@@ -197,6 +200,41 @@ int pg_repo_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_r
     *out = v;
     *n = len;
     return 0;
+}
+
+int pg_repo_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *r, const char *from,
+                          const char *to)
+{
+    return walk_first_parents(out, n, r, from, to, 0);
+}
+
+int pg_repo_last_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *r, const char *to,
+                               unsigned long max)
+{
+    return walk_first_parents(out, n, r, NULL, to, max);
+}
+
+long long pg_repo_commit_time(pg_repo *r, const char *commit)
+{
+    git_oid oid;
+    git_commit *c = NULL;
+    if (git_oid_fromstr(&oid, commit) < 0 || git_commit_lookup(&c, r->repo, &oid) < 0)
+        return 0;
+    long long t = (long long)git_commit_time(c);
+    git_commit_free(c);
+    return t;
+}
+
+int pg_repo_remote_url(char *buf, unsigned long len, pg_repo *r, const char *remote)
+{
+    git_remote *rem = NULL;
+    buf[0] = '\0';
+    if (git_remote_lookup(&rem, r->repo, remote) < 0)
+        return PG_ENOTFOUND;
+    const char *url = git_remote_url(rem);
+    snprintf(buf, len, "%s", url ? url : "");
+    git_remote_free(rem);
+    return url ? 0 : PG_ENOTFOUND;
 }
 
 int pg_repo_export(pg_repo *r, const char *commit, const char *dir)

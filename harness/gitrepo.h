@@ -44,6 +44,17 @@ void pg_repo_summary(char *buf, unsigned long len, pg_repo *r, const char *commi
 int pg_repo_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *r, const char *from,
                           const char *to);
 
+/* The last `max` commits (0: all) of the first-parent line ending at `to`,
+ * oldest first, into a malloc'd array of *n commit ids (free() it). */
+int pg_repo_last_first_parents(char (**out)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *r, const char *to,
+                               unsigned long max);
+
+/* The committer time of `commit` in seconds since the epoch (0 when unknown). */
+long long pg_repo_commit_time(pg_repo *r, const char *commit);
+
+/* The URL of the remote called `remote` into buf; PG_ENOTFOUND when there is none. */
+int pg_repo_remote_url(char *buf, unsigned long len, pg_repo *r, const char *remote);
+
 /* Writes the tree of `commit` into the empty directory `dir` (a detached
  * checkout for building an older revision; the caller removes it). */
 int pg_repo_export(pg_repo *r, const char *commit, const char *dir);

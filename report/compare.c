@@ -32,13 +32,6 @@ static int cmp_metric(const void *x, const void *y)
     return c ? c : strcmp(a->backend, b->backend);
 }
 
-static const pg_series *find_series(const pg_bench_result *b, const char *metric, const char *backend)
-{
-    for (size_t i = 0; i < b->nm; i++)
-        if (!strcmp(b->m[i].metric, metric) && (!backend || !strcmp(b->m[i].backend, backend)))
-            return &b->m[i];
-    return NULL;
-}
 
 /* The threshold in force (command line, manifest, calibration, default:
  * threshold.h) and the measured noise floor, when calibrate measured one. */
@@ -148,14 +141,6 @@ static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const 
     mc->verdict = PG_VERDICT_INCONCLUSIVE;
 }
 
-/* `s` is another name of a metric its side measured too ("Ir" beside
- * "instructions"): the same number, shown and thresholded once. */
-static int duplicate_alias(const pg_bench_result *side, const pg_series *s)
-{
-    const pg_metric_info *m = pg_metric_find_alias(s->metric);
-    return m && find_series(side, m->name, s->backend) != NULL;
-}
-
 /* Every metric pair of one benchmark present on both sides. */
 static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b,
                          const pg_compare_opts *o, size_t min_samples)
@@ -165,16 +150,16 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
     int rc;
     for (size_t i = 0; i < a->nm; i++) {
         const pg_series *sa = &a->m[i];
-        if (duplicate_alias(a, sa))
+        if (pg_series_duplicate_alias(a, sa))
             continue;
-        const pg_series *sb = find_series(b, sa->metric, sa->backend);
+        const pg_series *sb = pg_bench_find_series(b, sa->metric, sa->backend);
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
         if (sb) {
             measure(mc, sa, sb, b, o, min_samples);
             continue;
         }
-        const pg_series *other = find_series(b, sa->metric, NULL);
+        const pg_series *other = pg_bench_find_series(b, sa->metric, NULL);
         one_sided(mc, sa, 1, b, o);
         if (other)
             snprintf(mc->note, sizeof mc->note, "not compared: measured by %s in the baseline, by %s in the candidate",
@@ -184,7 +169,7 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
     }
     for (size_t i = 0; i < b->nm; i++) {
         const pg_series *sb = &b->m[i];
-        if (find_series(a, sb->metric, NULL) || duplicate_alias(b, sb))
+        if (pg_bench_find_series(a, sb->metric, NULL) || pg_series_duplicate_alias(b, sb))
             continue;   /* compared above, or already named as measured by another backend */
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
@@ -227,7 +212,7 @@ static void bench_verdict(pg_bench_cmp *bc, pg_missing *ms, size_t *ngated, cons
             reason_add(ms, "%s %s", m->metric, m->note[0] ? m->note : "not compared");
     }
     for (size_t i = 0; i < g->n; i++) {
-        if (!find_series(a, g->v[i], NULL) && !find_series(b, g->v[i], NULL)) {
+        if (!pg_bench_find_series(a, g->v[i], NULL) && !pg_bench_find_series(b, g->v[i], NULL)) {
             count[PG_VERDICT_INCONCLUSIVE]++;
             int len = (int)strlen(bc->note);
             snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sgating metric %s was measured on neither side",

@@ -2,8 +2,24 @@
 #include "report/series.h"
 #include "util/array.h"
 #include "util/error.h"
+#include "util/metrics.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+const pg_series *pg_bench_find_series(const pg_bench_result *b, const char *metric, const char *backend)
+{
+    for (size_t i = 0; i < b->nm; i++)
+        if (!strcmp(b->m[i].metric, metric) && (!backend || !strcmp(b->m[i].backend, backend)))
+            return &b->m[i];
+    return NULL;
+}
+
+int pg_series_duplicate_alias(const pg_bench_result *b, const pg_series *s)
+{
+    const pg_metric_info *m = pg_metric_find_alias(s->metric);
+    return m && pg_bench_find_series(b, m->name, s->backend) != NULL;
+}
 
 int pg_series_push(pg_series *s, double v)
 {

@@ -48,6 +48,13 @@ typedef struct pg_side {
 /* Appends a sample to `s`. */
 int pg_series_push(pg_series *s, double v);
 
+/* The series of `metric` in `b` measured by `backend` (NULL: any), or NULL. */
+const pg_series *pg_bench_find_series(const pg_bench_result *b, const char *metric, const char *backend);
+
+/* 1 when `s` is another name of a metric `b` measured too ("Ir" beside
+ * "instructions"): the same number, to be shown and thresholded once. */
+int pg_series_duplicate_alias(const pg_bench_result *b, const pg_series *s);
+
 /* Releases what `side` owns and empties it (the struct itself is the caller's). */
 void pg_side_free(pg_side *side);
 

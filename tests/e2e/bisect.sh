@@ -13,22 +13,7 @@ make_bench_repo "$R" '{ "build": "cc -O1 -fno-inline '"$(static_flag)"' -o bench
   "benchmarks": [ { "name": "mixer",  "command": ["./prog", "mix"] },
                   { "name": "steady", "command": ["./prog", "steady"] } ] }'
 write_prog() {  # MIX_N STEADY_N
-  cat > "$R/bench/prog.c" <<C
-#include <stdio.h>
-#include <string.h>
-__attribute__((noinline)) static unsigned long mix(unsigned long x, long n)
-{
-    for (long i = 0; i < n; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }
-    return x;
-}
-int main(int argc, char **argv)
-{
-    unsigned long x = 88172645463325252UL;
-    x = mix(x, argc > 1 && !strcmp(argv[1], "mix") ? $1 : $2);
-    printf("%lu\n", x & 0xff);
-    return 0;
-}
-C
+  write_mix_prog "$R/bench/prog.c" "    n = argc > 1 && !strcmp(argv[1], \"mix\") ? $1 : $2;"
 }
 commit() { git -C "$R" add -A && git -C "$R" commit -q -m "$1" && git -C "$R" rev-parse HEAD; }
 c=()

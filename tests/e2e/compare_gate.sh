@@ -154,7 +154,9 @@ f = b["functions"]
 h = [m for m in b["metrics"] if m["name"] == "instructions"][0]
 total = sum(r["delta"] for r in f["top"]) + f["other"]["delta"] + f["unattributed"]["delta"]
 base = sum(r["baseline"] for r in f["top"]) + f["other"]["baseline"] + f["unattributed"]["baseline"]
-ok = total == h["delta"] == f["headline"]["delta"] and base == h["baseline"] and f["unattributed"]["delta"] != 0
+# Code outside the stacks (ld.so, PLT stubs) is always there; whether it differs
+# between the two sides depends on the environment, so its delta may be 0.
+ok = total == h["delta"] == f["headline"]["delta"] and base == h["baseline"] and f["unattributed"]["baseline"] > 0
 print(total, h["delta"], f["unattributed"], file=sys.stderr)
 sys.exit(not ok)
 PY

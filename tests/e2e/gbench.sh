@@ -61,7 +61,8 @@ check "time per iteration, one sample per run" \
 check "user counter" [ "$(m native.json demo:BM_lcg:100 counter:steps)" = 100 ]
 check "no whole-process counters" [ "$(json native.json "'task-clock' in d['benchmarks'][0]['metrics']")" = False ]
 expect_exit 0 "text output" "$PG" run --backend perf --no-store --repeat 1 --warmup 0 perfgate.json
-check "time per iteration shown in ns or us" grep -qE '^  real-time +[0-9.]+ (ns|us) ' "$T/out"
+# (in whatever unit fits: a loaded machine makes an iteration microseconds or more)
+check "time per iteration shown with its unit" grep -qE '^  real-time +[0-9.]+ (ns|us|ms|s) ' "$T/out"
 
 # Errors say what is wrong.
 echo '{"benchmarks":[{"name":"x","filter":"a","command":["/bin/true"]}]}' > bad.json

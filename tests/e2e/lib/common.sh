@@ -83,6 +83,30 @@ make_bench_repo() {
   echo "${3:-prog}" > "$1/bench/.gitignore"
 }
 
+# write_mix_prog FILE 'C statements': a benchmark program whose work is
+# mix(), an xorshift loop run n times; the statements (with argc, argv) set n.
+# Exact counts under valgrind: n decides them.
+write_mix_prog() {
+  cat > "$1" <<C
+#include <stdio.h>
+#include <string.h>
+__attribute__((noinline)) static unsigned long mix(unsigned long x, long n)
+{
+    for (long i = 0; i < n; i++) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; }
+    return x;
+}
+int main(int argc, char **argv)
+{
+    unsigned long x = 88172645463325252UL;
+    long n = 0;
+$2
+    x = mix(x, n);
+    printf("%lu\n", x & 0xff);
+    return 0;
+}
+C
+}
+
 finish() {
   echo "$pass passed, $fail failed"
   [ "$fail" -eq 0 ]

@@ -16,95 +16,12 @@ with an <img onerror>; neither may run, and the first is shown verbatim.
 """
 import json
 import os
-import signal
-import subprocess
 import sys
+
+from cdp import check, drive
 
 chromium, svg, profile = sys.argv[1:4]
 hostile = sys.argv[4] if len(sys.argv) > 4 else None
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: " + what, file=sys.stderr)
-
-
-class Browser:
-    def __init__(self):
-        flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--user-data-dir=" + profile, "--window-size=1280,800", "--remote-debugging-pipe",
-                 "about:blank"]
-        # The shell moves our pipes to fds 3 and 4, where Chromium expects them.
-        self.p = subprocess.Popen(["sh", "-c", 'exec "$@" 3<&0 4>&1 </dev/null >/dev/null', "sh", chromium] + flags,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=open(os.path.join(profile, "chromium.log"), "wb"),
-                                  start_new_session=True)
-        self.buf = b""
-        self.next_id = 0
-        self.session = None
-        self.on_event = None
-
-    def send(self, method, params=None, session=True):
-        self.next_id += 1
-        msg = {"id": self.next_id, "method": method, "params": params or {}}
-        if session and self.session:
-            msg["sessionId"] = self.session
-        self.p.stdin.write(json.dumps(msg).encode() + b"\0")
-        self.p.stdin.flush()
-        return self.next_id
-
-    def read(self):
-        while b"\0" not in self.buf:
-            chunk = os.read(self.p.stdout.fileno(), 65536)
-            if not chunk:
-                raise RuntimeError("Chromium closed the DevTools pipe")
-            self.buf += chunk
-        raw, self.buf = self.buf.split(b"\0", 1)
-        return json.loads(raw)
-
-    def wait(self, pred):
-        while True:
-            m = self.read()
-            if "method" in m and self.on_event:
-                self.on_event(m)
-            if pred(m):
-                return m
-
-    def call(self, method, params=None, session=True):
-        i = self.send(method, params, session)
-        m = self.wait(lambda m: m.get("id") == i)
-        if "error" in m:
-            raise RuntimeError("%s: %s" % (method, m["error"]))
-        return m.get("result", {})
-
-    def js(self, expr):
-        r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True})
-        if "exceptionDetails" in r:
-            raise RuntimeError("script failed: %s" % r["exceptionDetails"])
-        return r["result"].get("value")
-
-    def click(self, x, y):
-        for t in ("mouseMoved", "mousePressed", "mouseReleased"):
-            self.call("Input.dispatchMouseEvent", {"type": t, "x": x, "y": y, "button": "left", "clickCount": 1})
-
-    def close(self):
-        try:
-            self.call("Browser.close", session=False)
-        except Exception:
-            pass
-        try:
-            self.p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.p.pid, signal.SIGKILL)
-            self.p.wait()
-
-
 def frame_js(name, what):
     """An expression about the frame whose name is `name`."""
     return ("(function(){var gs=document.querySelectorAll('#frames > g');"
@@ -120,101 +37,84 @@ def box(b, name):
                                "label:g.querySelector('text').textContent};"))
 
 
-def main():
-    b = Browser()
-    signal.signal(signal.SIGALRM, lambda *a: (_ for _ in ()).throw(RuntimeError("browser did not answer in 180 s")))
-    signal.alarm(180)
-    try:
-        target = b.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-        b.session = b.call("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
-        b.call("Page.enable")
-        b.call("Runtime.enable")
-        answers = []
+def body(b):
+    answers = []
 
-        def on_event(m):    # answer prompt() dialogs with the next queued text
-            if m["method"] == "Page.javascriptDialogOpening":
-                text = answers.pop(0) if answers else ""
-                b.send("Page.handleJavaScriptDialog", {"accept": True, "promptText": text})
-        b.on_event = on_event
-        b.send("Page.navigate", {"url": "file://" + os.path.abspath(svg)})
+    def on_event(m):    # answer prompt() dialogs with the next queued text
+        if m["method"] == "Page.javascriptDialogOpening":
+            text = answers.pop(0) if answers else ""
+            b.send("Page.handleJavaScriptDialog", {"accept": True, "promptText": text})
+    b.on_event = on_event
+    b.send("Page.navigate", {"url": "file://" + os.path.abspath(svg)})
+    b.wait(lambda m: m.get("method") == "Page.loadEventFired")
+    total_w = b.js("document.getElementById('frames').getBoundingClientRect().width")
+    check(total_w and total_w > 1000, "the frames area is drawn (%r px)" % total_w)
+    check(b.js("typeof all !== 'undefined' && all.length") == 6, "the script found the 6 frames")
+
+    parse, sort, hash_ = box(b, "parse"), box(b, "sort"), box(b, "hash")
+    check(abs(parse["w"] - total_w / 2) < 1, "parse (50%%) is half the width: %r of %r" % (parse["w"], total_w))
+    check(abs(hash_["w"] - total_w * 0.3) < 1, "hash (30%%) is 0.3 of the width: %r" % hash_["w"])
+
+    # Click on parse: it fills the width, its child scales, its sibling goes.
+    b.click(parse["x"] + parse["w"] / 2, parse["y"] + parse["h"] / 2)
+    parse, sort, hash_, main_ = box(b, "parse"), box(b, "sort"), box(b, "hash"), box(b, "main")
+    check(abs(parse["w"] - total_w) < 1, "clicked frame is full width after zoom: %r of %r" % (parse["w"], total_w))
+    check(abs(hash_["w"] - total_w * 0.6) < 1, "its child is 30/50 of the width: %r" % hash_["w"])
+    check(sort["hidden"], "the sibling frame is hidden while zoomed")
+    check(not main_["hidden"] and abs(main_["w"] - total_w) < 1, "the parent stays, full width")
+    check(b.js("document.getElementById('unzoom').classList.contains('hide')") is False,
+          "Reset Zoom is shown")
+
+    # Reset Zoom puts everything back.
+    r = b.js("(function(){var r=document.getElementById('unzoom').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2};})()")
+    b.click(r["x"], r["y"])
+    parse, sort = box(b, "parse"), box(b, "sort")
+    check(abs(parse["w"] - total_w / 2) < 1 and not sort["hidden"], "Reset Zoom restores the widths")
+    check(b.js("document.getElementById('unzoom').classList.contains('hide')") is True, "Reset Zoom hides itself")
+
+    # Ctrl-F opens the search prompt; a regular expression highlights.
+    answers.append("^h.sh$")
+    b.call("Input.dispatchKeyEvent", {"type": "rawKeyDown", "modifiers": 2, "key": "f", "code": "KeyF",
+                                      "windowsVirtualKeyCode": 70})
+    b.call("Input.dispatchKeyEvent", {"type": "keyUp", "modifiers": 2, "key": "f", "code": "KeyF",
+                                      "windowsVirtualKeyCode": 70})
+    hash_, parse = box(b, "hash"), box(b, "parse")
+    check(hash_["fill"] == "rgb(230,0,230)", "the match is highlighted: %r" % hash_["fill"])
+    check(parse["fill"] != "rgb(230,0,230)", "a non-match is not")
+    matched = b.js("document.getElementById('matched').textContent")
+    check(matched == "Matched: 30.00% (1 frames)", "the matched share is shown: %r" % matched)
+    check(b.js("getComputedStyle(document.getElementById('matched')).display") != "none", "and visible")
+
+    # The Search button: first click resets, second asks; plain text that
+    # is not a valid regular expression still matches as text.
+    s = b.js("(function(){var r=document.getElementById('search').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2};})()")
+    b.click(s["x"], s["y"])
+    check(box(b, "hash")["fill"] != "rgb(230,0,230)", "Reset Search clears the highlight")
+    answers.append("pars")
+    b.click(s["x"], s["y"])
+    check(box(b, "parse")["fill"] == "rgb(230,0,230)", "the Search button searches")
+    matched = b.js("document.getElementById('matched').textContent")
+    check(matched == "Matched: 50.00% (1 frames)", "substring match share: %r" % matched)
+    b.click(s["x"], s["y"])
+    answers.append("(")
+    b.click(s["x"], s["y"])
+    check(b.js("document.getElementById('matched').textContent") == "Matched: 0.00% (0 frames)",
+          "an invalid regex is searched as text, not an error")
+
+    # A search term in the URL is applied on load.
+    b.send("Page.navigate", {"url": "file://" + os.path.abspath(svg) + "?s=compare"})
+    b.wait(lambda m: m.get("method") == "Page.loadEventFired")
+    check(box(b, "compare")["fill"] == "rgb(230,0,230)", "?s= searches on load")
+
+    # Hostile names are text: no script runs, and the name is shown as it is.
+    if hostile:
+        b.send("Page.navigate", {"url": "file://" + os.path.abspath(hostile)})
         b.wait(lambda m: m.get("method") == "Page.loadEventFired")
-        total_w = b.js("document.getElementById('frames').getBoundingClientRect().width")
-        check(total_w and total_w > 1000, "the frames area is drawn (%r px)" % total_w)
-        check(b.js("typeof all !== 'undefined' && all.length") == 6, "the script found the 6 frames")
-
-        parse, sort, hash_ = box(b, "parse"), box(b, "sort"), box(b, "hash")
-        check(abs(parse["w"] - total_w / 2) < 1, "parse (50%%) is half the width: %r of %r" % (parse["w"], total_w))
-        check(abs(hash_["w"] - total_w * 0.3) < 1, "hash (30%%) is 0.3 of the width: %r" % hash_["w"])
-
-        # Click on parse: it fills the width, its child scales, its sibling goes.
-        b.click(parse["x"] + parse["w"] / 2, parse["y"] + parse["h"] / 2)
-        parse, sort, hash_, main_ = box(b, "parse"), box(b, "sort"), box(b, "hash"), box(b, "main")
-        check(abs(parse["w"] - total_w) < 1, "clicked frame is full width after zoom: %r of %r" % (parse["w"], total_w))
-        check(abs(hash_["w"] - total_w * 0.6) < 1, "its child is 30/50 of the width: %r" % hash_["w"])
-        check(sort["hidden"], "the sibling frame is hidden while zoomed")
-        check(not main_["hidden"] and abs(main_["w"] - total_w) < 1, "the parent stays, full width")
-        check(b.js("document.getElementById('unzoom').classList.contains('hide')") is False,
-              "Reset Zoom is shown")
-
-        # Reset Zoom puts everything back.
-        r = b.js("(function(){var r=document.getElementById('unzoom').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2};})()")
-        b.click(r["x"], r["y"])
-        parse, sort = box(b, "parse"), box(b, "sort")
-        check(abs(parse["w"] - total_w / 2) < 1 and not sort["hidden"], "Reset Zoom restores the widths")
-        check(b.js("document.getElementById('unzoom').classList.contains('hide')") is True, "Reset Zoom hides itself")
-
-        # Ctrl-F opens the search prompt; a regular expression highlights.
-        answers.append("^h.sh$")
-        b.call("Input.dispatchKeyEvent", {"type": "rawKeyDown", "modifiers": 2, "key": "f", "code": "KeyF",
-                                          "windowsVirtualKeyCode": 70})
-        b.call("Input.dispatchKeyEvent", {"type": "keyUp", "modifiers": 2, "key": "f", "code": "KeyF",
-                                          "windowsVirtualKeyCode": 70})
-        hash_, parse = box(b, "hash"), box(b, "parse")
-        check(hash_["fill"] == "rgb(230,0,230)", "the match is highlighted: %r" % hash_["fill"])
-        check(parse["fill"] != "rgb(230,0,230)", "a non-match is not")
-        matched = b.js("document.getElementById('matched').textContent")
-        check(matched == "Matched: 30.00% (1 frames)", "the matched share is shown: %r" % matched)
-        check(b.js("getComputedStyle(document.getElementById('matched')).display") != "none", "and visible")
-
-        # The Search button: first click resets, second asks; plain text that
-        # is not a valid regular expression still matches as text.
-        s = b.js("(function(){var r=document.getElementById('search').getBoundingClientRect();return {x:r.x+r.width/2,y:r.y+r.height/2};})()")
-        b.click(s["x"], s["y"])
-        check(box(b, "hash")["fill"] != "rgb(230,0,230)", "Reset Search clears the highlight")
-        answers.append("pars")
-        b.click(s["x"], s["y"])
-        check(box(b, "parse")["fill"] == "rgb(230,0,230)", "the Search button searches")
-        matched = b.js("document.getElementById('matched').textContent")
-        check(matched == "Matched: 50.00% (1 frames)", "substring match share: %r" % matched)
-        b.click(s["x"], s["y"])
-        answers.append("(")
-        b.click(s["x"], s["y"])
-        check(b.js("document.getElementById('matched').textContent") == "Matched: 0.00% (0 frames)",
-              "an invalid regex is searched as text, not an error")
-
-        # A search term in the URL is applied on load.
-        b.send("Page.navigate", {"url": "file://" + os.path.abspath(svg) + "?s=compare"})
-        b.wait(lambda m: m.get("method") == "Page.loadEventFired")
-        check(box(b, "compare")["fill"] == "rgb(230,0,230)", "?s= searches on load")
-
-        # Hostile names are text: no script runs, and the name is shown as it is.
-        if hostile:
-            b.send("Page.navigate", {"url": "file://" + os.path.abspath(hostile)})
-            b.wait(lambda m: m.get("method") == "Page.loadEventFired")
-            pwned = b.js("typeof window.pwned")
-            name = b.js("all.map(function(g){return g.pgName;}).join('|')")
-            check(pwned == "undefined" and "<script>window.pwned=1</script>&x" in name,
-                  "hostile names must be shown as text and never run: %r %r" % (pwned, name))
-    finally:
-        signal.alarm(0)
-        b.close()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+        pwned = b.js("typeof window.pwned")
+        name = b.js("all.map(function(g){return g.pgName;}).join('|')")
+        check(pwned == "undefined" and "<script>window.pwned=1</script>&x" in name,
+              "hostile names must be shown as text and never run: %r %r" % (pwned, name))
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except RuntimeError as e:
-        print("browser driver: %s" % e, file=sys.stderr)
-        sys.exit(2)
+    drive(chromium, profile, body)

@@ -1,0 +1,313 @@
+/* report/history.c — series, steps, change points and flags (history.h). */
+#include "report/history.h"
+
+#include "report/compare.h"
+#include "report/histstats.h"
+#include "report/stats.h"
+#include "util/array.h"
+#include "util/error.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pg_hist_side {
+    size_t commit, lane;
+    pg_side *side;
+} pg_hist_side;
+
+int pg_history_add_commit(pg_history *h, const char *id, const char *subject, long long time)
+{
+    if (pg_array_grow(&h->commits, &h->capcommits, h->ncommits, sizeof *h->commits, 64) < 0)
+        return PG_ENOMEM;
+    pg_hist_commit *c = &h->commits[h->ncommits];
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", id);
+    c->time = time;
+    if (!(c->subject = strdup(subject ? subject : "")))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    h->ncommits++;
+    return 0;
+}
+
+static size_t lane_of(pg_history *h, const pg_side *side)
+{
+    for (size_t i = 0; i < h->nlanes; i++)
+        if (!strcmp(h->lanes[i].machine_id, side->machine_id) && !strcmp(h->lanes[i].backend, side->backend))
+            return i;
+    if (pg_array_grow(&h->lanes, &h->caplanes, h->nlanes, sizeof *h->lanes, 4) < 0)
+        return (size_t)-1;
+    pg_hist_lane *l = &h->lanes[h->nlanes];
+    snprintf(l->machine_id, sizeof l->machine_id, "%s", side->machine_id);
+    snprintf(l->machine_desc, sizeof l->machine_desc, "%s", side->machine_desc);
+    snprintf(l->backend, sizeof l->backend, "%s", side->backend);
+    return h->nlanes++;
+}
+
+int pg_history_add_side(pg_history *h, pg_side *side)
+{
+    size_t lane;
+    if (!h->ncommits || (lane = lane_of(h, side)) == (size_t)-1 ||
+        pg_array_grow(&h->sides, &h->capsides, h->nsides, sizeof *h->sides, 64) < 0) {
+        pg_side_free(side);
+        free(side);
+        return h->ncommits ? PG_ENOMEM : pg_error_set(PG_EINVAL, "a side before any commit");
+    }
+    h->sides[h->nsides++] = (pg_hist_side){.commit = h->ncommits - 1, .lane = lane, .side = side};
+    return 0;
+}
+
+/* The series of (bench, metric, lane), added when `add` and missing; NULL
+ * when missing (or no memory: then the error is set and *rc is PG_ENOMEM). */
+static pg_hist_series *series_of(pg_history *h, const char *bench, const char *metric, size_t lane, int add, int *rc)
+{
+    /* lengths first: names may hold any byte but NUL, so no separator is safe */
+    size_t len = strlen(bench) + strlen(metric) + 64;
+    char *key = malloc(len);
+    if (!key) {
+        *rc = pg_error_set(PG_ENOMEM, "out of memory");
+        return NULL;
+    }
+    snprintf(key, len, "%zu:%s%zu:%s%zu", strlen(bench), bench, strlen(metric), metric, lane);
+    size_t at;
+    if (pg_strindex_get(&h->index, key, &at)) {
+        free(key);
+        return &h->s[at];
+    }
+    if (!add || pg_array_grow(&h->s, &h->caps, h->ns, sizeof *h->s, 64) < 0 || pg_strindex_put(&h->index, key, h->ns) < 0) {
+        free(key);
+        if (add)
+            *rc = PG_ENOMEM;
+        return NULL;
+    }
+    pg_hist_series *s = &h->s[h->ns++];
+    memset(s, 0, sizeof *s);
+    s->bench = bench, s->metric = metric, s->lane = lane, s->key = key;
+    return s;
+}
+
+static int add_point(pg_hist_series *s, size_t commit, const pg_bench_result *b, const pg_series *m,
+                     const pg_thresholds *cli)
+{
+    if (pg_array_grow(&s->p, &s->cap, s->np, sizeof *s->p, 64) < 0)
+        return PG_ENOMEM;
+    pg_hist_point *p = &s->p[s->np++];
+    *p = (pg_hist_point){.commit = commit, .n = m->n, .step = PG_VERDICT_UNCHANGED, .step_pct = NAN,
+                         .step_threshold = NAN, .stacks = b->stacks};
+    p->median = pg_stats_median(m->v, m->n);
+    p->q1 = pg_hist_quantile(m->v, m->n, 0.25);
+    p->q3 = pg_hist_quantile(m->v, m->n, 0.75);
+    p->min = p->max = m->v[0];
+    for (size_t i = 1; i < m->n; i++)
+        p->min = fmin(p->min, m->v[i]), p->max = fmax(p->max, m->v[i]);
+    s->unit = m->unit;
+    s->threshold = pg_threshold_for(cli, &b->thresholds, m->metric, NULL);
+    return 0;
+}
+
+/* The steps of `cand` (on commit `commit`) against the lane's previous side. */
+static int judge_steps(pg_history *h, const pg_side *prev, const pg_side *cand, size_t lane, size_t commit,
+                       const pg_thresholds *cli)
+{
+    pg_gates gates = {0};
+    pg_comparison c;
+    int rc = pg_gates_parse(&gates, "instructions");
+    pg_compare_opts co = {.thresholds = cli, .gates = &gates};
+    if (rc < 0 || (rc = pg_compare(&c, prev, cand, &co)) < 0) {
+        pg_gates_free(&gates);
+        return rc;
+    }
+    for (size_t i = 0; i < c.nbench; i++) {
+        for (size_t k = 0; k < c.bench[i].nm; k++) {
+            const pg_metric_cmp *m = &c.bench[i].m[k];
+            pg_hist_series *s = m->not_compared ? NULL : series_of(h, c.bench[i].name, m->metric, lane, 0, &rc);
+            if (!s || !s->np || s->p[s->np - 1].commit != commit)
+                continue;
+            pg_hist_point *p = &s->p[s->np - 1];
+            p->step = m->verdict, p->step_pct = m->delta_pct, p->step_threshold = m->threshold_pct;
+        }
+    }
+    pg_comparison_free(&c);
+    pg_gates_free(&gates);
+    return 0;
+}
+
+static int build_series(pg_history *h, const pg_thresholds *cli)
+{
+    for (size_t lane = 0; lane < h->nlanes; lane++) {
+        const pg_side *prev = NULL;
+        for (size_t e = 0; e < h->nsides; e++) {
+            const pg_hist_side *hs = &h->sides[e];
+            if (hs->lane != lane)
+                continue;
+            int rc = 0;
+            for (size_t i = 0; i < hs->side->nb; i++) {
+                const pg_bench_result *b = &hs->side->b[i];
+                for (size_t k = 0; k < b->nm; k++) {
+                    if (!b->m[k].n || pg_series_duplicate_alias(b, &b->m[k]))
+                        continue;
+                    pg_hist_series *s = series_of(h, b->name, b->m[k].metric, lane, 1, &rc);
+                    if (!s || add_point(s, hs->commit, b, &b->m[k], cli) < 0)
+                        return rc < 0 ? rc : PG_ENOMEM;
+                }
+            }
+            if (prev && (rc = judge_steps(h, prev, hs->side, lane, hs->commit, cli)) < 0)
+                return rc;
+            prev = hs->side;
+        }
+    }
+    return 0;
+}
+
+/* Change points of the points' medians, with their levels. */
+static int find_changes(pg_hist_series *s)
+{
+    double *x = malloc(s->np * sizeof *x), *se = malloc(s->np * sizeof *se);
+    size_t *at = malloc(s->np * sizeof *at);
+    int rc = 0;
+    if (!x || !se || !at) {
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < s->np; i++) {
+        x[i] = s->p[i].median;
+        /* the standard error of a median, from the IQR of its samples (1.349 sd for a normal) */
+        se[i] = (s->p[i].q3 - s->p[i].q1) / 1.349 * 1.2533 / sqrt((double)s->p[i].n);
+    }
+    double noise = s->np ? pg_stats_median(se, s->np) : 0;
+    size_t n = pg_hist_changepoints(at, s->np, x, s->np, noise, s->threshold / 100, 5.0, 2);
+    if (n && !(s->cp = calloc(n, sizeof *s->cp))) {
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t j = 0; j < n; j++) {
+        size_t lo = j ? at[j - 1] : 0, mid = at[j], hi = j + 1 < n ? at[j + 1] : s->np;
+        double before = 0, after = 0;
+        for (size_t i = lo; i < mid; i++)
+            before += x[i];
+        for (size_t i = mid; i < hi; i++)
+            after += x[i];
+        before /= (double)(mid - lo), after /= (double)(hi - mid);
+        s->cp[s->ncp++] = (pg_hist_change){.at = mid, .before = before, .after = after,
+                                           .pct = before ? 100 * (after - before) / before : NAN};
+    }
+out:
+    free(x), free(se), free(at);
+    return rc;
+}
+
+/* The level of point i: the mean of the medians of its stretch between change points. */
+static double level_of(const pg_hist_series *s, size_t i)
+{
+    size_t lo = 0, hi = s->np;
+    for (size_t j = 0; j < s->ncp; j++) {
+        if (s->cp[j].at <= i)
+            lo = s->cp[j].at;
+        else if (s->cp[j].at < hi)
+            hi = s->cp[j].at;
+    }
+    double sum = 0;
+    for (size_t k = lo; k < hi; k++)
+        sum += s->p[k].median;
+    return sum / (double)(hi - lo);
+}
+
+static int flag(pg_hist_series *s, const pg_side *const *side_of_point)
+{
+    /* noisy */
+    double *rel = malloc((s->np ? s->np : 1) * sizeof *rel);
+    if (!rel)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    size_t nrel = 0;
+    for (size_t i = 0; i < s->np; i++)
+        if (s->p[i].n >= 3 && s->p[i].median != 0)
+            rel[nrel++] = 100 * (s->p[i].q3 - s->p[i].q1) / fabs(s->p[i].median);
+    s->spread_pct = nrel ? pg_stats_median(rel, nrel) : 0;
+    free(rel);
+    if (nrel && s->spread_pct > s->threshold)
+        s->flags |= PG_HIST_NOISY;
+    /* flaky: a step undone by the next one */
+    for (size_t i = 1; i + 1 < s->np; i++) {
+        const pg_hist_point *a = &s->p[i], *b = &s->p[i + 1];
+        int opposite = (a->step == PG_VERDICT_REGRESSED && b->step == PG_VERDICT_IMPROVED) ||
+                       (a->step == PG_VERDICT_IMPROVED && b->step == PG_VERDICT_REGRESSED);
+        /* undone: the level after both steps is nearer the start than the middle one */
+        if (opposite && fabs(b->median - s->p[i - 1].median) < fabs(a->median - s->p[i - 1].median) / 2)
+            s->flips++;
+    }
+    if (s->flips >= 2)
+        s->flags |= PG_HIST_FLAKY;
+    /* bimodal: every sample over its stretch's level */
+    size_t total = 0;
+    for (size_t i = 0; i < s->np; i++)
+        total += s->p[i].n;
+    double *v = malloc((total ? total : 1) * sizeof *v);
+    if (!v)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    size_t nv = 0;
+    for (size_t i = 0; i < s->np; i++) {
+        double level = level_of(s, i);
+        const pg_series *m = NULL;
+        const pg_side *side = side_of_point[i];
+        for (size_t b = 0; side && b < side->nb && !m; b++)
+            if (!strcmp(side->b[b].name, s->bench))
+                m = pg_bench_find_series(&side->b[b], s->metric, NULL);
+        for (size_t k = 0; m && level != 0 && k < m->n; k++)
+            v[nv++] = m->v[k] / level;
+    }
+    double gap, share;
+    int rc = pg_hist_bimodal(&gap, &share, v, nv, s->threshold / 100);
+    free(v);
+    if (rc < 0)
+        return rc;
+    if (rc) {
+        s->flags |= PG_HIST_BIMODAL;
+        s->mode_gap_pct = 100 * gap, s->mode_share = share;
+    }
+    return 0;
+}
+
+int pg_history_analyze(pg_history *h, const pg_thresholds *cli)
+{
+    int rc = build_series(h, cli);
+    const pg_side **side_of = NULL;
+    for (size_t i = 0; rc == 0 && i < h->ns; i++) {
+        pg_hist_series *s = &h->s[i];
+        free(side_of);
+        if (!(side_of = calloc(s->np ? s->np : 1, sizeof *side_of))) {
+            rc = pg_error_set(PG_ENOMEM, "out of memory");
+            break;
+        }
+        /* the side of each point: sides are in commit order, like the points */
+        for (size_t p = 0, e = 0; p < s->np; p++) {
+            while (e < h->nsides && (h->sides[e].lane != s->lane || h->sides[e].commit < s->p[p].commit))
+                e++;
+            side_of[p] = e < h->nsides && h->sides[e].commit == s->p[p].commit ? h->sides[e].side : NULL;
+        }
+        if ((rc = find_changes(s)) == 0)
+            rc = flag(s, side_of);
+    }
+    free(side_of);
+    return rc;
+}
+
+void pg_history_free(pg_history *h)
+{
+    for (size_t i = 0; i < h->ncommits; i++)
+        free(h->commits[i].subject);
+    for (size_t i = 0; i < h->nsides; i++) {
+        pg_side_free(h->sides[i].side);
+        free(h->sides[i].side);
+    }
+    for (size_t i = 0; i < h->ns; i++) {
+        for (size_t k = 0; k < h->s[i].np; k++)
+            free(h->s[i].p[k].flamegraph), free(h->s[i].p[k].diff_flamegraph);
+        free(h->s[i].p);
+        free(h->s[i].cp);
+        free(h->s[i].key);
+    }
+    pg_strindex_free(&h->index);
+    free(h->commits), free(h->lanes), free(h->sides), free(h->s);
+    memset(h, 0, sizeof *h);
+}

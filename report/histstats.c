@@ -1,0 +1,149 @@
+/* report/histstats.c — change points and two modes (histstats.h). */
+#include "report/histstats.h"
+
+#include "report/stats.h"
+#include "util/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double *sorted_copy(const double *v, size_t n)
+{
+    double *s = malloc((n ? n : 1) * sizeof *s);
+    if (s) {
+        memcpy(s, v, n * sizeof *s);
+        qsort(s, n, sizeof *s, cmp_double);
+    }
+    return s;
+}
+
+double pg_hist_quantile(const double *v, size_t n, double q)
+{
+    double *s = n ? sorted_copy(v, n) : NULL;
+    if (!s)
+        return NAN;
+    double pos = q * (double)(n - 1), r;
+    size_t i = (size_t)pos;
+    r = i + 1 < n ? s[i] + (pos - (double)i) * (s[i + 1] - s[i]) : s[n - 1];
+    free(s);
+    return r;
+}
+
+typedef struct cp_search {
+    const double *x;
+    double noise, min_rel, min_z;
+    size_t min_seg, *out, max, found;
+} cp_search;
+
+/* Sum and sum of squares of x[lo..hi) about `ref` (near the values: no cancellation). */
+static void sums(const double *x, size_t lo, size_t hi, double ref, double *s1, double *s2)
+{
+    *s1 = *s2 = 0;
+    for (size_t i = lo; i < hi; i++)
+        *s1 += x[i] - ref, *s2 += (x[i] - ref) * (x[i] - ref);
+}
+
+static void segment(cp_search *c, size_t lo, size_t hi)
+{
+    size_t n = hi - lo;
+    if (n < 2 * c->min_seg || c->found >= c->max)
+        return;
+    double ref = c->x[lo], total, total2, left, left2;
+    sums(c->x, lo, hi, ref, &total, &total2);
+    sums(c->x, lo, lo + c->min_seg - 1, ref, &left, &left2);
+    double best_w = -1, best_d = 0, best_ml = 0, best_se = 0;
+    size_t best = 0;
+    for (size_t k = lo + c->min_seg; k + c->min_seg <= hi; k++) {
+        double v = c->x[k - 1] - ref;
+        left += v, left2 += v * v;
+        double nl = (double)(k - lo), nr = (double)(hi - k);
+        double ml = left / nl, mr = (total - left) / nr, w = fabs(mr - ml) * sqrt(nl * nr / (double)n);
+        if (w > best_w) {
+            /* Welch's standard error of the shift, from the spread inside
+             * each piece and the points' own noise: a steady creep has a
+             * spread of its own, so it is split a few times, not at every step */
+            double vl = nl > 1 ? fmax(0, left2 - left * left / nl) / (nl - 1) : 0;
+            double vr = nr > 1 ? fmax(0, (total2 - left2) - (total - left) * (total - left) / nr) / (nr - 1) : 0;
+            best_w = w, best = k, best_d = fabs(mr - ml), best_ml = ml + ref;
+            best_se = sqrt(vl / nl + vr / nr + c->noise * c->noise * (1 / nl + 1 / nr));
+        }
+    }
+    if (best_w <= 0)
+        return;
+    double rel = best_ml != 0 ? best_d / fabs(best_ml) : INFINITY;
+    double z = best_se > 0 ? best_d / best_se : INFINITY;
+    if (rel < c->min_rel || z < c->min_z)
+        return;
+    c->out[c->found++] = best;
+    segment(c, lo, best);
+    segment(c, best, hi);
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
+size_t pg_hist_changepoints(size_t *out, size_t max, const double *x, size_t n, double noise, double min_rel,
+                            double min_z, size_t min_seg)
+{
+    cp_search c = {.x = x, .noise = noise, .min_rel = min_rel, .min_z = min_z,
+                   .min_seg = min_seg ? min_seg : 1, .out = out, .max = max};
+    segment(&c, 0, n);
+    qsort(out, c.found, sizeof *out, cmp_size);
+    return c.found;
+}
+
+int pg_hist_bimodal(double *gap_rel, double *share_low, const double *v, size_t n, double min_rel)
+{
+    *gap_rel = 0, *share_low = 0;
+    if (n < 20)
+        return 0;
+    double *s = sorted_copy(v, n);
+    if (!s)
+        return PG_ENOMEM;
+    /* Sums of squares about the overall mean: counts near 1e9 would lose
+     * every digit that matters to cancellation otherwise. */
+    double mean = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += s[i];
+    mean /= (double)n;
+    double tot = 0, tot2 = 0;
+    for (size_t i = 0; i < n; i++)
+        tot += s[i] - mean, tot2 += (s[i] - mean) * (s[i] - mean);
+    size_t kmin = n / 10 > 3 ? n / 10 : 3, best = 0;
+    double sum = 0, sum2 = 0, best_ssw = INFINITY;
+    for (size_t k = 1; k + kmin <= n; k++) {
+        double d = s[k - 1] - mean;
+        sum += d, sum2 += d * d;
+        if (k < kmin)
+            continue;
+        double nr = (double)(n - k), sr = tot - sum;
+        double ssw = (sum2 - sum * sum / (double)k) + ((tot2 - sum2) - sr * sr / nr);
+        if (ssw < best_ssw)
+            best_ssw = ssw, best = k;
+    }
+    int bimodal = 0;
+    if (best) {
+        double lo = 0, hi = 0;
+        for (size_t i = 0; i < n; i++)
+            *(i < best ? &lo : &hi) += s[i];
+        lo /= (double)best, hi /= (double)(n - best);
+        double sd = sqrt((best_ssw > 0 ? best_ssw : 0) / (double)(n - 2)), gap = hi - lo;
+        double rel = lo != 0 ? gap / fabs(lo) : INFINITY;
+        if (gap > 0 && gap >= 4 * sd && rel >= min_rel) {
+            bimodal = 1;
+            *gap_rel = rel, *share_low = (double)best / (double)n;
+        }
+    }
+    free(s);
+    return bimodal;
+}

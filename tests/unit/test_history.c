@@ -1,0 +1,166 @@
+/* What a history says: change points (steps found where they are, noise and
+ * spikes not taken for them, a creep split a few times only), the two-mode
+ * test (two groups found; one normal, one uniform distribution not), and the
+ * history model end to end on hand-made sides: steps judged as compare
+ * judges them, a flip-flopping benchmark flagged flaky. */
+#include "report/histstats.h"
+#include "report/history.h"
+#include "util/error.h"
+#include "tests/check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A reproducible normal deviate (Box-Muller on a fixed LCG). */
+static double gauss(unsigned long *s)
+{
+    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
+    double u1 = ((*s >> 11) + 1.0) / 9007199254740993.0;
+    *s = *s * 6364136223846793005UL + 1442695040888963407UL;
+    double u2 = (*s >> 11) / 9007199254740992.0;
+    return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+static void test_quantile(void)
+{
+    double v[] = {4, 1, 3, 2};
+    CHECK_NEAR(pg_hist_quantile(v, 4, 0.25), 1.75, 1e-12);   /* numpy.quantile([1,2,3,4], .25) */
+    CHECK_NEAR(pg_hist_quantile(v, 4, 0.75), 3.25, 1e-12);
+    CHECK_NEAR(pg_hist_quantile(v, 4, 0.5), 2.5, 1e-12);
+    CHECK_NEAR(v[0], 4, 0);
+    CHECK(isnan(pg_hist_quantile(v, 0, 0.5)));
+}
+
+static void test_changepoints(void)
+{
+    size_t at[64];
+    /* Exact counts: one 3% step at 6, one -2% at 14. */
+    double x[20];
+    for (int i = 0; i < 20; i++)
+        x[i] = i < 6 ? 1000000 : i < 14 ? 1030000 : 1009400;
+    size_t n = pg_hist_changepoints(at, 64, x, 20, 0, 0.001, 5, 2);
+    CHECK_EQ_INT((int)n, 2);
+    CHECK_EQ_INT((int)at[0], 6);
+    CHECK_EQ_INT((int)at[1], 14);
+    /* A step under the threshold is none. */
+    for (int i = 0; i < 20; i++)
+        x[i] = i < 10 ? 1000000 : 1000500;
+    CHECK_EQ_INT((int)pg_hist_changepoints(at, 64, x, 20, 0, 0.001, 5, 2), 0);
+    /* A single spike is no change of level (segments are at least 2 long, and
+     * the spike's piece has a spread). */
+    for (int i = 0; i < 20; i++)
+        x[i] = i == 9 ? 1100000 : 1000000;
+    CHECK_EQ_INT((int)pg_hist_changepoints(at, 64, x, 20, 0, 0.001, 5, 2), 0);
+    /* Noise of 2% with no change: none; a 10% step in that noise: found. */
+    unsigned long seed = 7;
+    double y[60];
+    for (int i = 0; i < 60; i++)
+        y[i] = 100 * (1 + 0.02 * gauss(&seed));
+    CHECK_EQ_INT((int)pg_hist_changepoints(at, 64, y, 60, 0, 0.05, 5, 2), 0);
+    for (int i = 30; i < 60; i++)
+        y[i] *= 1.10;
+    n = pg_hist_changepoints(at, 64, y, 60, 0, 0.05, 5, 2);
+    CHECK_EQ_INT((int)n, 1);
+    CHECK(n == 1 && at[0] >= 29 && at[0] <= 31);
+    /* A creep of 0.05% a commit over 200 commits passes the 0.1% threshold
+     * many times over, but its pieces have a spread of their own: split a
+     * number of times far below the 200 steps, all upwards. */
+    double c[200];
+    for (int i = 0; i < 200; i++)
+        c[i] = 1e7 * (1 + 0.0005 * i);
+    n = pg_hist_changepoints(at, 64, c, 200, 0, 0.001, 5, 2);
+    CHECK(n >= 2 && n <= 40);
+    for (size_t i = 1; i < n; i++)
+        CHECK(at[i] > at[i - 1]);
+}
+
+static void test_bimodal(void)
+{
+    unsigned long seed = 11;
+    double v[200], gap, share;
+    /* Two groups 8% apart, each with 0.5% noise, 30% in the lower. */
+    for (int i = 0; i < 200; i++)
+        v[i] = (i % 10 < 3 ? 1.0 : 1.08) * (1 + 0.005 * gauss(&seed));
+    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.01), 1);
+    CHECK_NEAR(gap, 0.08, 0.005);
+    CHECK_NEAR(share, 0.30, 0.02);
+    /* ... but not when the groups are closer than min_rel. */
+    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.10), 0);
+    /* One normal distribution: no. */
+    for (int i = 0; i < 200; i++)
+        v[i] = 1 + 0.05 * gauss(&seed);
+    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.001), 0);
+    /* A uniform one: no. */
+    for (int i = 0; i < 200; i++)
+        v[i] = 1 + 0.001 * i;
+    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.001), 0);
+    /* Exact counts all equal but one: not two groups (10% each at least). */
+    for (int i = 0; i < 200; i++)
+        v[i] = i ? 1.0 : 1.2;
+    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.001), 0);
+    /* Too few values to say. */
+    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 19, 0.001), 0);
+}
+
+/* A side of one benchmark "b" with `n` instruction samples of value `v`
+ * (the valgrind backend: exact counts, judged by the threshold alone). */
+static pg_side *side_of(double v, size_t n)
+{
+    pg_side *s = calloc(1, sizeof *s);
+    strcpy(s->machine_id, "m1");
+    strcpy(s->backend, "valgrind");
+    s->b = calloc(1, sizeof *s->b);
+    s->nb = s->cap = 1;
+    s->b[0].name = strdup("b");
+    s->b[0].m = calloc(1, sizeof *s->b[0].m);
+    s->b[0].nm = 1;
+    pg_series *m = &s->b[0].m[0];
+    m->metric = strdup("instructions"), m->unit = strdup("count"), m->backend = strdup("valgrind");
+    m->source = strdup("valgrind");
+    for (size_t i = 0; i < n; i++)
+        pg_series_push(m, v);
+    return s;
+}
+
+static void test_history(void)
+{
+    /* 8 commits; the second has no results; the 5th regresses by 1% and the
+     * 6th undoes it, twice over: three verdicts undone, flaky. */
+    double level[] = {1000, 0, 1000, 1000, 1010, 1000, 1010, 1000};
+    pg_history h = {0};
+    for (int i = 0; i < 8; i++) {
+        char id[41];
+        snprintf(id, sizeof id, "%040d", i);
+        CHECK_EQ_INT(pg_history_add_commit(&h, id, "subject", 1700000000 + i), 0);
+        if (level[i])
+            CHECK_EQ_INT(pg_history_add_side(&h, side_of(level[i] * 1000, 3)), 0);
+    }
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    CHECK_EQ_INT((int)h.nlanes, 1);
+    CHECK_EQ_INT((int)h.ns, 1);
+    const pg_hist_series *s = &h.s[0];
+    CHECK_STR(s->bench, "b");
+    CHECK_EQ_INT((int)s->np, 7);
+    CHECK_EQ_INT((int)s->p[1].commit, 2);           /* commit 1 has no point */
+    CHECK_EQ_INT(s->p[0].step, PG_VERDICT_UNCHANGED);
+    CHECK(isnan(s->p[0].step_pct));
+    CHECK_EQ_INT(s->p[3].step, PG_VERDICT_REGRESSED);  /* commit 4 */
+    CHECK_NEAR(s->p[3].step_pct, 1.0, 1e-9);
+    CHECK_NEAR(s->p[3].step_threshold, 0.1, 1e-12);    /* the instructions default */
+    CHECK_EQ_INT(s->p[4].step, PG_VERDICT_IMPROVED);
+    CHECK_EQ_INT((int)s->flips, 3);                    /* up-down, down-up, up-down */
+    CHECK(s->flags & PG_HIST_FLAKY);
+    CHECK(!(s->flags & PG_HIST_NOISY));                /* exact counts: no spread */
+    CHECK_EQ_INT((int)s->ncp, 0);                      /* it came and went: no level moved for good */
+    pg_history_free(&h);
+}
+
+int main(void)
+{
+    test_quantile();
+    test_changepoints();
+    test_bimodal();
+    test_history();
+    return pg_check_done();
+}
