@@ -11,6 +11,7 @@
  */
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
+#include "harness/notes_stacks.h"
 #include "harness/results.h"
 #include "report/flamegraph.h"
 #include "report/history.h"
@@ -121,6 +122,7 @@ static int load(pg_history *h, size_t *with, pg_ctx *ctx, char (*line)[PG_OID_HE
         rc = pg_results_load(&runs, ctx->store, ctx->repo, line[i]);
         if (rc == 0) {
             size_t before = h->nsides;
+            pg_notes_stacks_fill(&runs, ctx->store, ctx->repo, line[i]);     /* another clone's, from the stacks note */
             rc = add_sides(h, &runs, line[i], ctx->store, o);
             *with += h->nsides > before;
         } else if (rc == PG_ENOTFOUND) {
