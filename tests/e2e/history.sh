@@ -95,6 +95,15 @@ cd "$R"
 contains "$T/out" "history: 8 commits, 7 with results; "
 contains "$T/out" "change point: mixer instructions $cp from ${c[3]:0:12}"
 
+# A damaged document hides its commit, not the history.
+doc=$(ls .perfgate/results/"${c[5]}"/*.json | head -1)
+cp "$doc" "$T/doc.bak" && echo '{"schema": "perfgate-store/1", "runs": 7}' > "$doc"
+expect_exit 0 "history with a damaged document" "$PG" history -o "$T/damaged.html" --flamegraphs none
+contains "$T/out" "history: 8 commits, 6 with results; "
+contains "$T/err" "${c[5]:0:12} is left out of the history"
+check "one warning line" [ "$(wc -l < "$T/err")" = 1 ]
+cp "$T/doc.bak" "$doc"
+
 # Errors: one line, exit 2, the existing page untouched.
 cp "$T/page/h.html" "$T/before.html"
 expect_exit 2 "unknown revision" "$PG" history nosuchrev -o "$T/page/h.html"
