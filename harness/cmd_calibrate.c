@@ -13,6 +13,7 @@
 #include "harness/bench.h"
 #include "harness/calibration.h"
 #include "harness/commands.h"
+#include "harness/leftovers.h"
 #include "harness/runner.h"
 #include "harness/session.h"
 #include "report/calib.h"
@@ -21,6 +22,7 @@
 #include "report/threshold.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/owned_dir.h"
 #include "util/metrics.h"
 #include "util/text.h"
 
@@ -80,7 +82,9 @@ typedef struct cal_state {
     pg_rundoc *docs;            /* 2 * pairs: side s of pair p is docs[2p + s] */
     size_t ndocs;
     pg_floors floors;
-    char logdir[PATH_MAX], commit[PG_OID_HEXSZ + 1];
+    pg_owned_dir logs;      /* the runs' logs: owned, so the sweep of the next run
+                             * removes them when this calibrate is killed */
+    char commit[PG_OID_HEXSZ + 1];
     int have_commit, nfailed;
 } cal_state;
 
@@ -120,7 +124,7 @@ static int measure(cal_state *st, cal_args *a)
     st->docs = calloc(2 * (size_t)a->pairs, sizeof *st->docs);
     if (!st->docs)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    a->ro.log_dir = st->logdir;
+    a->ro.log_dir = st->logs.path;
     a->ro.progress = isatty(2);
     int rc = 0;
     for (size_t k = 0; k < 2 * (size_t)a->pairs && rc == 0; k++) {
@@ -258,8 +262,7 @@ static void cal_state_free(cal_state *st)
         pg_rundoc_free(&st->docs[k]);
     free(st->docs);
     pg_floors_free(&st->floors);
-    if (st->logdir[0] && !st->nfailed)
-        pg_remove_tree(st->logdir);
+    pg_owned_release(&st->logs, !st->nfailed);   /* failures: their logs stay for the user */
     pg_session_close(&st->sess);
     pg_benchset_free(&st->set);
 }
@@ -271,6 +274,7 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
     if (parse_args(&status, &a, ctx, argc, argv))
         return status;
     cal_state st = {0};
+    pg_owned_init(&st.logs);
     pg_benchset_init(&st.set);
     int rc = select_benchmarks(&st, ctx);
     if (rc == 0)
@@ -290,7 +294,7 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0 && !a.no_write)
         rc = pg_calibration_check(ctx->store);
     if (rc == 0)
-        rc = pg_mkdtemp(st.logdir, sizeof st.logdir, "perfgate-calibrate-");
+        rc = pg_owned_mkdtemp(&st.logs, PG_LEFTOVERS_CALIBRATE_PREFIX);
     if (rc == 0 && st.set.build && !a.no_build) {
         char mdir[PATH_MAX];
         pg_path_dirname(mdir, sizeof mdir, st.set.build_manifest);
@@ -312,7 +316,7 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
     status = rc < 0 ? pg_exit_status(rc) : PG_EXIT_OK;
     if (rc == 0 && st.nfailed) {
         fprintf(stderr, "perfgate: %d benchmark run%s failed and %s left out; logs in %s\n", st.nfailed,
-                st.nfailed == 1 ? "" : "s", st.nfailed == 1 ? "its benchmark is" : "their benchmarks are", st.logdir);
+                st.nfailed == 1 ? "" : "s", st.nfailed == 1 ? "its benchmark is" : "their benchmarks are", st.logs.path);
         status = PG_EXIT_FAIL;
     }
     fflush(stdout);

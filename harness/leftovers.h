@@ -3,6 +3,7 @@
  * A perfgate that is SIGKILLed cannot clean up after itself. What it may leave:
  *   - the temporary checkouts of `compare --run-missing`, $TMPDIR/perfgate-rev-<pid>-*;
  *   - valgrind's output directories, $TMPDIR/perfgate-vg-<pid>-* and perfgate-cg-<pid>-*;
+ *   - the run logs of `perfgate calibrate`, $TMPDIR/perfgate-calibrate-<pid>-*;
  *   - the stacks and logs directories of a run it never stored,
  *     <store>/stacks/<commit>/<machine>/<run> and <store>/logs/<commit>/<machine>/<run>;
  *   - a half-written store document, <store>/results/<commit>/<machine>.json.tmp.*,
@@ -16,6 +17,9 @@
  */
 #ifndef PG_HARNESS_LEFTOVERS_H
 #define PG_HARNESS_LEFTOVERS_H
+
+/* The prefix of calibrate's logs directory in $TMPDIR. */
+#define PG_LEFTOVERS_CALIBRATE_PREFIX "perfgate-calibrate-"
 
 /* Sweeps $TMPDIR, and the store at `store_root` when it is not NULL. Says on
  * stderr what it removed, when it removed anything; returns how many. */

@@ -5,8 +5,8 @@
 #    when perfgate could give the run a cgroup;
 #  - what the killed run left on disk (the stacks directory of `run --sample`,
 #    valgrind's output directories, the temporary checkouts of
-#    `compare --run-missing`) is removed by the next run, while the stacks of
-#    stored runs stay.
+#    `compare --run-missing`, calibrate's logs) is removed by the next run, while
+#    the stacks of stored runs stay.
 . "$(dirname "$0")/lib/common.sh"
 # A private copy: pgrep finds this test's benchmark, not another test's.
 cp "$PROGS/daemon" "$T/daemon-k"
@@ -125,5 +125,20 @@ check "the killed compare left its checkout" [ "$(wc -l < "$T/checkouts")" = 1 ]
 expect_exit 0 "the next run" "$PG" run --backend $be --filter quick b/
 contains "$T/err" "removed"
 check "no checkout is left" [ -z "$(ls -d "$T"/perfgate-rev-* 2>/dev/null)" ]
+
+# calibrate: killed while measuring; its logs directory goes at the next run.
+rm -f "$PIDS"
+"$PG" calibrate --backend $be --no-write --filter hang b/ > "$T/out" 2> "$T/err" &
+pg=$!
+check "calibrate: the hung benchmark started" started
+main=$(bench_pids)
+kill -9 $pg
+wait $pg 2>/dev/null
+gone $main
+kill_pids $main $(cat "$PIDS")
+check "the killed calibrate left its logs directory" [ -n "$(ls -d "$T"/perfgate-calibrate-* 2>/dev/null)" ]
+expect_exit 0 "the next run" "$PG" run --backend $be --filter quick b/
+contains "$T/err" "removed"
+check "no calibrate directory is left" [ -z "$(ls -d "$T"/perfgate-calibrate-* 2>/dev/null)" ]
 check "no owned directory is left anywhere" [ -z "$(find "$T" -name .perfgate-owner)" ]
 finish
