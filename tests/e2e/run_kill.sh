@@ -78,21 +78,28 @@ for mode in cgroup no-cgroup; do
 done
 unset PERFGATE_NO_CGROUP
 
+# kill_while_hung LABEL COMMAND...: starts the command, SIGKILLs it once it
+# runs the hung benchmark, and waits until the benchmark is gone.
+kill_while_hung() {
+  local label=$1 pg main; shift
+  rm -f "$PIDS"
+  "$@" > "$T/out" 2> "$T/err" &
+  pg=$!
+  check "$label: the hung benchmark started" started
+  main=$(bench_pids)
+  kill -9 $pg
+  wait $pg 2>/dev/null
+  gone $main
+  kill_pids $main $(cat "$PIDS")
+}
+
 # --- leftovers on disk ---
 be=${backends%% *}
 expect_exit 0 "a complete run with --sample" "$PG" run --backend $be --sample --filter quick b/
 kept=$(dirname "$(find .perfgate/stacks -name 'quick.folded' | head -1)")
 check "its stacks are stored" [ -n "$kept" ]
 
-rm -f "$PIDS"
-"$PG" run --backend $be --sample b/ > "$T/out" 2> "$T/err" &
-pg=$!
-check "run --sample: the hung benchmark started" started
-main=$(bench_pids)
-kill -9 $pg
-wait $pg 2>/dev/null
-gone $main
-kill_pids $main $(cat "$PIDS")
+kill_while_hung "run --sample" "$PG" run --backend $be --sample b/
 check "the killed run left its stacks directory" [ -n "$(find .perfgate/stacks -name .perfgate-owner)" ]
 if [ $be = valgrind ]; then
   check "the killed run left valgrind's directories" [ -n "$(ls -d "$T"/perfgate-vg-* "$T"/perfgate-cg-* 2>/dev/null)" ]
@@ -110,15 +117,7 @@ done
 check "no valgrind directory is left in TMPDIR" [ -z "$(ls -d "$T"/perfgate-vg-* "$T"/perfgate-cg-* 2>/dev/null)" ]
 
 # compare --run-missing: killed while measuring the checked-out revisions.
-rm -f "$PIDS"
-"$PG" compare --run-missing --bench b --backend $be HEAD~1 HEAD > "$T/out" 2> "$T/err" &
-pg=$!
-check "compare --run-missing: the hung benchmark started" started
-main=$(bench_pids)
-kill -9 $pg
-wait $pg 2>/dev/null
-gone $main
-kill_pids $main $(cat "$PIDS")
+kill_while_hung "compare --run-missing" "$PG" compare --run-missing --bench b --backend $be HEAD~1 HEAD
 ls -d "$T"/perfgate-rev-* > "$T/checkouts" 2>/dev/null
 # HEAD has results (the runs above): only HEAD~1 is checked out and measured.
 check "the killed compare left its checkout" [ "$(wc -l < "$T/checkouts")" = 1 ]
@@ -127,15 +126,7 @@ contains "$T/err" "removed"
 check "no checkout is left" [ -z "$(ls -d "$T"/perfgate-rev-* 2>/dev/null)" ]
 
 # calibrate: killed while measuring; its logs directory goes at the next run.
-rm -f "$PIDS"
-"$PG" calibrate --backend $be --no-write --filter hang b/ > "$T/out" 2> "$T/err" &
-pg=$!
-check "calibrate: the hung benchmark started" started
-main=$(bench_pids)
-kill -9 $pg
-wait $pg 2>/dev/null
-gone $main
-kill_pids $main $(cat "$PIDS")
+kill_while_hung "calibrate" "$PG" calibrate --backend $be --no-write --filter hang b/
 check "the killed calibrate left its logs directory" [ -n "$(ls -d "$T"/perfgate-calibrate-* 2>/dev/null)" ]
 expect_exit 0 "the next run" "$PG" run --backend $be --filter quick b/
 contains "$T/err" "removed"
