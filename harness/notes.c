@@ -53,6 +53,18 @@ static int swap_ref(git_repository *repo, const char *ref, const git_oid *new, c
     return rc < 0 ? git_fail(ref) : 0;
 }
 
+/* After try `t` of a compare-and-swap loop ended in `rc`: 1 (another writer
+ * moved the ref first) becomes 0, to read the new tip and try again after a
+ * short wait, or the final error once CAS_TRIES are spent; anything else is
+ * returned as it is. */
+static int lost_race(int rc, int t, const char *ref)
+{
+    if (rc != 1)
+        return rc;
+    usleep(1000u * (unsigned)(1 + t % 10));
+    return t + 1 < CAS_TRIES ? 0 : pg_error_set(PG_EIO, "cannot update %s: other writers kept moving it", ref);
+}
+
 /* The note of `target` in the notes commit `tip` (NULL: no notes): *text NULL when none. */
 static int note_at(char **text, git_repository *repo, const git_oid *tip, const git_oid *target)
 {
@@ -144,10 +156,7 @@ int pg_notes_add(size_t *added, pg_repo *r, const char *ref, const char *commit,
         free(text);
         if (rc == 0)
             break;
-        if (rc == 1) {
-            rc = t + 1 < CAS_TRIES ? 0 : pg_error_set(PG_EIO, "cannot update %s: other writers kept moving it", ref);
-            usleep(1000u * (unsigned)(1 + t % 10));
-        }
+        rc = lost_race(rc, t, ref);
     }
     git_signature_free(sig);
     return rc;
@@ -338,10 +347,7 @@ int pg_notes_merge(int *changed, size_t *added, pg_repo *r, const char *ref, con
             *changed = 1;
             break;
         }
-        if (rc == 1) {
-            rc = t + 1 < CAS_TRIES ? 0 : pg_error_set(PG_EIO, "cannot update %s: other writers kept moving it", ref);
-            usleep(1000u * (unsigned)(1 + t % 10));
-        }
+        rc = lost_race(rc, t, ref);
     }
     git_signature_free(sig);
     return rc;

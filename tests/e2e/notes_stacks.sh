@@ -44,11 +44,7 @@ commit() { git -C "$T/seed" add -A && git -C "$T/seed" commit -q -m "$1" && git 
 write_prog 100000; c0=$(commit "benchmark")
 write_prog 103000; c1=$(commit "mix: 3% more iterations")
 git -C "$T/seed" push -q "$O" main
-for c in A B; do
-  git clone -q "$O" "$T/$c"
-  git -C "$T/$c" config user.email "$c@example.invalid"
-  git -C "$T/$c" config user.name "$c"
-done
+clone_as "$O" "$T/A" "$T/B"
 
 cd "$T/A"
 measure() { "$PG" run --backend valgrind --no-native --repeat 1 --warmup 0 --sample "$@" bench/; }

@@ -9,11 +9,7 @@ O=$T/origin.git
 git init -q --bare -b main "$O"
 make_repo "$T/seed"
 git -C "$T/seed" push -q "$O" main
-for c in A B; do
-  git clone -q "$O" "$T/$c"
-  git -C "$T/$c" config user.email "$c@example.invalid"
-  git -C "$T/$c" config user.name "$c"
-done
+clone_as "$O" "$T/A" "$T/B"
 # The cheapest run there is: software events only, one run of true(1).
 measure() { "$PG" run --backend perf --repeat 1 --warmup 0 --no-pin "$@" -- /bin/true; }
 # Run ids (not machine ids: those are 12 hex digits) in a document on stdin,

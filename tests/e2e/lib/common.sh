@@ -68,6 +68,17 @@ static_flag() {
   rm -f "$T/.static" "$T/.static.c"
 }
 
+# clone_as ORIGIN DIR...: clones ORIGIN into each DIR, committing as the
+# DIR's name ("A" <A@example.invalid>).
+clone_as() {
+  local o=$1 d; shift
+  for d in "$@"; do
+    git clone -q "$o" "$d"
+    git -C "$d" config user.email "$(basename "$d")@example.invalid"
+    git -C "$d" config user.name "$(basename "$d")"
+  done
+}
+
 # require TOOL...: skips the test (exit 77) when a tool is not installed.
 require() {
   local t
