@@ -2,13 +2,16 @@
  *
  * CHECK(cond) records a failure with file:line and goes on; a test file's
  * main returns pg_check_done(), which prints "N passed, N failed" and is
- * non-zero when anything failed.
+ * non-zero when anything failed. REQUIRE(cond) is for what the rest of the
+ * test stands on (a scratch directory): it fails the test there and then,
+ * so a test can never pass by skipping its work.
  */
 #ifndef PG_TESTS_CHECK_H
 #define PG_TESTS_CHECK_H
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int pg_check_pass, pg_check_fail;
@@ -16,6 +19,10 @@ static int pg_check_pass, pg_check_fail;
 #define CHECK(cond) do { \
     if (cond) pg_check_pass++; \
     else { pg_check_fail++; fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); } \
+} while (0)
+
+#define REQUIRE(cond) do { \
+    if (!(cond)) { fprintf(stderr, "%s:%d: REQUIRE failed: %s\n", __FILE__, __LINE__, #cond); exit(1); } \
 } while (0)
 
 #define CHECK_EQ_INT(a, b) do { \

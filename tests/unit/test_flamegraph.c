@@ -302,8 +302,7 @@ static void diff(void)
 static void files(void)
 {
     char dir[PATH_MAX];
-    if (pg_mkdtemp(dir, sizeof dir, "pg-fg-") < 0)
-        return;
+    REQUIRE(pg_mkdtemp(dir, sizeof dir, "pg-fg-") == 0);
     char path[PATH_MAX + 64], bad[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/out.svg", dir);
     snprintf(bad, sizeof bad, "%s/no/such/dir/out.svg", dir);

@@ -122,8 +122,7 @@ static void bad_input(void)
 static void files(void)
 {
     char dir[PATH_MAX];
-    if (pg_mkdtemp(dir, sizeof dir, "pg-folded-") < 0)
-        return;
+    REQUIRE(pg_mkdtemp(dir, sizeof dir, "pg-folded-") == 0);
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/p.folded", dir);
     pg_folded *f, *g;

@@ -36,8 +36,8 @@ int main(void)
 {
     int part, t;
     unsigned long long ir;
-    char d[] = "/tmp/pg-gbench-XXXXXX";
-    CHECK(mkdtemp(d) != NULL);
+    char d[256];
+    REQUIRE(pg_mkdtemp(d, sizeof d, "pg-gbench-") == 0);
 
     /* One parsed dump. */
     char text[512];

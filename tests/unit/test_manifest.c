@@ -113,8 +113,7 @@ static void test_placement(void)
 
 int main(void)
 {
-    if (pg_mkdtemp(dir, sizeof dir, "pg-manifest-") < 0)
-        return 2;
+    REQUIRE(pg_mkdtemp(dir, sizeof dir, "pg-manifest-") == 0);
     pg_benchset s;
     int rc = load_text(&s,
         "{ \"build\": \"make -C bench\",\n"

@@ -66,9 +66,9 @@ static void test_merge(void)
 
 static void test_make(void)
 {
-    char root[] = "/tmp/pg-test-notes-stacks-XXXXXX";
-    CHECK(mkdtemp(root) != NULL);
-    char path[256], big_text[300];
+    char root[256];
+    REQUIRE(pg_mkdtemp(root, sizeof root, "pg-test-notes-stacks-") == 0);
+    char path[512], big_text[300];
     memset(big_text, 'x', sizeof big_text - 2);
     big_text[sizeof big_text - 2] = '\n';
     big_text[sizeof big_text - 1] = '\0';

@@ -19,7 +19,7 @@ int main(void)
 {
     /* A private TMPDIR, so the sweeps below see only this test's directories. */
     char base[PATH_MAX];
-    CHECK_EQ_INT(pg_mkdtemp(base, sizeof base, "pg-owned-test-"), 0);
+    REQUIRE(pg_mkdtemp(base, sizeof base, "pg-owned-test-") == 0);
     setenv("TMPDIR", base, 1);
 
     /* Held by this process: not abandoned, not swept. */

@@ -29,8 +29,7 @@ static void make_run(pg_rundoc *r, const char *id, double instr)
 int main(void)
 {
     char root[PATH_MAX];
-    if (pg_mkdtemp(root, sizeof root, "pg-store-") < 0)
-        return 2;
+    REQUIRE(pg_mkdtemp(root, sizeof root, "pg-store-") == 0);
     const char *commit = "0123456789abcdef0123456789abcdef01234567";
     char path[4096];
 
