@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-20}
 shift $(( $# > 0 ? 1 : 0 ))
 parsers=("$@")
-[ ${#parsers[@]} -gt 0 ] || parsers=(manifest result folded callgrind records gbench)
+[ ${#parsers[@]} -gt 0 ] || parsers=(manifest result folded callgrind records gbench notes stacksnote)
 case "$secs" in ''|*[!0-9]*) echo "usage: ci/fuzz.sh [SECONDS_PER_TARGET [PARSER...]]" >&2; exit 2 ;; esac
 command -v clang-14 >/dev/null || { echo "ci/fuzz.sh: clang-14 not found (ci/install-deps.sh installs it)" >&2; exit 2; }
 

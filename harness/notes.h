@@ -19,9 +19,10 @@
 #define PG_HARNESS_NOTES_H
 
 #include "harness/gitrepo.h"
+#include "harness/notedoc.h"
 #include "harness/rundoc.h"
 
-#define PG_NOTES_REF "refs/notes/perfgate"
+/* PG_NOTES_REF, "refs/notes/perfgate": harness/notedoc.h */
 
 /* What a measuring command puts in the notes (`notes` of harness/revisions.h). */
 enum { PG_NOTES_NONE = 0, PG_NOTES_RUNS = 1, PG_NOTES_WITH_STACKS = 2 };
@@ -30,17 +31,17 @@ enum { PG_NOTES_NONE = 0, PG_NOTES_RUNS = 1, PG_NOTES_WITH_STACKS = 2 };
  * Free with free(). */
 int pg_notes_read(char **text, pg_repo *r, const char *ref, const char *commit);
 
-/* Merges the document `add` into the note `old` of `commit` (pg_notedoc_merge
- * for results, pg_stacksdoc_merge for stacks); *added counts the runs added. */
-typedef int (*pg_notes_merge_fn)(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
-                                 const char *add, size_t add_len, const char *add_name, const char *commit);
+/* Merges the document `doc` into the note of `commit` in `kind`'s ref
+ * (harness/notedoc.h: through the gate), as a new notes commit saying
+ * `msg`, moved onto the ref with a compare-and-swap (another writer first:
+ * read its tip and try again). *added counts the runs added; none: the ref
+ * does not move. A run the gate refuses is an error. */
+int pg_notes_add(size_t *added, pg_repo *r, const pg_notekind *kind, const char *commit, const char *doc,
+                 const char *msg);
 
-/* Merges the document `doc` into the note of `commit` in `ref`, as a new
- * notes commit saying `msg`, moved onto the ref with a compare-and-swap
- * (another writer first: read its tip and try again). *added counts the runs
- * added; none: the ref does not move. */
-int pg_notes_add(size_t *added, pg_repo *r, const char *ref, const char *commit, const char *doc,
-                 pg_notes_merge_fn merge, const char *msg);
+/* The git configuration `key` as a size in bytes (git's k/m/g suffixes), or
+ * `fallback` when it is not set (or not a size > 0: a warning says so). */
+size_t pg_notes_config_size(pg_repo *r, const char *key, size_t fallback);
 
 /* Whether `ref` exists in the repository. */
 int pg_notes_exist(pg_repo *r, const char *ref);
@@ -62,16 +63,24 @@ void pg_notes_describe(char *out, size_t len, const pg_rundoc *run, size_t n);
  * warning says. */
 void pg_notes_record(pg_repo *r, const pg_rundoc *run, const char *store_root, int stacks);
 
-/* Appends to `runs` the runs of the note of `commit` that `runs` does not
- * hold already (same id, machine and times); *added counts them. A note that
- * is not a valid document is an error naming it. */
+/* Appends to `runs` the runs of the note of `commit` that pass the gate
+ * (harness/notedoc.h; the others are left out with a warning) and that
+ * `runs` does not hold already (same id, machine and times); *added counts
+ * them. A note that is not a note document at all is an error naming it. */
 int pg_notes_load(pg_rundoc_list *runs, size_t *added, pg_repo *r, const char *commit);
 
 /* Merges the notes commit `theirs` (40 hex, present in the repository,
- * fetched from `from`) into `ref` (PG_NOTES_REF or PG_NOTES_STACKS_REF):
- * fast-forward when one contains the other, else a merge commit whose notes
- * are the union by run id. *changed is set when `ref` moved; *added counts
- * the runs a merge commit added (0 for a fast-forward). */
-int pg_notes_merge(int *changed, size_t *added, pg_repo *r, const char *ref, const char *theirs, const char *from);
+ * fetched from `from`) into `kind`'s ref. Every note of `theirs` goes
+ * through the gate (harness/notedoc.h) into a union with ours: nothing held
+ * here is removed or replaced, whatever `theirs` holds or lacks; a note over
+ * the size limit (pg_notes_config_size of kind->max_key), one that annotates
+ * something other than a commit, and each run the gate refuses are left out
+ * with a warning line naming `from`. The result is a fast-forward to
+ * `theirs` when that holds exactly the union, else a notes commit whose
+ * parents are ours (when we had notes) and `theirs`, so a push after it is
+ * a fast-forward. *changed is set when the ref moved; st counts the runs
+ * added and dropped. `theirs` not a commit: PG_EINVAL, nothing changes. */
+int pg_notes_merge(int *changed, pg_notestat *st, pg_repo *r, const pg_notekind *kind, const char *theirs,
+                   const char *from);
 
 #endif

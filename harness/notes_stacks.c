@@ -27,18 +27,7 @@ int pg_notes_stacks_configured(pg_repo *r)
 
 size_t pg_notes_stacks_max(pg_repo *r)
 {
-    git_config *cfg = NULL;
-    int64_t v = 0;
-    int rc = !r || git_repository_config_snapshot(&cfg, pg_repo_git(r)) < 0
-                 ? GIT_ENOTFOUND
-                 : git_config_get_int64(&v, cfg, "perfgate.notesStacksMax");
-    if ((rc < 0 && rc != GIT_ENOTFOUND) || (rc == 0 && v <= 0))
-        pg_text_warn("warning: git config perfgate.notesStacksMax is not a size in bytes > 0 (such as 512k); "
-                     "using %d", PG_NOTES_STACKS_MAX);
-    if (rc < 0 || v <= 0)
-        v = PG_NOTES_STACKS_MAX;
-    git_config_free(cfg);
-    return (size_t)v;
+    return pg_notes_config_size(r, "perfgate.notesStacksMax", PG_NOTES_STACKS_MAX);
 }
 
 static void size_text(char *out, size_t len, size_t bytes)
@@ -111,8 +100,8 @@ int pg_stacksdoc_make(char **doc, size_t *n, char *big, size_t biglen, char *unr
         size_t len = 0;
         if (!b->stacks || !*b->stacks)
             continue;
-        pg_results_stacks_path(path, sizeof path, b->stacks, store_root);
-        if (pg_file_read(&text, &len, path) < 0) {
+        if (pg_results_stacks_path(path, sizeof path, b->stacks, store_root) < 0 ||
+            pg_file_read(&text, &len, path) < 0) {
             snprintf(item, sizeof item, "'%s' (%s)", b->name, pg_error_last());
             pg_error_clear();
             list_add(unreadable, unreadlen, item);
@@ -133,64 +122,44 @@ int pg_stacksdoc_make(char **doc, size_t *n, char *big, size_t biglen, char *unr
     return rc;
 }
 
-/* ---- reading and validating ---- */
-
-static int expect(const char *name, const char *where, const char *what)
-{
-    return pg_error_set(PG_EINVAL, "%s: %s: expected %s", name, where, what);
-}
+/* ---- the gate ---- */
 
 /* One run of a stacks document: an "id" and an array of benchmarks, each a
- * "name" and its "folded" text. */
-static int check_run(const cJSON *r, size_t i, const char *name)
+ * "name" (docs/manifest.md's rule) and its "folded" text. Unknown keys are
+ * kept and ignored. */
+static int check_run(const cJSON *r, size_t i, const char *name, const char *commit)
 {
+    int rc = pg_notedoc_check_id(r, i, name, commit);
+    if (rc == 0)
+        rc = pg_json_check_strict(r, name);
+    if (rc < 0)
+        return rc;
     const cJSON *benches = cJSON_GetObjectItemCaseSensitive(r, "benchmarks"), *b;
-    char where[96];
-    snprintf(where, sizeof where, "runs[%zu]", i);
-    if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r, "id")))
-        return expect(name, where, "an object with a string \"id\"");
     if (!cJSON_IsArray(benches))
-        return expect(name, where, "an array \"benchmarks\"");
+        return pg_error_set(PG_EINVAL, "%s: runs[%zu].benchmarks: expected an array", name, i);
     size_t k = 0;
     cJSON_ArrayForEach(b, benches) {
-        snprintf(where, sizeof where, "runs[%zu].benchmarks[%zu]", i, k++);
-        if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(b, "name")) ||
-            !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(b, "folded")))
-            return expect(name, where, "an object with strings \"name\" and \"folded\"");
+        const char *bn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b, "name"));
+        if (!bn || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(b, "folded")))
+            return pg_error_set(PG_EINVAL, "%s: runs[%zu].benchmarks[%zu]: expected an object with strings \"name\" "
+                                "and \"folded\"", name, i, k);
+        if (!*bn || strchr(bn, '/') || strchr(bn, '\n'))
+            return pg_error_set(PG_EINVAL, "%s: runs[%zu].benchmarks[%zu].name: not a benchmark name "
+                                "(docs/manifest.md, Names)", name, i, k);
+        k++;
     }
     return 0;
 }
 
-/* The shape pg_stacksdoc_make writes; unknown keys are kept and ignored. */
-static int check_stacks(const char *text, size_t len, const char *name)
-{
-    cJSON *doc = NULL;
-    int rc = pg_json_parse(&doc, text, len, name);
-    if (rc < 0)
-        return rc;
-    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "schema"));
-    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs"), *r;
-    size_t sl = strlen(PG_STACKSDOC_SCHEMA), i = 0;
-    if (!schema || strncmp(schema, PG_STACKSDOC_SCHEMA, sl) || (schema[sl] && schema[sl] != '.'))
-        rc = pg_error_set(PG_EINVAL, "%s: not a stacks document (schema %s%s%s, expected %s)", name,
-                          schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "", PG_STACKSDOC_SCHEMA);
-    else if (!cJSON_IsArray(runs))
-        rc = expect(name, "runs", "an array");
-    else
-        cJSON_ArrayForEach(r, runs) {
-            if ((rc = check_run(r, i++, name)) < 0)
-                break;
-        }
-    cJSON_Delete(doc);
-    return rc;
-}
-
-int pg_stacksdoc_merge(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
-                       const char *add, size_t add_len, const char *add_name, const char *commit)
-{
-    return pg_notedoc_union(text, added, old, old_len, old_name, add, add_len, add_name, commit, PG_STACKSDOC_SCHEMA,
-                            check_stacks);
-}
+const pg_notekind pg_notekind_stacks = {
+    .ref = PG_NOTES_STACKS_REF,
+    .schema = PG_STACKSDOC_SCHEMA,
+    .noun = "stacks notes",
+    .what = "run",
+    .max_key = "perfgate.fetchStacksMax",
+    .max_default = 64u << 20,
+    .check_run = check_run,
+};
 
 void pg_notes_stacks_record(pg_repo *r, const pg_rundoc *run, const char *store_root)
 {
@@ -205,7 +174,7 @@ void pg_notes_stacks_record(pg_repo *r, const pg_rundoc *run, const char *store_
     if (rc == 0 && n) {
         pg_notes_describe(who, sizeof who, run, n);
         snprintf(msg, sizeof msg, "perfgate: stacks of run %s of %.12s on %s", run->id, run->commit, who);
-        rc = pg_notes_add(&added, r, PG_NOTES_STACKS_REF, run->commit, doc, pg_stacksdoc_merge, msg);
+        rc = pg_notes_add(&added, r, &pg_notekind_stacks, run->commit, doc, msg);
     }
     if (rc < 0)
         pg_text_warn("warning: the stacks are in the local store only, not in %s: %s", PG_NOTES_STACKS_REF,
@@ -241,7 +210,8 @@ static cJSON *note_load(pg_repo *r, const char *commit)
     cJSON *doc = NULL;
     snprintf(name, sizeof name, "the note of %.12s in %s", commit, PG_NOTES_STACKS_REF);
     int rc = pg_notes_read(&text, r, PG_NOTES_STACKS_REF, commit);
-    if (rc == 0 && text && (rc = check_stacks(text, strlen(text), name)) == 0)
+    pg_notetext note = {text, text ? strlen(text) : 0, name};
+    if (rc == 0 && text && (rc = pg_notedoc_check(&note, commit, &pg_notekind_stacks)) == 0)
         rc = pg_json_parse(&doc, text, strlen(text), name);
     if (rc < 0) {
         pg_text_warn("warning: stacks from notes not used: %s", pg_error_last());
@@ -278,9 +248,9 @@ void pg_notes_stacks_fill(pg_rundoc_list *runs, const char *store_root, pg_repo 
                 scommit[PG_SAFE_NAME_SIZE];
             if (!b->stacks || !*b->stacks)
                 continue;
-            pg_results_stacks_path(path, sizeof path, b->stacks, store_root);
-            if (access(path, R_OK) == 0)
+            if (pg_results_stacks_path(path, sizeof path, b->stacks, store_root) == 0 && access(path, R_OK) == 0)
                 continue;
+            pg_error_clear();
             if (!loaded) {
                 doc = note_load(r, commit);
                 loaded = 1;

@@ -23,6 +23,7 @@
 #define PG_HARNESS_NOTES_STACKS_H
 
 #include "harness/gitrepo.h"
+#include "harness/notedoc.h"
 #include "harness/rundoc.h"
 
 #include <stddef.h>
@@ -49,10 +50,8 @@ size_t pg_notes_stacks_max(pg_repo *r);
 int pg_stacksdoc_make(char **doc, size_t *n, char *big, size_t biglen, char *unreadable, size_t unreadlen,
                       const pg_rundoc *run, const char *store_root, size_t max);
 
-/* pg_notedoc_merge for stacks documents: the union of their runs by run id,
- * both sides validated. */
-int pg_stacksdoc_merge(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
-                       const char *add, size_t add_len, const char *add_name, const char *commit);
+/* The stacks note, refs/notes/perfgate-stacks, for harness/notedoc.h. */
+extern const pg_notekind pg_notekind_stacks;
 
 /* Adds the stacks of `run` (stored in the store at `store_root`) to the
  * stacks note of its commit and says so on stderr, naming the benchmarks

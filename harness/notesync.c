@@ -3,6 +3,7 @@
 #include "harness/notes.h"
 #include "harness/notes_stacks.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <git2.h>
 #include <stdio.h>
@@ -10,6 +11,9 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <unistd.h>
 
 static int git_fail(const char *what, const char *remote)
@@ -101,8 +105,8 @@ static void ref_delete(git_repository *repo, const char *name)
     }
 }
 
-/* Merges what was fetched to `tmp` (when the remote had `ref`) into `ref`. */
-static int merge_fetched(int *result, pg_repo *r, const char *ref, const char *tmp, const char *name)
+/* Merges what was fetched to `tmp` (when the remote had the ref) into `kind`'s ref. */
+static int merge_fetched(int *result, pg_repo *r, const pg_notekind *kind, const char *tmp, const char *name)
 {
     git_repository *repo = pg_repo_git(r);
     git_oid theirs;
@@ -111,12 +115,33 @@ static int merge_fetched(int *result, pg_repo *r, const char *ref, const char *t
         return 0;
     char hex[GIT_OID_HEXSZ + 1];
     int changed;
-    size_t added;
+    pg_notestat st;
     git_oid_tostr(hex, sizeof hex, &theirs);
-    int rc = pg_notes_merge(&changed, &added, r, ref, hex, name);
+    int rc = pg_notes_merge(&changed, &st, r, kind, hex, name);
     *result = changed ? PG_FETCH_MERGED : PG_FETCH_UPTODATE;
     ref_delete(repo, tmp);
     return rc;
+}
+
+/* refs/perfgate/fetch-<pid> and fetch-stacks-<pid> of perfgates that are
+ * gone (killed during a fetch): the objects they hold are not ours to keep. */
+static void sweep_fetch_refs(git_repository *repo)
+{
+    git_reference_iterator *it = NULL;
+    git_reference *ref;
+    if (git_reference_iterator_glob_new(&it, repo, "refs/perfgate/fetch-*") < 0)
+        return;
+    while (git_reference_next(&ref, it) == 0) {
+        const char *n = git_reference_name(ref) + strlen("refs/perfgate/fetch-");
+        if (!strncmp(n, "stacks-", 7))
+            n += 7;
+        char *end;
+        long pid = strtol(n, &end, 10);
+        if (*end || pid <= 0 || pid > INT_MAX || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+            git_reference_delete(ref);
+        git_reference_free(ref);
+    }
+    git_reference_iterator_free(it);
 }
 
 int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
@@ -135,6 +160,7 @@ int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
     snprintf(tmp_stacks, sizeof tmp_stacks, "refs/perfgate/fetch-stacks-%d", (int)getpid());
     snprintf(spec, sizeof spec, "+%s:%s", PG_NOTES_REF, tmp);
     snprintf(spec_stacks, sizeof spec_stacks, "+%s:%s", PG_NOTES_STACKS_REF, tmp_stacks);
+    sweep_fetch_refs(repo);
     ref_delete(repo, tmp);
     ref_delete(repo, tmp_stacks);
     headers h;
@@ -151,10 +177,20 @@ int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
         rc = git_fail("cannot fetch the notes of", name);
     headers_free(&h);
     git_remote_free(remote);
-    if (rc == 0)
-        rc = merge_fetched(result, r, PG_NOTES_REF, tmp, name);
-    if (rc == 0)
-        rc = merge_fetched(stacks, r, PG_NOTES_STACKS_REF, tmp_stacks, name);
+    /* Each ref on its own: a remote ref that cannot be merged (not a notes
+     * commit) does not keep the other from being merged; it is said last. */
+    int rc_stacks = 0;
+    if (rc == 0 && (rc = merge_fetched(result, r, &pg_notekind_runs, tmp, name)) == PG_EINVAL) {
+        char first[600];
+        snprintf(first, sizeof first, "%s", pg_error_last());
+        if ((rc_stacks = merge_fetched(stacks, r, &pg_notekind_stacks, tmp_stacks, name)) < 0)
+            pg_text_warn("error: %s", pg_error_last());
+        pg_error_set(rc, "%s", first);
+    } else if (rc == 0) {
+        rc = merge_fetched(stacks, r, &pg_notekind_stacks, tmp_stacks, name);
+    }
+    ref_delete(repo, tmp);
+    ref_delete(repo, tmp_stacks);
     return rc;
 }
 

@@ -6,6 +6,9 @@
 #include "util/error.h"
 #include "util/jsonfile.h"
 #include "util/strindex.h"
+#include "util/text.h"
+
+#include <limits.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,9 +99,12 @@ static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const ch
     }
     if (rc == 0 && rb->stacks && *rb->stacks) {
         char path[4096];
-        pg_results_stacks_path(path, sizeof path, rb->stacks, stacks_base);
-        if ((rc = set_str(&b->stacks, path)) == 0)
+        if (pg_results_stacks_path(path, sizeof path, rb->stacks, stacks_base) < 0) {
+            pg_text_warn("warning: %s", pg_error_last());
+            pg_error_clear();
+        } else if ((rc = set_str(&b->stacks, path)) == 0) {
             rc = set_str(&b->stacks_note, rb->stacks_note);
+        }
     }
     for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {
         const pg_rundoc_metric *rm = &rb->metrics[i];
@@ -166,12 +172,25 @@ static int check_shards(const pg_rundoc_list *runs, const char *machine_id, cons
     return rc;
 }
 
-void pg_results_stacks_path(char *out, size_t len, const char *stacks, const char *base)
+int pg_results_stacks_path(char *out, size_t len, const char *stacks, const char *base)
 {
-    if (stacks[0] != '/' && base && *base)
-        snprintf(out, len, "%s/%s", base, stacks);
-    else
-        snprintf(out, len, "%s", stacks);
+    char shown[200], real[PATH_MAX], real_base[PATH_MAX];
+    pg_text_escape_buf(shown, sizeof shown, stacks, PG_TEXT_TERM);
+    *out = '\0';
+    if (!base || !*base || !pg_notedoc_path_ok(stacks))
+        return pg_error_set(PG_EINVAL, "stacks '%s' not read: only a relative path inside the store is", shown);
+    int n = snprintf(out, len, "%s/%s", base, stacks);
+    if (n < 0 || (size_t)n >= len)
+        return pg_error_set(PG_EINVAL, "stacks '%s' not read: the path is too long", shown);
+    /* A link inside the store may point anywhere: where it leads must be inside too. */
+    if (realpath(out, real) && realpath(base, real_base)) {
+        size_t k = strlen(real_base);
+        if (strncmp(real, real_base, k) || (real[k] != '/' && k > 1)) {
+            *out = '\0';
+            return pg_error_set(PG_EINVAL, "stacks '%s' not read: a link leads out of the store", shown);
+        }
+    }
+    return 0;
 }
 
 int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,

@@ -28,8 +28,10 @@ int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo,
 int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
                        const char *stacks_base);
 
-/* A benchmark's "stacks" path as a file name: relative ones resolve against
- * `base` (NULL or "": as is). */
-void pg_results_stacks_path(char *out, size_t len, const char *stacks, const char *base);
+/* A benchmark's "stacks" path, taken from a document, as a file name under
+ * `base` (the store root, or a result file's directory). Data never names a
+ * file elsewhere: an absolute path, a "." or ".." component, no `base`, or
+ * a link that leads out of `base` is PG_EINVAL saying so. */
+int pg_results_stacks_path(char *out, size_t len, const char *stacks, const char *base);
 
 #endif

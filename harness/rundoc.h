@@ -142,29 +142,11 @@ int pg_rundoc_list_write(char **text, const pg_rundoc_list *l);
 int pg_storedoc_append(char **text, const char *old, size_t old_len, const char *path, const char *commit,
                        const char *machine_id, const pg_rundoc *run);
 
-/* The note document of `commit` (git notes, harness/notes.h) holding the runs
- * of `old` and those of `add`, merged by run id: a run of `add` whose id and
- * content are already in `old` is not added twice; one with the same id but
- * other content is kept too (nothing is ever dropped). `old` (NULL: none) is a
- * note or store document, `add` any document pg_rundoc_parse reads; both are
- * validated first, and `old` is kept as it is, unknown keys included.
- * *added (when non-NULL) counts the runs added. `old_name`/`add_name` name
- * them in errors. */
-int pg_notedoc_merge(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
-                     const char *add, size_t add_len, const char *add_name, const char *commit);
-
-/* Validates a document's text; PG_EINVAL naming `name`, the JSON path and why. */
-typedef int (*pg_notedoc_check)(const char *text, size_t len, const char *name);
-
-/* What pg_notedoc_merge does, for any note document with a "runs" array of
- * objects with an "id" (the stacks note, harness/notes_stacks.h): both sides
- * validated by `check`, a new document (no `old`) gets {"schema": `schema`,
- * "commit": `commit`, "runs": []}. */
-int pg_notedoc_union(char **text, size_t *added, const char *old, size_t old_len, const char *old_name,
-                     const char *add, size_t add_len, const char *add_name, const char *commit, const char *schema,
-                     pg_notedoc_check check);
-
 /* --- reading ------------------------------------------------------------- */
+
+/* Whether `s` names schema `want` ("perfgate-run/1") or a later minor
+ * version of it ("perfgate-run/1.3"). */
+int pg_schema_ok(const char *s, const char *want);
 
 /* Checks that `text` (the file `path`) is a store document this perfgate can
  * append to, as pg_storedoc_append would. PG_EINVAL naming the file, the JSON

@@ -142,6 +142,8 @@ static int check_number(reader *r, const cJSON *v, double *out, double min, doub
         snprintf(what, sizeof what, "a whole number from %.0f to %.0f", min, max);
     else if (isinf(min))
         snprintf(what, sizeof what, "a finite number");
+    else if (isinf(max))
+        snprintf(what, sizeof what, "a finite number >= %g", min);
     else
         snprintf(what, sizeof what, "a number from %g to %g", min, max);
     if (!cJSON_IsNumber(v))
@@ -239,7 +241,7 @@ static int get_strings(pg_rundoc_strings *dst, reader *r, const cJSON *o, const 
 /* --- the document -------------------------------------------------------- */
 
 /* "perfgate-run/1", or a later minor version of it ("perfgate-run/1.3"). */
-static int schema_ok(const char *s, const char *want)
+int pg_schema_ok(const char *s, const char *want)
 {
     size_t n = strlen(want);
     if (strncmp(s, want, n))
@@ -263,7 +265,7 @@ static int check_schema(reader *r, const cJSON *o, const char *want, const char 
         rc = fail(r, "missing: not a %s (expected \"%s\")", what, want);
     else if (!cJSON_IsString(v))
         rc = expected(r, "a string", v);
-    else if (!schema_ok(v->valuestring, want)) {
+    else if (!pg_schema_ok(v->valuestring, want)) {
         char got[64];
         rc = fail(r, "unsupported schema %s: this perfgate reads %s", describe(got, sizeof got, v), want);
     }
@@ -307,7 +309,9 @@ static int read_metric(pg_rundoc_bench *b, reader *r, const cJSON *jm)
         double s, run = 1.0;
         size_t old = push_key(r, "samples");
         push_index(r, i);
-        rc = check_number(r, v, &s, -HUGE_VAL, HUGE_VAL, 0);
+        /* Every metric counts or measures something: a negative sample is
+         * not one, and would turn a verdict around. */
+        rc = check_number(r, v, &s, 0, HUGE_VAL, 0);
         pop(r, old);
         if (rc == 0 && rv) {
             old = push_key(r, "running");
@@ -399,9 +403,11 @@ static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
     if (pg_rundoc_add_bench(&b, run) < 0)
         return oom();
     int rc = get_str(&b->name, r, jb, "name", 1, 0);
-    if (rc == 0 && !*b->name) {
+    /* docs/manifest.md's one rule for names: they become file names and lines. */
+    if (rc == 0 && (!*b->name || strchr(b->name, '/') || strchr(b->name, '\n'))) {
         size_t old = push_key(r, "name");
-        rc = fail(r, "a benchmark needs a name");
+        rc = fail(r, *b->name ? "a benchmark name has no '/' or newline (docs/manifest.md, Names)"
+                              : "a benchmark needs a name");
         pop(r, old);
     }
     for (size_t i = 0; rc == 0 && i + 1 < run->nbench; i++) {
@@ -608,7 +614,9 @@ static int read_into(pg_rundoc_list *out, const cJSON *doc, const char *file)
 {
     reader r = {.file = file};
     size_t before = out->n;
-    int rc = read_doc(out, &r, doc);
+    int rc = pg_json_check_strict(doc, file);
+    if (rc == 0)
+        rc = read_doc(out, &r, doc);
     if (rc < 0)
         pg_rundoc_list_truncate(out, before);
     return rc;
@@ -634,6 +642,24 @@ int pg_rundoc_read_file(pg_rundoc_list *out, const char *path)
         return rc;
     rc = pg_rundoc_parse(out, text, len, path);
     free(text);
+    return rc;
+}
+
+int pg_rundoc_read_run_json(pg_rundoc_list *out, const cJSON *run, const char *file, size_t index)
+{
+    pg_rundoc_list l = {0};
+    reader r = {.file = file};
+    push_key(&r, "runs");
+    push_index(&r, index);
+    size_t before = out ? out->n : 0;
+    char where[400];
+    snprintf(where, sizeof where, "%s: runs[%zu]", file, index);
+    int rc = pg_json_check_strict(run, where);
+    if (rc == 0)
+        rc = read_run(out ? out : &l, &r, run);
+    if (rc < 0 && out)
+        pg_rundoc_list_truncate(out, before);
+    pg_rundoc_list_free(&l);
     return rc;
 }
 

@@ -2,6 +2,7 @@
 #include "util/jsonfile.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/strindex.h"
 #include "util/text.h"
 
 #include <limits.h>
@@ -21,6 +22,77 @@ int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name)
         else
             col++;
     return pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", name, line, col);
+}
+
+/* The path of the item being checked, for the message: "runs[2].machine.id".
+ * Keys are data: a byte that is not printable ASCII shows as '?'. */
+typedef struct strict_path {
+    char buf[256];
+    size_t len;
+} strict_path;
+
+static size_t strict_push(strict_path *p, const cJSON *item, size_t index)
+{
+    size_t old = p->len, room = sizeof p->buf - 1;
+    if (!item->string) {
+        int n = snprintf(p->buf + p->len, sizeof p->buf - p->len, "[%zu]", index);
+        p->len += n > 0 && (size_t)n < sizeof p->buf - p->len ? (size_t)n : 0;
+    } else {
+        if (p->len && p->len < room)
+            p->buf[p->len++] = '.';
+        for (const unsigned char *k = (const unsigned char *)item->string; *k && p->len < room; k++)
+            p->buf[p->len++] = *k < 0x20 || *k >= 0x7f ? '?' : (char)*k;
+    }
+    p->buf[p->len] = '\0';
+    return old;
+}
+
+static int strict_fail(const strict_path *p, const char *name, const char *why)
+{
+    return pg_error_set(PG_EINVAL, "%s: %s: %s", name, p->len ? p->buf : "top level", why);
+}
+
+/* Past this many keys an object's repeats are found through a hash map:
+ * a document from a remote may hold an object of a million keys. */
+#define STRICT_LINEAR_KEYS 16
+
+static int strict_item(const cJSON *v, strict_path *p, const char *name)
+{
+    if (cJSON_IsString(v) && !pg_text_utf8_valid(v->valuestring, strlen(v->valuestring)))
+        return strict_fail(p, name, "a string that is not UTF-8");
+    int object = cJSON_IsObject(v), rc = 0;
+    size_t i = 0;
+    pg_strindex keys = {0};
+    for (const cJSON *c = object || cJSON_IsArray(v) ? v->child : NULL; c && rc == 0; c = c->next, i++) {
+        size_t old = strict_push(p, c, i), seen;
+        if (object && !pg_text_utf8_valid(c->string, strlen(c->string)))
+            rc = strict_fail(p, name, "a key that is not UTF-8");
+        else if (object && i < STRICT_LINEAR_KEYS) {
+            for (const cJSON *d = v->child; rc == 0 && d != c; d = d->next)
+                if (!strcmp(d->string, c->string))
+                    rc = strict_fail(p, name, "a key given twice");
+        } else if (object) {
+            for (const cJSON *d = keys.n ? NULL : v->child; rc == 0 && d && d != c; d = d->next)
+                rc = pg_strindex_put(&keys, d->string, 0);  /* the first keys, once */
+            if (rc == 0 && pg_strindex_get(&keys, c->string, &seen))
+                rc = strict_fail(p, name, "a key given twice");
+            else if (rc == 0)
+                rc = pg_strindex_put(&keys, c->string, 0);
+        }
+        if (rc == 0)
+            rc = strict_item(c, p, name);
+        p->len = old;
+        p->buf[old] = '\0';
+    }
+    pg_strindex_free(&keys);
+    return rc;
+}
+
+int pg_json_check_strict(const cJSON *doc, const char *name)
+{
+    strict_path p = {.len = 0};
+    p.buf[0] = '\0';
+    return strict_item(doc, &p, name);
 }
 
 int pg_json_read_file(cJSON **out, const char *path)

@@ -14,6 +14,14 @@ int pg_json_read_file(cJSON **out, const char *path);
  * the message calls it. */
 int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name);
 
+/* Whether a parsed document is one value with one reading: every string and
+ * key valid UTF-8 and no object naming a key twice. cJSON accepts both (it
+ * copies a string's bytes as they are and keeps a repeated key as a second
+ * item), so without this two documents that print alike, or a document and
+ * the one printed from it, could differ: a note fetched twice would not be
+ * recognised as the one already held. PG_EINVAL "name: PATH: why". */
+int pg_json_check_strict(const cJSON *doc, const char *name);
+
 /* A number item as an int (truncated); `fallback` when it is missing, not a
  * number, or out of int's range: a cast would be undefined there. */
 int pg_json_int(const cJSON *item, int fallback);

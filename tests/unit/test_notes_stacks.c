@@ -26,39 +26,56 @@ static size_t count(const char *hay, const char *needle)
     return n;
 }
 
+/* Merges `add` into `old` (NULL: none) as the stacks note of commit `commit`. */
+static int merge(char **out, size_t *added, const char *old, const char *old_name, const char *add, const char *add_name,
+                 const char *commit)
+{
+    pg_notetext o = {old, old ? strlen(old) : 0, old_name}, a = {add, strlen(add), add_name};
+    pg_notestat st = {0};
+    *out = NULL;
+    int rc = pg_notedoc_union(out, &st, &o, &a, commit, &pg_notekind_stacks);
+    *added = st.added;
+    return rc;
+}
+
 static void test_merge(void)
 {
     char *one = NULL, *again = NULL, *two = NULL, *bad = NULL;
     size_t added;
-    CHECK_EQ_INT(pg_stacksdoc_merge(&one, &added, NULL, 0, "old", doc_a, strlen(doc_a), "add", "c0ffee"), 0);
+    CHECK_EQ_INT(merge(&one, &added, NULL, "old", doc_a, "add", "c0ffee"), 0);
     CHECK_EQ_INT(added, 1);
     CHECK(one && strstr(one, "\"perfgate-stacks/1\""));
     /* the same run again: not added twice */
-    CHECK_EQ_INT(pg_stacksdoc_merge(&again, &added, one, strlen(one), "old", doc_a, strlen(doc_a), "add", "c0ffee"), 0);
+    CHECK_EQ_INT(merge(&again, &added, one, "old", doc_a, "add", "c0ffee"), 0);
     CHECK_EQ_INT(added, 0);
     CHECK_EQ_INT(count(again, "\"id\""), 1);
     /* another run, of a newer minor version with a key this one does not know: added, key kept */
-    CHECK_EQ_INT(pg_stacksdoc_merge(&two, &added, one, strlen(one), "old", doc_b, strlen(doc_b), "add", "c0ffee"), 0);
+    CHECK_EQ_INT(merge(&two, &added, one, "old", doc_b, "add", "c0ffee"), 0);
     CHECK_EQ_INT(added, 1);
     CHECK_EQ_INT(count(two, "\"id\""), 2);
     CHECK_CONTAINS(two, "main;g 10");
     CHECK_CONTAINS(two, "\"later\"");
-    /* damaged documents are refused, naming them and where */
+    free(bad);
+    /* a fetched run without its folded text is dropped, naming the note and where */
     static const char no_folded[] =
         "{\"schema\":\"perfgate-stacks/1\",\"runs\":[{\"id\":\"r\",\"benchmarks\":[{\"name\":\"b\"}]}]}";
-    CHECK_EQ_INT(pg_stacksdoc_merge(&bad, &added, no_folded, strlen(no_folded), "the note of x", doc_a, strlen(doc_a),
-                                    "add", "c0ffee"),
-                 PG_EINVAL);
-    CHECK_CONTAINS(pg_error_last(), "the note of x: runs[0].benchmarks[0]: expected an object with strings");
+    CHECK_EQ_INT(merge(&bad, &added, one, "old", no_folded, "the fetched note of x", "c0ffee"), 0);
+    CHECK_EQ_INT(added, 0);
+    CHECK(bad && !strcmp(bad, one));
+    free(bad);
     static const char other[] = "{\"schema\":\"perfgate-stacks/2\",\"runs\":[]}";
-    CHECK_EQ_INT(pg_stacksdoc_merge(&bad, &added, one, strlen(one), "old", other, strlen(other), "fetched", "c0ffee"),
-                 PG_EINVAL);
-    CHECK_CONTAINS(pg_error_last(), "fetched: not a stacks document (schema \"perfgate-stacks/2\", expected perfgate-stacks/1)");
+    CHECK_EQ_INT(merge(&bad, &added, one, "old", other, "fetched", "c0ffee"), PG_EINVAL);
+    CHECK_CONTAINS(pg_error_last(), "fetched: not a perfgate-stacks/1 document (schema not supported)");
     /* a results note is not a stacks note */
     static const char results[] = "{\"schema\":\"perfgate-notes/1\",\"runs\":[]}";
-    CHECK_EQ_INT(pg_stacksdoc_merge(&bad, &added, results, strlen(results), "old", doc_a, strlen(doc_a), "add", "c"),
-                 PG_EINVAL);
+    CHECK_EQ_INT(merge(&bad, &added, results, "old", doc_a, "add", "c0ffee"), PG_EINVAL);
     CHECK(bad == NULL);
+    /* nor a name with a '/' a benchmark's */
+    static const char slash[] = "{\"schema\":\"perfgate-stacks/1\",\"runs\":[{\"id\":\"r9\",\"benchmarks\":"
+                                "[{\"name\":\"../b\",\"folded\":\"a 1\\n\"}]}]}";
+    CHECK_EQ_INT(merge(&bad, &added, one, "old", slash, "fetched", "c0ffee"), 0);
+    CHECK_EQ_INT(added, 0);
+    free(bad);
     free(one);
     free(again);
     free(two);
@@ -101,7 +118,7 @@ static void test_make(void)
     /* what it makes, the merge reads */
     char *merged = NULL;
     size_t added;
-    CHECK_EQ_INT(pg_stacksdoc_merge(&merged, &added, NULL, 0, "old", doc, strlen(doc), "new", "c0ffee"), 0);
+    CHECK_EQ_INT(merge(&merged, &added, NULL, "old", doc, "new", "c0ffee"), 0);
     CHECK_EQ_INT(added, 1);
     free(merged);
     free(doc);

@@ -214,7 +214,17 @@ static void test_reader_refuses(void)
     refused("{\"schema\": \"perfgate-store/1\", \"runs\": [" RUN(BENCH("{\"instructions\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [1, 2, \"x\"]}}")) "]}",
             "r.json: runs[0].benchmarks[0].metrics.instructions.samples[2]: expected a number, got \"x\"");
     refused(RUN(BENCH("{\"instructions\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [1e999]}}")),
-            "benchmarks[0].metrics.instructions.samples[0]: expected a finite number, got inf");
+            "benchmarks[0].metrics.instructions.samples[0]: expected a finite number >= 0, got inf");
+    /* values and names from a document are data, checked (issue 19) */
+    refused(RUN(BENCH("{\"instructions\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [5, -1]}}")),
+            "benchmarks[0].metrics.instructions.samples[1]: expected a finite number >= 0, got -1");
+    refused(RUN("{\"name\": \"a/b\", \"status\": \"ok\", \"metrics\": {}}"),
+            "benchmarks[0].name: a benchmark name has no '/' or newline (docs/manifest.md, Names)");
+    refused(RUN("{\"name\": \"a\\nb\", \"status\": \"ok\", \"metrics\": {}}"), "benchmarks[0].name: a benchmark name has no");
+    refused(RUN("{\"name\": \"a\xff\", \"status\": \"ok\", \"metrics\": {}}"),
+            "r.json: benchmarks[0].name: a string that is not UTF-8");
+    refused(RUN("{\"name\": \"a\", \"name\": \"b\", \"status\": \"ok\", \"metrics\": {}}"),
+            "r.json: benchmarks[0].name: a key given twice");
     refused(RUN(BENCH("{\"instructions\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [1], \"running\": [2]}}")),
             "metrics.instructions.running[0]: expected a number from 0 to 1, got 2");
     refused(RUN(BENCH("{\"instructions\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [1], \"running\": []}}")),

@@ -47,50 +47,9 @@ static void test_assign(void)
         CHECK_EQ_INT(of[i], 0);
 }
 
-static const char run_a[] = "{\"schema\":\"perfgate-run/1\",\"id\":\"A\",\"machine\":{\"id\":\"aaaaaaaaaaaa\"},"
-                            "\"backend\":\"perf\",\"benchmarks\":[]}";
-static const char run_a2[] = "{\"schema\":\"perfgate-run/1\",\"id\":\"A\",\"machine\":{\"id\":\"bbbbbbbbbbbb\"},"
-                             "\"backend\":\"perf\",\"benchmarks\":[]}";
-
-static size_t nruns(const char *text)
-{
-    pg_rundoc_list l = {0};
-    size_t n = pg_rundoc_parse(&l, text, strlen(text), "t") == 0 ? l.n : 0;
-    pg_rundoc_list_free(&l);
-    return n;
-}
-
-static void test_notedoc(void)
-{
-    char *one = NULL, *again = NULL, *two = NULL, *bad = NULL;
-    size_t added;
-    CHECK_EQ_INT(pg_notedoc_merge(&one, &added, NULL, 0, "old", run_a, strlen(run_a), "add", "c0ffee"), 0);
-    CHECK_EQ_INT(added, 1);
-    CHECK(one && strstr(one, "\"perfgate-notes/1\""));
-    CHECK_EQ_INT(nruns(one), 1);
-    /* the same run again: not added twice */
-    CHECK_EQ_INT(pg_notedoc_merge(&again, &added, one, strlen(one), "old", run_a, strlen(run_a), "add", "c0ffee"), 0);
-    CHECK_EQ_INT(added, 0);
-    CHECK_EQ_INT(nruns(again), 1);
-    /* the same id, other content: kept too, nothing dropped */
-    CHECK_EQ_INT(pg_notedoc_merge(&two, &added, one, strlen(one), "old", run_a2, strlen(run_a2), "add", "c0ffee"), 0);
-    CHECK_EQ_INT(added, 1);
-    CHECK_EQ_INT(nruns(two), 2);
-    /* a damaged note is refused, naming it */
-    CHECK_EQ_INT(pg_notedoc_merge(&bad, &added, "{\"schema\":\"perfgate-notes/1\",\"runs\":[1]}", 40, "the note of x",
-                                  run_a, strlen(run_a), "add", "c0ffee"),
-                 PG_EINVAL);
-    CHECK_CONTAINS(pg_error_last(), "the note of x: runs[0]");
-    CHECK(bad == NULL);
-    free(one);
-    free(again);
-    free(two);
-}
-
 int main(void)
 {
     test_parse();
     test_assign();
-    test_notedoc();
     return pg_check_done();
 }
