@@ -82,7 +82,7 @@ int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv)
     static const char *const said[] = {
         [PG_FETCH_NONE] = "has no perfgate notes yet",
         [PG_FETCH_UPTODATE] = "has no notes this repository lacks",
-        [PG_FETCH_MERGED] = "notes merged into " PG_NOTES_REF,
+        [PG_FETCH_MERGED] = ("notes merged into " PG_NOTES_REF),
     };
     printf("perfgate fetch: %s %s\n", remote_arg(ctx), said[result]);
     if (stacks == PG_FETCH_MERGED)
