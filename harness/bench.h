@@ -28,6 +28,8 @@ typedef struct pg_bench {
     char *name;             /* a suite: the prefix of its benchmarks' names, or NULL */
     char *gb_filter;        /* a suite: its --benchmark_filter, or NULL */
     char **argv;        /* NULL-terminated; argv[0] absolute when it had a '/' */
+    int argv0_in_tree;  /* argv[0] was written relative (or found in a directory): it is
+                           passed relative to cwd (harness/canon.h) */
     char *cwd;          /* absolute; NULL: perfgate's own */
     char **env;         /* extra "KEY=VALUE" entries, NULL-terminated, may be NULL */
     int repeat;         /* -1: not set here */

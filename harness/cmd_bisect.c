@@ -284,6 +284,7 @@ int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv)
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure and compare with B", &o.backend,
                         pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark of a commit measured", &o.repeat, 1, INT_MAX),
+        PG_OPT_PASS_ENV(),
         PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &o.metrics, pg_opt_metrics),
         PG_OPT_FLAG(0, "no-notes", "store what is measured in the local store only, not in git notes", &o.no_notes),
         PG_OPT_END(),

@@ -69,6 +69,7 @@ static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &a->backend, pg_cmd_opt_backend),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
+        PG_OPT_PASS_ENV(),
         PG_OPT_FLAG(0, "no-write", "print the floors and suggestions, keep nothing", &a->no_write),
         PG_OPT_FLAG('v', "verbose", "list backend-specific metrics too (always kept)", &a->verbose),
         PG_OPT_END(),

@@ -120,6 +120,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_FLAG(0, "notes-stacks", "with --run-missing --sample: put the stacks in git notes too\n"
                     "(" PG_NOTES_STACKS_REF "; git config perfgate.notesStacks)", &o->notes_stacks),
         PG_OPT_COUNT_CALLS(&o->calls, "with --run-missing: "),
+        PG_OPT_PASS_ENV(),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG(0, "allow-missing", "decide on what was compared when a benchmark's gating metric\n"
                     "was not (on one side only, failed, not measured); without it\n"

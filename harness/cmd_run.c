@@ -94,6 +94,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_INT(0, "sample", "HZ", "also sample stacks (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) " Hz) and store them",
                    &a->ro.sample_freq, 1, INT_MAX, .flags = PG_OPT_OPTARG, .seen = &a->ro.sample),
         PG_OPT_COUNT_CALLS(&a->calls, ""),
+        PG_OPT_PASS_ENV(),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_CALLBACK(0, "shard", "I/N", "only part I of N of the benchmarks (after --filter), balanced by\n"
                         "the wall times stored for the nearest ancestor that has some", &a->shard, parse_shard),

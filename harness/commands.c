@@ -1,4 +1,5 @@
 #include "harness/commands.h"
+#include "harness/canon.h"
 #include "counters/backend.h"
 #include "harness/bench.h"
 #include "harness/store.h"
@@ -134,6 +135,13 @@ int pg_opt_count_calls(const pg_opt *opt, const char *name, const char *arg)
         return pg_error_set(PG_EINVAL, "--%s: too many functions", name);
     snprintf(d->list + used, sizeof d->list - used, "%s%s", used ? "," : "", arg);
     return 0;
+}
+
+int pg_opt_pass_env(const pg_opt *opt, const char *name, const char *arg)
+{
+    (void)opt;
+    (void)name;
+    return pg_canon_pass_env(arg);
 }
 
 /* A lookup's result, kept so that a second call gives the same answer. */

@@ -91,6 +91,16 @@ int pg_opt_count_calls(const pg_opt *opt, const char *name, const char *arg);
     PG_OPT_CALLBACK(0, "count-calls", "LIST", with "count the calls of these functions (comma-separated,\n" \
                     "repeatable) as metrics calls:<fn> (docs/markers.md)", (dest), pg_opt_count_calls)
 
+/* --pass-env LIST (every command that measures): repeatable, names of
+ * variables (or prefixes ending in '*') of perfgate's environment that the
+ * benchmarks get besides the fixed list (harness/canon.h). */
+int pg_opt_pass_env(const pg_opt *opt, const char *name, const char *arg);
+#define PG_OPT_PASS_ENV()                                                                                       \
+    PG_OPT_CALLBACK(0, "pass-env", "LIST", "pass these variables of perfgate's environment to the benchmarks\n" \
+                    "(comma-separated names, or prefixes ending in '*'; repeatable);\n"                         \
+                    "they get only PATH, HOME, LANG, LC_*, TZ, TMPDIR and a few more\n"                        \
+                    "otherwise (docs/metrics.md, \"The execution context\")", NULL, pg_opt_pass_env)
+
 /* The repository of the current directory, looked up on the first call: 0 with
  * ctx->repo and ctx->workdir set, or the same error (message set) on every call. */
 int pg_ctx_repo(pg_ctx *ctx);

@@ -53,6 +53,20 @@ static int is_exec_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+/* A found executable runs in its own directory as "./name" (harness/canon.h):
+ * the same wherever the checkout holding it lives. */
+static int in_own_dir(pg_bench *b)
+{
+    char dir[PATH_MAX];
+    if (!b->argv || !b->argv[0])
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    if (b->argv[0][0] != '/')
+        return 0;
+    pg_path_dirname(dir, sizeof dir, b->argv[0]);
+    b->argv0_in_tree = 1;
+    return (b->cwd = strdup(dir)) ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+}
+
 static int add_exec(pg_benchset *s, const char *path, const char *name)
 {
     if (pg_gbench_is_executable(path)) {
@@ -66,7 +80,7 @@ static int add_exec(pg_benchset *s, const char *path, const char *name)
         b->source = strdup(path);
         b->argv = calloc(2, sizeof *b->argv);
         b->argv[0] = strdup(realpath(path, abs) ? abs : path);
-        return 0;
+        return in_own_dir(b);
     }
     /* The manifest's rule for names holds for file names too. */
     const char *problem = pg_bench_name_problem(name);
@@ -87,7 +101,7 @@ static int add_exec(pg_benchset *s, const char *path, const char *name)
     b->source = strdup(path);
     b->argv = calloc(2, sizeof *b->argv);
     b->argv[0] = strdup(abs);
-    return 0;
+    return in_own_dir(b);
 }
 
 /* The manifest `path` names, into `out`: a .json file, or a directory's perfgate.json. */

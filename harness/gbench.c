@@ -2,6 +2,7 @@
  * recognised, listed, and each benchmark made a perfgate one. See bench.h
  * and docs/google-benchmark.md. */
 #include "harness/bench.h"
+#include "harness/canon.h"
 #include "harness/runner.h"
 #include "harness/spawn.h"
 #include "util/error.h"
@@ -119,7 +120,7 @@ static int list_tests(char **out, const pg_bench *suite)
     while (suite->argv[n])
         n++;
     char **argv = calloc(n + 3, sizeof *argv);
-    char **env = pg_runner_env(suite->env, NULL);
+    char **env = pg_canon_env(suite->env, NULL);
     char *filter = NULL;
     if (!argv || !env) {
         free(argv);
@@ -169,6 +170,7 @@ static int fill_one(pg_bench *b, const pg_bench *suite, const char *gb)
     b->name = perfgate_name(suite->name, gb);
     b->argv = strv_dup(suite->argv, 2);
     b->cwd = suite->cwd ? strdup(suite->cwd) : NULL;
+    b->argv0_in_tree = suite->argv0_in_tree;
     b->env = env_with_bind_now(suite->env);
     b->source = strdup(suite->source);
     b->repeat = suite->repeat;

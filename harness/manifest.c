@@ -329,6 +329,8 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
     cJSON_ArrayForEach(it, cmd) {
         const char *a = it->valuestring;
         b->argv[i] = i == 0 && strchr(a, '/') ? resolve(dir, a) : strdup(a);
+        if (i == 0)
+            b->argv0_in_tree = strchr(a, '/') && a[0] != '/';
         i++;
     }
     b->cwd = resolve(dir, cwd ? cwd->valuestring : ".");

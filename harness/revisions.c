@@ -9,6 +9,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/owned_dir.h"
+#include "util/text.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -51,10 +52,19 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         /* A store that cannot take the results fails before any measuring. */
         if ((rc = pg_store_check(store_root, s->commit, sess->machine.id)) < 0)
             break;
-        if ((rc = pg_owned_mkdtemp(&s->dir, "perfgate-rev-")) < 0) {
+        /* As long a path as the work tree's: what a program reads of its own
+         * path (static glibc does at start-up) is then as long too. */
+        char wt[PATH_MAX];
+        int matched = 1;
+        size_t want = worktree && realpath(worktree, wt) ? strlen(wt) : 0;
+        if ((rc = pg_owned_mkdtemp_len(&s->dir, &matched, "perfgate-rev-", want)) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
+        if (want && !matched && i == 0)
+            pg_text_warn("note: the checkout's path (%zu characters) is longer than the work tree's (%zu): a program "
+                         "that reads its own path may count a few instructions more there; a shorter TMPDIR avoids it "
+                         "(docs/metrics.md, \"The execution context\")", strlen(s->dir.path), want);
         fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit,
                 only ? "again, to confirm" : "no stored results, or none with stacks", s->dir.path);
         if ((rc = pg_repo_export(repo, s->commit, s->dir.path)) < 0)

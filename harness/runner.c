@@ -2,6 +2,7 @@
 #include "harness/runner.h"
 #include "counters/control.h"
 #include "counters/elfsym.h"
+#include "harness/canon.h"
 #include "harness/spawn.h"
 #include "harness/stacks.h"
 #include "harness/table.h"
@@ -28,34 +29,6 @@ int pg_runner_pick_cpu(void)
         if (CPU_ISSET(c, &set))
             return c;
     return -1;
-}
-
-char **pg_runner_env(char **extra, size_t *nused)
-{
-    size_t n = 0, m = 0;
-    while (environ[n])
-        n++;
-    while (extra && extra[m])
-        m++;
-    char **env = calloc(n + m + 2, sizeof *env);
-    if (!env)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        int overridden = !strncmp(environ[i], PG_CONTROL_ENV "=", sizeof PG_CONTROL_ENV) ||
-                         !strncmp(environ[i], "PERFGATE_MARKERS=", 17);
-        for (size_t j = 0; j < m && !overridden; j++) {
-            size_t kl = strcspn(extra[j], "=");
-            overridden = !strncmp(environ[i], extra[j], kl) && environ[i][kl] == '=';
-        }
-        if (!overridden)
-            env[k++] = environ[i];
-    }
-    for (size_t j = 0; j < m; j++)
-        env[k++] = extra[j];
-    if (nused)
-        *nused = k;
-    return env;
 }
 
 static int attach_hook(void *ctx, pid_t pid) { return pg_meter_attach(ctx, pid); }
@@ -173,11 +146,11 @@ static int record_readings(pg_rundoc_bench *b, const pg_readings *rd, int drop_t
 }
 
 /* The benchmark's description, before anything runs. */
-static int describe_bench(pg_rundoc_bench *b, const pg_benchset *set, const pg_bench *bench, int repeat, int warmup,
-                          double timeout, pg_metric_set metrics)
+static int describe_bench(pg_rundoc_bench *b, const pg_benchset *set, const pg_bench *bench, char **argv, int repeat,
+                          int warmup, double timeout, pg_metric_set metrics)
 {
     size_t n = 0;
-    while (bench->argv[n])
+    while (argv[n])
         n++;
     b->repeat = repeat;
     b->warmup = warmup;
@@ -186,7 +159,7 @@ static int describe_bench(pg_rundoc_bench *b, const pg_benchset *set, const pg_b
     if (rc == 0 && !(b->command = calloc(n + 1, sizeof *b->command)))
         rc = pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; i < n && rc == 0; i++)
-        rc = pg_rundoc_set(&b->command[i], bench->argv[i]);
+        rc = pg_rundoc_set(&b->command[i], argv[i]);
     if (rc == 0)
         rc = pg_rundoc_set(&b->cwd, bench->cwd);
     const pg_thresholds *th = bench->has_thresholds ? &bench->thresholds : set->has_def_thresholds ? &set->def_thresholds : NULL;
@@ -244,6 +217,7 @@ typedef struct series {
     int drop_vg_times;          /* the valgrind series of a run that has a native one too */
     int gb;                     /* a Google Benchmark: wrapped and read as counters/gbench.h says */
     int warmup, runs, first, repeat;
+    char **argv;                /* the benchmark's, canonical (harness/canon.h) */
     char **env;                 /* the spawn's environment, whose slot env[nenv] is the meter's */
     size_t nenv;
     const char *child_env;      /* the native series: the entry of that slot */
@@ -265,9 +239,9 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
         progress(o, bi, bn, bench->name,
                  sr->native ? (measured ? "native run" : "native warmup") : (measured ? "run" : "warmup"), shown,
                  measured ? sr->repeat : sr->warmup);
-        char **argv = (char **)bench->argv;
-        if (measured && (rc = sr->gb ? pg_meter_wrap_gbench(sr->meter, &argv, bench->argv)
-                                     : pg_meter_wrap_argv(sr->meter, &argv, bench->argv)) < 0)
+        char **argv = sr->argv;
+        if (measured && (rc = sr->gb ? pg_meter_wrap_gbench(sr->meter, &argv, sr->argv)
+                                     : pg_meter_wrap_argv(sr->meter, &argv, sr->argv)) < 0)
             break;
         so->argv = argv;
         so->hooks = measured ? &hooks : NULL;
@@ -372,12 +346,14 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
     double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
     pg_meter_select(meter, metrics);
     size_t nenv = 0;
-    char **env = pg_runner_env(bench->env, &nenv);
-    if (!env)
+    char **env = pg_canon_env(bench->env, &nenv), **argv = NULL;
+    if (!env || pg_canon_argv(&argv, bench) < 0) {
+        free(env);
         return pg_error_set(PG_ENOMEM, "out of memory");
+    }
 
     pg_rundoc_bench bd = {0}, *b = &bd;
-    int rc = describe_bench(b, set, bench, repeat, warmup, timeout, metrics);
+    int rc = describe_bench(b, set, bench, argv, repeat, warmup, timeout, metrics);
     pg_spawn_opts so = {
         .cwd = bench->cwd, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
         .timeout_sec = timeout,
@@ -397,11 +373,11 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
      * side by side, so neither disturbs the other's time. The native runs
      * time the whole program (their meter has no regions). */
     series main_sr = {.meter = meter, .drop_vg_times = native != NULL, .gb = gb, .warmup = runs ? warmup : 0, .runs = runs,
-                      .first = first, .repeat = repeat, .env = env, .nenv = nenv};
+                      .first = first, .repeat = repeat, .argv = argv, .env = env, .nenv = nenv};
     if (rc == 0 && !fail && (main_sr.runs || main_sr.warmup))
         rc = run_series(b, &fail, why, sizeof why, &main_sr, &so, bench, o, bi, set->n, timeout);
     series native_sr = {.meter = native, .native = 1, .warmup = nwarmup, .runs = nruns, .first = first,
-                        .repeat = nrepeat, .env = env, .nenv = nenv};
+                        .repeat = nrepeat, .argv = argv, .env = env, .nenv = nenv};
     if (rc == 0 && !fail && native && (nruns || nwarmup)) {
         /* A marked program measured whole must not act on its markers. */
         native_sr.child_env = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
@@ -411,7 +387,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         /* Stacks come from a run of their own, so profiling cannot touch the counts. */
         progress(o, bi, set->n, bench->name, "stacks", 1, 1);
         int sfailed = 0;
-        so.argv = bench->argv;
+        so.argv = argv;
         so.hooks = NULL;
         so.nkeep = 0;
         /* Stacks cover the whole program, markers or not (perf's sampler
@@ -424,6 +400,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         }
     }
     free(env);
+    pg_canon_argv_free(argv);
     if (o->progress)
         fprintf(stderr, "\r\033[K");
     pg_rundoc_bench *added = NULL;

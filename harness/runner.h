@@ -58,14 +58,6 @@ int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int
  * backend's runs and, with the valgrind backend and `native`, its native runs. */
 int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind);
 
-/* perfgate's environment plus `extra`'s "KEY=VALUE" entries (which win),
- * built once per benchmark so every run of it sees exactly the same bytes;
- * one slot is left free at the end (*nused, when not NULL, the entries used)
- * for the meter's entry of each run. The region settings perfgate itself was
- * handed are not passed on. Free the vector (not its strings) with free();
- * NULL when out of memory. */
-char **pg_runner_env(char **extra, size_t *nused);
-
 /* Merges the benchmarks of `from` (one round) into `into` by name:
  * samples appended, runs added, failure kept. `from` is emptied. */
 int pg_runner_merge(pg_rundoc *into, pg_rundoc *from);

@@ -44,11 +44,26 @@ static int take_ownership(pg_owned_dir *d)
 
 int pg_owned_mkdtemp(pg_owned_dir *d, const char *prefix)
 {
+    return pg_owned_mkdtemp_len(d, NULL, prefix, 0);
+}
+
+int pg_owned_mkdtemp_len(pg_owned_dir *d, int *matched, const char *prefix, size_t want)
+{
     pg_owned_init(d);
     const char *tmp = getenv("TMPDIR");
+    char real[PATH_MAX], pad[PATH_MAX] = "";
     if (!tmp || !*tmp)
         tmp = "/tmp";
-    if (snprintf(d->path, sizeof d->path, "%s/%s%d-XXXXXX", tmp, prefix, (int)getpid()) >= (int)sizeof d->path ||
+    /* Its real path is what a program under it sees of itself. */
+    int n = snprintf(d->path, sizeof d->path, "%s/%s%d-XXXXXX", realpath(tmp, real) ? real : tmp, prefix, (int)getpid());
+    if (matched)
+        *matched = n > 0 && (size_t)n <= want;
+    if (want && n > 0 && (size_t)n < want && want - (size_t)n < sizeof pad) {
+        memset(pad, 'p', want - (size_t)n);
+        pad[want - (size_t)n] = '\0';
+    }
+    if (snprintf(d->path, sizeof d->path, "%s/%s%d-%sXXXXXX", realpath(tmp, real) ? real : tmp, prefix, (int)getpid(),
+                 pad) >= (int)sizeof d->path ||
         !mkdtemp(d->path)) {
         int rc = pg_error_errno(PG_EIO, "cannot create a temporary directory in %s", tmp);
         d->path[0] = '\0';

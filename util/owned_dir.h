@@ -15,6 +15,7 @@
 #define PG_UTIL_OWNED_DIR_H
 
 #include <limits.h>
+#include <stddef.h>
 
 #define PG_OWNER_FILE ".perfgate-owner"
 
@@ -29,6 +30,12 @@ void pg_owned_init(pg_owned_dir *d);
 /* A new private directory "$TMPDIR/<prefix><pid>-XXXXXX" (TMPDIR unset or
  * empty: /tmp), owned. PG_EIO naming where it could not be made. */
 int pg_owned_mkdtemp(pg_owned_dir *d, const char *prefix);
+
+/* The same, its real path `want` bytes long when it can be (the name is
+ * padded; a $TMPDIR already longer cannot be): *matched (when not NULL)
+ * says whether it is. A program run from a checkout there sees its own path
+ * as long as it would in a work tree of that length (harness/canon.h). */
+int pg_owned_mkdtemp_len(pg_owned_dir *d, int *matched, const char *prefix, size_t want);
 
 /* `path` (made with its parents when missing), owned. */
 int pg_owned_mkdir(pg_owned_dir *d, const char *path);

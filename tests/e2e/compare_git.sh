@@ -187,7 +187,8 @@ lacks "$T/err" "building"
 contains "$T/out" "verdict: regressed"
 # Both revisions measured: their runs interleave round by round (A, B, A, B).
 PG_ORDER_LOG=$T/order TMPDIR=$T/tmp expect_exit 0 "--run-missing --repeat 2: comment-only change unchanged" \
-  "$PG" compare "$c2" "$c3" --run-missing --backend valgrind --repeat 2 --metrics instructions,task-clock
+  "$PG" compare "$c2" "$c3" --run-missing --backend valgrind --repeat 2 --metrics instructions,task-clock \
+  --pass-env PG_ORDER_LOG
 contains "$T/out" "verdict: unchanged -- 2 unchanged of 2 benchmarks compared"
 # Each round of a revision is its valgrind run and its native runs (round 0
 # with the native warmup; task-clock asks for them): 5 runs of mixer a

@@ -31,7 +31,7 @@ check "the exact kind of count" [ "$(json base.json "d['benchmarks'][0]['metrics
 # Another process with another environment (so another start-up): the same
 # per-iteration counts; BM_scaled, made to do 100 more steps, costs exactly
 # what 100 steps cost in BM_lcg.
-GB_DEMO_SCALE=2 expect_exit 0 "the changed run" "$PG" run --backend valgrind --no-store --format json \
+GB_DEMO_SCALE=2 expect_exit 0 "the changed run" "$PG" run --backend valgrind --no-store --format json --pass-env GB_DEMO_SCALE \
   --filter 'lcg:100|scaled' "$GB"
 cp "$T/out" cand.json
 check "identical over two runs: BM_lcg/100" [ "$(m cand.json BM_lcg:100 instructions)" = "$c100" ]

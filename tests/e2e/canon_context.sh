@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Same program, same count (harness/canon.h): a program whose work grows
+# with the length of its argv[0] and of its environment is measured once in
+# a work tree with a long path (`run`, from a shell with extra variables)
+# and once in --run-missing's temporary checkout (another path, another
+# environment): a docs-only commit compares unchanged, delta exactly 0.
+. "$(dirname "$0")/lib/common.sh"
+require valgrind cc
+
+R=$T/a-work-tree-whose-path-is-much-longer-than-the-temporary-checkouts-of-perfgate/repo
+make_repo "$R"
+mkdir -p "$R/bench"
+cat > "$R/bench/perfgate.json" <<JSON
+{ "build": "cc -O1 $(static_flag) -o bench/prog bench/prog.c",
+  "benchmarks": [ { "name": "argv-env", "command": ["./prog", "x"] } ] }
+JSON
+echo prog > "$R/bench/.gitignore"
+cat > "$R/bench/prog.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+extern char **environ;
+/* Work proportional to what the program was handed: a stand-in for the
+ * start-up code and argument parsing every real program pays for. */
+static volatile unsigned long sink;
+int main(int argc, char **argv)
+{
+    unsigned long n = strlen(argv[0]) * 1000;
+    for (char **e = environ; *e; e++)
+        n += strlen(*e) * 100;
+    for (unsigned long i = 0; i < n; i++)
+        sink += i;
+    printf("%d %lu\n", argc, sink & 1);
+    return 0;
+}
+C
+git -C "$R" add -A && git -C "$R" commit -qm bench
+echo "docs only" >> "$R/README" && git -C "$R" commit -qam docs
+cd "$R"
+expect_exit 0 "run in the work tree" env PG_NOISE_A=1 CI_JOB_ID=123456789 "$PG" run --no-native --metrics instructions bench/
+id_b=$(git rev-parse HEAD)
+expect_exit 0 "compare with --run-missing: the base measured in a checkout" \
+  env -u PG_NOISE_A EXTRA_VARIABLE=some-long-value-that-was-not-there-before "$PG" compare HEAD~1 HEAD --run-missing \
+  --no-native --metrics instructions --format json -o "$T/cmp.json"
+check "the verdict is unchanged" [ "$(json "$T/cmp.json" 'd["verdict"]')" = unchanged ]
+check "the exact instruction delta is 0" \
+  [ "$(json "$T/cmp.json" '[m for b in d["benchmarks"] for m in b["metrics"] if m["name"]=="instructions"][0]["delta"]')" = 0 ]
+# What the program was handed: argv[0] as the manifest wrote it, and the fixed environment.
+show_cmd=$(json ".perfgate/results/$id_b/"*.json 'd["runs"][0]["benchmarks"][0]["command"]')
+check "argv[0] is the command as written: $show_cmd" [ "$show_cmd" = "['./prog', 'x']" ]
+# --pass-env passes a variable on, and then the count changes with it.
+expect_exit 0 "run with --pass-env" env PG_NOISE_A=$(printf 'x%.0s' {1..300}) "$PG" run --no-store --no-native \
+  --metrics instructions --format json --pass-env 'PG_NOISE_*' bench/
+more=$(json "$T/out" 'd["benchmarks"][0]["metrics"]["instructions"]["samples"][0]')
+expect_exit 0 "run without it" env PG_NOISE_A=$(printf 'x%.0s' {1..300}) "$PG" run --no-store --no-native \
+  --metrics instructions --format json bench/
+less=$(json "$T/out" 'd["benchmarks"][0]["metrics"]["instructions"]["samples"][0]')
+check "a passed variable is seen ($more > $less)" python3 -c "import sys; sys.exit(not float('$more') > float('$less'))"
+expect_exit 2 "--pass-env with a bad name" "$PG" run --pass-env 'A B' bench/
+contains "$T/err" "--pass-env: 'A B' is not a variable name"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
