@@ -63,6 +63,7 @@ int pg_cmd_show(pg_ctx *ctx, int argc, char **argv)
         return pg_die_last();
     }
 
+    pg_results_check_exact(&runs);
     if (json) {
         char *text;
         rc = pg_rundoc_list_write(&text, &runs);

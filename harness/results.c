@@ -88,16 +88,23 @@ static const char *measured_by(const char *source, const char *run_backend)
     return run_backend;
 }
 
-static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const char *run_backend,
-                         const char *stacks_base)
+static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const pg_rundoc *run, const char *stacks_base)
 {
+    const char *run_backend = run->backend;
+    char origin[600], what[400], name[300];
+    /* Where the samples came from, should an exact metric disagree: the run
+     * and the directory it ran in (a work tree, a temporary checkout). */
+    snprintf(origin, sizeof origin, "run %.100s%s%.400s", run->id ? run->id : "without id", rb->cwd ? " in " : "",
+             rb->cwd ? rb->cwd : "");
+    snprintf(what, sizeof what, "%.12s %s", run->commit ? run->commit : "",
+             pg_text_escape_buf(name, sizeof name, rb->name, PG_TEXT_TERM));
     b->failed = rb->failed;
     int rc = set_str(&b->failure, rb->failed ? rb->failure.reason : NULL);
     if (rc == 0 && rb->has_thresholds) {
         pg_thresholds_free(&b->thresholds);
         rc = pg_thresholds_copy(&b->thresholds, &rb->thresholds);
     }
-    if (rc == 0 && rb->stacks && *rb->stacks) {
+    if (rc == 0 && rb->stacks && *rb->stacks && stacks_base) {
         char path[4096];
         if (pg_results_stacks_path(path, sizeof path, rb->stacks, stacks_base) < 0) {
             pg_text_warn("warning: %s", pg_error_last());
@@ -111,8 +118,8 @@ static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const ch
         pg_series *m = metric_get(b, rm->name, rm->unit, measured_by(rm->source, run_backend), rm->source);
         if (!m)
             return pg_error_set(PG_ENOMEM, "out of memory");
-        for (size_t k = 0; k < rm->n && rc == 0; k++)
-            rc = pg_series_push(m, rm->samples[k]);
+        /* "Ir" beside "instructions" is the same number: said once. */
+        rc = pg_series_add_run(m, rm->samples, rm->n, origin, pg_series_duplicate_alias(b, m) ? NULL : what);
     }
     return rc;
 }
@@ -134,7 +141,7 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
         pg_bench_result *b = bench_get(c, run->bench[i].name);
         if (!b)
             return pg_error_set(PG_ENOMEM, "out of memory");
-        rc = collect_bench(b, &run->bench[i], run->backend, stacks_base);
+        rc = collect_bench(b, &run->bench[i], run, stacks_base);
     }
     return rc;
 }
@@ -230,4 +237,20 @@ int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo,
     if (rc < 0)
         pg_rundoc_list_truncate(runs, before);
     return rc;
+}
+
+void pg_results_check_exact(const pg_rundoc_list *runs)
+{
+    for (size_t i = 0; i < runs->n; i++) {
+        const pg_rundoc *r = &runs->v[i];
+        size_t k = 0;
+        while (k < i && (strcmp(runs->v[k].machine.id, r->machine.id) || strcmp(runs->v[k].backend, r->backend)))
+            k++;
+        if (k < i)
+            continue;           /* that machine and backend were checked with run k */
+        pg_side side = {0};
+        if (pg_results_collect(&side, runs, r->machine.id, r->backend, NULL) < 0)
+            pg_error_clear();
+        pg_side_free(&side);
+    }
 }

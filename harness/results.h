@@ -23,10 +23,17 @@
 int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo, const char *commit);
 
 /* Merges into `side` the runs of `machine_id` (NULL: every run) measured by
- * `backend` (NULL: any). A relative "stacks" path resolves against
- * `stacks_base` (the store root, or the result file's directory; NULL: as is). */
+ * `backend` (NULL: any). A "stacks" path resolves inside `stacks_base` (the
+ * store root, or the result file's directory; NULL: stacks are left out). An
+ * exact metric given two different values is said on stderr and marked
+ * (pg_series_add_run), never silently pooled. */
 int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
                        const char *stacks_base);
+
+/* Says on stderr (pg_series_add_run) where an exact metric of `runs` has two
+ * different values for one machine and backend: for `show`, which prints
+ * runs one by one and would not otherwise compare them. */
+void pg_results_check_exact(const pg_rundoc_list *runs);
 
 /* A benchmark's "stacks" path, taken from a document, as a file name under
  * `base` (the store root, or a result file's directory). Data never names a

@@ -1,5 +1,6 @@
 /* report/compare.c — see compare.h. */
 #include "report/compare.h"
+#include "report/format.h"
 #include "report/calib.h"
 #include "util/array.h"
 #include "report/divergence.h"
@@ -66,12 +67,32 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
         snprintf(mc->note, sizeof mc->note, "no samples in the %s", sa->n == 0 ? "baseline" : "candidate");
         return;
     }
+    /* An exact count that gave two values on one side: which one is the
+     * program's is unknown, so nothing is decided on it (the collector said
+     * which values, and where each came from). */
+    if (sa->disagreement || sb->disagreement) {
+        mc->not_compared = 1;
+        mc->verdict = PG_VERDICT_INCONCLUSIVE;
+        const pg_series *d = sa->disagreement ? sa : sb;
+        size_t k = 1;
+        while (k < d->n && d->v[k] == d->v[0])
+            k++;
+        char x[48], y[48];
+        pg_format_thousands(x, sizeof x, d->v[0]);
+        pg_format_thousands(y, sizeof y, k < d->n ? d->v[k] : d->v[0]);
+        snprintf(mc->note, sizeof mc->note, "two different exact values in the %s: %s and %s",
+                 d == sa ? "baseline" : "candidate", x, y);
+        if (sa->disagreement)
+            mc->base = NAN;             /* no median of two programs' counts */
+        if (sb->disagreement)
+            mc->cand = NAN;
+        mc->delta_abs = mc->delta_pct = NAN;
+        return;
+    }
     /* valgrind's counts are a simulation: the same program gives the same count.
      * Its wall-time and max-rss are still the machine's, and noisy. A call
      * count is exact with either backend (a uprobe, or callgrind). */
-    mc->deterministic = (!strcmp(sa->source, "valgrind") && !strcmp(sb->source, "valgrind") &&
-                         !strcmp(sa->unit, "count")) ||
-                        pg_metric_is_calls(sa->metric) ||
+    mc->deterministic = (pg_series_exact(sa) && pg_series_exact(sb)) ||
                         (sa->n >= 2 && sb->n >= 2 && pg_stats_all_equal(sa->v, sa->n) && pg_stats_all_equal(sb->v, sb->n));
     /* A change from zero is infinitely many percent: beyond any threshold. */
     double mag = isnan(mc->delta_pct) ? INFINITY : fabs(mc->delta_pct);

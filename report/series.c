@@ -1,9 +1,12 @@
 /* report/series.c — see series.h. */
 #include "report/series.h"
+#include "report/format.h"
 #include "util/array.h"
 #include "util/error.h"
 #include "util/metrics.h"
+#include "util/text.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +33,33 @@ int pg_series_push(pg_series *s, double v)
     return 0;
 }
 
+int pg_series_exact(const pg_series *s)
+{
+    return (!strcmp(s->source, "valgrind") && !strcmp(s->unit, "count")) || pg_metric_is_calls(s->metric);
+}
+
+int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origin, const char *what)
+{
+    int rc = 0;
+    if (n && !s->n && origin && !(s->origin = strdup(origin)))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (s->n && v[i] != s->v[0] && !s->disagreement && pg_series_exact(s)) {
+            char a[48], b[48], text[1200];
+            pg_format_thousands(a, sizeof a, s->v[0]);
+            pg_format_thousands(b, sizeof b, v[i]);
+            snprintf(text, sizeof text, "%s (%s) and %s (%s)", a, s->origin ? s->origin : "?", b, origin ? origin : "?");
+            if (!(s->disagreement = strdup(text)))
+                return pg_error_set(PG_ENOMEM, "out of memory");
+            if (what)
+                pg_text_warn("warning: %s %s: two different exact values, %s: not pooled (docs/metrics.md, "
+                             "\"Exactness\")", what, s->metric, text);
+        }
+        rc = pg_series_push(s, v[i]);
+    }
+    return rc;
+}
+
 void pg_side_free(pg_side *side)
 {
     for (size_t i = 0; i < side->nb; i++) {
@@ -45,6 +75,8 @@ void pg_side_free(pg_side *side)
             free(b->m[j].backend);
             free(b->m[j].source);
             free(b->m[j].v);
+            free(b->m[j].origin);
+            free(b->m[j].disagreement);
         }
         free(b->m);
     }

@@ -20,6 +20,9 @@ typedef struct pg_series {
     char *source;          /* what produced the value: "perf", "valgrind", "os" (rusage, clock) */
     double *v;             /* raw samples, one per measured run */
     size_t n, cap;
+    char *origin;          /* where v[0] came from ("run <id> in <dir>"); NULL: not said */
+    char *disagreement;    /* an exact metric (pg_series_exact) given two different values:
+                              "262,450 (run A in DIR) and 262,460 (run B in DIR2)"; NULL: none */
 } pg_series;
 
 typedef struct pg_bench_result {
@@ -47,6 +50,17 @@ typedef struct pg_side {
 
 /* Appends a sample to `s`. */
 int pg_series_push(pg_series *s, double v);
+
+/* Whether `s` is an exact count, the same number on every run of one
+ * program: what valgrind simulates (unit "count"), and call counts. */
+int pg_series_exact(const pg_series *s);
+
+/* Appends the samples v[0..n) of one run, which came from `origin`, to `s`.
+ * An exact series given a value other than its first one records the
+ * disagreement (both values, both origins) and says so on stderr, once,
+ * naming `what` (the commit and benchmark; NULL: not said): two exact values of one program
+ * are a finding about the measurement, never something to pool. */
+int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origin, const char *what);
 
 /* The series of `metric` in `b` measured by `backend` (NULL: any), or NULL. */
 const pg_series *pg_bench_find_series(const pg_bench_result *b, const char *metric, const char *backend);

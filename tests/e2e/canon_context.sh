@@ -12,7 +12,8 @@ make_repo "$R"
 mkdir -p "$R/bench"
 cat > "$R/bench/perfgate.json" <<JSON
 { "build": "cc -O1 $(static_flag) -o bench/prog bench/prog.c",
-  "benchmarks": [ { "name": "argv-env", "command": ["./prog", "x"] } ] }
+  "benchmarks": [ { "name": "argv-env", "command": ["./prog", "x"] },
+                  { "name": "other", "command": ["./prog"] } ] }
 JSON
 echo prog > "$R/bench/.gitignore"
 cat > "$R/bench/prog.c" <<'C'
@@ -42,8 +43,8 @@ expect_exit 0 "compare with --run-missing: the base measured in a checkout" \
   env -u PG_NOISE_A EXTRA_VARIABLE=some-long-value-that-was-not-there-before "$PG" compare HEAD~1 HEAD --run-missing \
   --no-native --metrics instructions --format json -o "$T/cmp.json"
 check "the verdict is unchanged" [ "$(json "$T/cmp.json" 'd["verdict"]')" = unchanged ]
-check "the exact instruction delta is 0" \
-  [ "$(json "$T/cmp.json" '[m for b in d["benchmarks"] for m in b["metrics"] if m["name"]=="instructions"][0]["delta"]')" = 0 ]
+check "the exact instruction deltas are 0" \
+  [ "$(json "$T/cmp.json" '[m["delta"] for b in d["benchmarks"] for m in b["metrics"] if m["name"]=="instructions"]')" = "[0, 0]" ]
 # What the program was handed: argv[0] as the manifest wrote it, and the fixed environment.
 show_cmd=$(json ".perfgate/results/$id_b/"*.json 'd["runs"][0]["benchmarks"][0]["command"]')
 check "argv[0] is the command as written: $show_cmd" [ "$show_cmd" = "['./prog', 'x']" ]
@@ -57,6 +58,24 @@ less=$(json "$T/out" 'd["benchmarks"][0]["metrics"]["instructions"]["samples"][0
 check "a passed variable is seen ($more > $less)" python3 -c "import sys; sys.exit(not float('$more') > float('$less'))"
 expect_exit 2 "--pass-env with a bad name" "$PG" run --pass-env 'A B' bench/
 contains "$T/err" "--pass-env: 'A B' is not a variable name"
+
+# Exactness self-check: a second run of HEAD handed a longer environment
+# (--pass-env) gives another exact count. Every reader says so, naming both
+# values and where each came from, and compare does not pool them.
+expect_exit 0 "a second run of HEAD, with another environment" env PG_NOISE_A=xyz "$PG" run --no-native \
+  --metrics instructions --pass-env PG_NOISE_A --filter argv-env bench/
+expect_exit 0 "show HEAD" "$PG" show HEAD
+contains "$T/err" "argv-env instructions: two different exact values, "
+contains "$T/err" " in $R/bench) and "
+check "show says it once" [ "$(grep -c 'two different exact values' "$T/err")" = 1 ]
+expect_exit 2 "compare refuses the benchmark" "$PG" compare HEAD~1 HEAD
+contains "$T/err" "two different exact values"
+contains "$T/out" "not gated"
+expect_exit 0 "--allow-missing decides on the other benchmark, still saying why" "$PG" compare HEAD~1 HEAD --allow-missing
+contains "$T/err" "two different exact values"
+contains "$T/out" "verdict: inconclusive -- 1 inconclusive, 1 unchanged of 2 benchmarks compared"
+expect_exit 0 "history says so too" "$PG" history -o "$T/h.html"
+contains "$T/err" "two different exact values"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
