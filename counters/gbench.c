@@ -248,8 +248,13 @@ int pg_gbench_parse_json(pg_gbench_report *rep, pg_readings *readings, const cha
 
 int pg_gbench_per_iteration(double *out, const pg_gbench_segments *seg, const pg_gbench_report *rep)
 {
+    /* Under valgrind the CPU is valgrind's: it emulates no AVX-512 (and
+     * reports CPU features of its own), so a benchmark that checks for what
+     * it needs may skip itself only here. */
     if (rep->error)
-        return pg_error_set(PG_EINVAL, "the benchmark reported an error: %s", rep->error);
+        return pg_error_set(PG_EINVAL, "the benchmark reported an error: %s (under valgrind: it emulates no AVX-512 and "
+                            "only some CPU features, so a benchmark that checks the CPU may skip itself there; "
+                            "docs/google-benchmark.md)", rep->error);
     if (rep->threads > 1)
         return pg_error_set(PG_EINVAL, "a benchmark on %d threads cannot be counted per iteration under valgrind "
                             "(its threads' timed regions overlap); run it with --backend perf", rep->threads);

@@ -249,9 +249,10 @@ static int bisect(int *status, search *s)
             return rc;
         *status = PG_EXIT_OK;
     }
-    printf("bisect: %zu step%s for %lu commit%s (ceil(log2 %lu) = %.0f); measured %zu commit%s, the rest were stored\n",
-           s->steps, s->steps == 1 ? "" : "s", s->n, s->n == 1 ? "" : "s", s->n, ceil(log2((double)s->n)), s->measured,
-           s->measured == 1 ? "" : "s");
+    /* The bound counts BAD's own check, which comes before the search. */
+    printf("bisect: %zu step%s for %lu commit%s (at most 1 + ceil(log2 %lu) = %.0f); measured %zu commit%s, the rest "
+           "were stored\n", s->steps, s->steps == 1 ? "" : "s", s->n, s->n == 1 ? "" : "s", s->n,
+           1 + ceil(log2((double)s->n)), s->measured, s->measured == 1 ? "" : "s");
     return 0;
 }
 

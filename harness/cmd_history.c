@@ -332,6 +332,18 @@ static int write_page(pg_history *h, const pg_hist_page *page, const opts *o, si
     return rc;
 }
 
+/* Ends a finding's line: when commits between `prev` and `p` were not
+ * measured, the change happened somewhere among them, and bisect finds it. */
+static void between(const pg_history *h, const pg_hist_point *prev, const pg_hist_point *p)
+{
+    size_t gap = prev && p->commit > prev->commit + 1 ? p->commit - prev->commit - 1 : 0;
+    if (gap)
+        printf(" (between %.12s and %.12s: %zu commit%s not measured; 'perfgate bisect %.12s %.12s' finds it)",
+               h->commits[prev->commit].id, h->commits[p->commit].id, gap, gap == 1 ? "" : "s",
+               h->commits[prev->commit].id, h->commits[p->commit].id);
+    printf("\n");
+}
+
 static void summarize(const pg_history *h, size_t with, size_t ngraphs, const opts *o)
 {
     size_t regs = 0, cps = 0, flagged[3] = {0};
@@ -366,9 +378,18 @@ static void summarize(const pg_history *h, size_t with, size_t ngraphs, const op
                    h->commits[s->p[z->at].commit].id);
             continue;
         }
-        for (size_t j = 0; j < s->ncp; j++)
-            printf("  change point: %s %s %+.2f%% from %.12s\n", name, s->metric, s->cp[j].pct,
-                   h->commits[s->p[s->cp[j].at].commit].id);
+        for (size_t j = 0; j < s->ncp; j++) {
+            const pg_hist_point *p = &s->p[s->cp[j].at], *prev = s->cp[j].at ? p - 1 : NULL;
+            printf("  change point: %s %s %+.2f%% from %.12s", name, s->metric, s->cp[j].pct, h->commits[p->commit].id);
+            between(h, prev, p);
+        }
+        for (size_t k = 1; k < s->np; k++) {
+            const pg_hist_point *p = &s->p[k];
+            if (p->step != PG_VERDICT_REGRESSED)
+                continue;
+            printf("  regressed: %s %s %+.2f%% at %.12s", name, s->metric, p->step_pct, h->commits[p->commit].id);
+            between(h, p - 1, p);
+        }
     }
     printf("wrote %s", o->output);
     if (ngraphs)

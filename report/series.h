@@ -56,8 +56,8 @@ int pg_series_push(pg_series *s, double v);
 int pg_series_exact(const pg_series *s);
 
 /* Appends the samples v[0..n) of one run, which came from `origin`, to `s`.
- * An exact series given a value other than its first one records the
- * disagreement (both values, both origins) and says so on stderr, once,
+ * An exact series whose runs each repeat one value, given another value by
+ * this run (itself repeating one value), records the disagreement (both values, both origins) and says so on stderr, once,
  * naming `what` (the commit and benchmark; NULL: not said): two exact values of one program
  * are a finding about the measurement, never something to pool. */
 int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origin, const char *what);

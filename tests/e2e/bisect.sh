@@ -39,7 +39,7 @@ contains first.out "first regressing commit: ${c[6]} mix: 3% more iterations"
 cat first.out     # the steps, for the log
 steps=$(grep -c '^step ' first.out)
 check "at most ceil(log2 9)+1 = 5 steps (took $steps)" [ "$steps" -le 5 ]
-contains first.out "bisect: $steps steps for 9 commits (ceil(log2 9) = 4); measured $((steps + 1)) commits, the rest were stored"
+contains first.out "bisect: $steps steps for 9 commits (at most 1 + ceil(log2 9) = 5); measured $((steps + 1)) commits, the rest were stored"
 check "each measured commit built once ($(grep -c 'building:' "$T/err") builds)" [ "$(grep -c 'building:' "$T/err")" = $((steps + 1)) ]
 # The deltas printed are compare's exact ones.
 expect_exit 1 "compare parent and found" "$PG" compare "${c[5]}" "${c[6]}" --backend valgrind --format json

@@ -17,7 +17,7 @@ m() { json "$1" "{b['name']: b for b in d['benchmarks']}['$2']['metrics']['$3'][
 expect_exit 0 "valgrind run of a Google Benchmark executable" "$PG" run --backend valgrind --no-store --format json "$GB"
 cp "$T/out" base.json
 check "every benchmark of the suite, named after it ('/' -> ':')" \
-  [ "$(json base.json "[b['name'] for b in d['benchmarks']]")" = "['BM_lcg:100', 'BM_lcg:200', 'BM_scaled', 'BM_pause']" ]
+  [ "$(json base.json "[b['name'] for b in d['benchmarks']]")" = "['BM_lcg:100', 'BM_lcg:200', 'BM_scaled', 'BM_needs_cpu', 'BM_pause']" ]
 c100=$(m base.json BM_lcg:100 instructions); c200=$(m base.json BM_lcg:200 instructions)
 # BM_lcg/N does N equal steps: a + b*N, with nothing of start-up (millions) or
 # of the library's timer in a.
@@ -39,14 +39,21 @@ check "the change costs exactly 100 steps" \
   [ "$(python3 -c "print(int($(m cand.json BM_scaled instructions) - $(m base.json BM_scaled instructions)))")" = $((c200 - c100)) ]
 
 # compare gates them like any benchmark.
-# (the candidate ran a filter: two benchmarks vanished, which --allow-missing accepts)
+# (the candidate ran a filter: three benchmarks vanished, which --allow-missing accepts)
 expect_exit 2 "compare: vanished benchmarks are not gated" "$PG" compare base.json cand.json
-contains "$T/err" "BM_lcg:200 (not in the candidate), BM_pause (not in the candidate); pass --allow-missing"
+contains "$T/err" "BM_lcg:200 (not in the candidate), BM_needs_cpu (not in the candidate), BM_pause (not in the candidate); pass --allow-missing"
 expect_exit 1 "compare: the change is a regression" "$PG" compare --allow-missing base.json cand.json
-contains "$T/out" "verdict: regressed -- 1 regressed, 1 unchanged of 2 benchmarks compared; 2 vanished"
+contains "$T/out" "verdict: regressed -- 1 regressed, 1 unchanged of 2 benchmarks compared; 3 vanished"
 check "BM_scaled regressed" grep -qE '^BM_scaled +instructions .* regressed$' "$T/out"
 check "BM_lcg:100 unchanged" grep -qE '^BM_lcg:100 +instructions .* 0 +0.00% .* unchanged$' "$T/out"
 expect_exit 0 "compare: no change" "$PG" compare base.json base.json
+
+# A benchmark that skips itself under valgrind (as one needing AVX-512 does)
+# fails with its own message and the reason it may happen only there.
+GB_DEMO_SKIP=1 expect_exit 1 "a benchmark that skips itself" "$PG" run --backend valgrind --no-store \
+  --pass-env GB_DEMO_SKIP --filter needs_cpu "$GB"
+cat "$T/out" "$T/err" > skip.txt
+contains skip.txt "the benchmark reported an error: no AVX-512 (under valgrind: it emulates no AVX-512"
 
 # Natively: the library's JSON report; a manifest entry with a prefix and a filter.
 cat > perfgate.json <<EOF

@@ -108,6 +108,24 @@ contains "$T/err" "${c[5]:0:12} is left out of the history"
 check "one warning line" [ "$(wc -l < "$T/err")" = 1 ]
 cp "$T/doc.bak" "$doc"
 
+# Commits not measured between two measured ones: a change found there is a
+# range, and bisect is named to find it. (A clone without c1-c3's results.)
+git clone -q "$R" "$T/gaps"
+cd "$T/gaps"
+expect_exit 0 "fetch the notes" "$PG" fetch
+for i in 1 2 3; do git notes --ref refs/notes/perfgate remove "${c[$i]}" 2>/dev/null; done
+expect_exit 0 "history with commits not measured" "$PG" history -o "$T/gaps.html" --flamegraphs none
+contains "$T/out" "history: 8 commits, 4 with results; "
+contains "$T/out" "regressed: mixer instructions +2."
+contains "$T/out" "at ${c[4]:0:12} (between ${c[0]:0:12} and ${c[4]:0:12}: 3 commits not measured; 'perfgate bisect ${c[0]:0:12} ${c[4]:0:12}' finds it)"
+if [ -n "$CHROMIUM" ]; then   # the page's findings, as its script writes them
+  "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$T/profile2" --dump-dom "file://$T/gaps.html" \
+    > "$T/gaps-dom.html" 2>/dev/null
+  contains "$T/gaps-dom.html" "between ${c[0]:0:12} and ${c[4]:0:12} (3 commits not measured; perfgate bisect ${c[0]:0:12} ${c[4]:0:12} finds it)"
+  lacks "$T/gaps-dom.html" '.5</text>' "whole-number axis ticks for counts"
+fi
+cd "$R"
+
 # Errors: one line, exit 2, the existing page untouched.
 cp "$T/page/h.html" "$T/before.html"
 expect_exit 2 "unknown revision" "$PG" history nosuchrev -o "$T/page/h.html"
