@@ -4,17 +4,22 @@
 #include "counters/control.h"
 #include "util/error.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 extern char **environ;
 
 /* What a program legitimately depends on and is the same for every run of
  * one machine and user: where to find programs and libraries, the locale,
- * the time zone, the home and temporary directories. */
+ * the time zone, the home directory. Not TMPDIR: a CI job or a test harness
+ * sets its own for every job, and a program's temporary files do as well in
+ * /tmp. */
 static const char *const kept[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ",
-                                   "TMPDIR", "LD_LIBRARY_PATH", "VALGRIND_LIB", NULL};
+                                   "LD_LIBRARY_PATH", "VALGRIND_LIB", NULL};
 
 static char *passed;        /* --pass-env: a comma list, "" when none */
 static char names[2048];
@@ -189,4 +194,32 @@ void pg_canon_argv_free(char **argv)
     if (argv)
         free(argv[0]);
     free(argv);
+}
+
+/* A directory owned by root that is no link: what a mount may be put on. */
+static int root_dir(const char *path)
+{
+    struct stat st;
+    if (mkdir(path, 0755) < 0 && errno != EEXIST)
+        return 0;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0;
+}
+
+int pg_canon_tree_ready(void)
+{
+    static int ready = -1;
+    if (ready < 0)
+        ready = geteuid() == 0 && !getenv("PERFGATE_NO_CANON_TREE") && root_dir("/run") &&
+                root_dir("/run/perfgate") && root_dir(PG_CANON_TREE);
+    return ready;
+}
+
+int pg_canon_cwd(char *out, size_t len, const char *cwd, const char *tree)
+{
+    size_t n = tree ? strlen(tree) : 0;
+    while (n > 1 && tree[n - 1] == '/')
+        n--;
+    if (!cwd || !n || strncmp(cwd, tree, n) || (cwd[n] && cwd[n] != '/') || !pg_canon_tree_ready())
+        return 0;
+    return snprintf(out, len, "%s%s", PG_CANON_TREE, cwd + n) < (int)len;
 }

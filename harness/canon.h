@@ -17,8 +17,13 @@
  *            named by --pass-env, the manifest's "env", and what the meter
  *            adds; PWD, OLDPWD, CI and shell variables are not passed.
  *
- * The working directory's own path still differs between checkouts: a
- * program that asks for it (getcwd) sees the checkout's path.
+ *   working directory: where perfgate may (as root), the tree the benchmark
+ *            runs from is bind-mounted at PG_CANON_TREE in a private mount
+ *            namespace of the measured process, which runs there: the same
+ *            path, byte for byte, for the work tree and every checkout (what
+ *            the program reads of its own path, /proc/self/exe, getcwd).
+ *            Elsewhere a checkout is made at a path as long as the work
+ *            tree's where it can be (util/owned_dir.h).
  */
 #ifndef PG_HARNESS_CANON_H
 #define PG_HARNESS_CANON_H
@@ -26,6 +31,18 @@
 #include "harness/bench.h"
 
 #include <stddef.h>
+
+/* Where a measured process sees its tree. /run is root's: no other user can
+ * put a link there for the mount to follow. */
+#define PG_CANON_TREE "/run/perfgate/tree"
+
+/* Whether measured processes can get their tree at PG_CANON_TREE here (root,
+ * the directory made and a real directory), decided once. */
+int pg_canon_tree_ready(void);
+
+/* The working directory `cwd` as seen under PG_CANON_TREE when it is inside
+ * `tree` (both absolute) and pg_canon_tree_ready(): 1 with `out` set, else 0. */
+int pg_canon_cwd(char *out, size_t len, const char *cwd, const char *tree);
 
 /* The variables the benchmarks get from perfgate's environment besides the
  * fixed list (--pass-env NAME,...; repeatable): a name, or a prefix ending

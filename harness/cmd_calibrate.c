@@ -5,10 +5,8 @@
  *
  * A pair's two sides are measured one after the other, each with the repeat
  * count a comparison would use, so that what differs between them is what
- * differs between any two measurements on this machine. The second side of
- * every pair runs with a larger environment (PERFGATE_CALIBRATE_PAD): the
- * environment's size moves the stack and is scanned by the loader and
- * getenv(), and changes instruction counts between checkouts and CI jobs.
+ * differs between any two measurements on this machine, in the execution
+ * context every measurement gets (harness/canon.h).
  */
 #include "harness/bench.h"
 #include "harness/calibration.h"
@@ -32,8 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define PAD_VAR "PERFGATE_CALIBRATE_PAD"
 
 static const pg_opt_cmd spec = {
     .prog = "perfgate calibrate",
@@ -106,20 +102,6 @@ static int expand_benchmarks(cal_state *st, const cal_args *a)
     return rc;
 }
 
-/* Side k's environment: a different size for every side, 0 to 6 KiB more. */
-static int set_pad(size_t k)
-{
-    size_t len = (k * 1543) % 6151;
-    char *pad = malloc(len + 1);
-    if (!pad)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    memset(pad, 'x', len);
-    pad[len] = '\0';
-    int bad = setenv(PAD_VAR, pad, 1);
-    free(pad);
-    return bad ? pg_error_errno(PG_ENOMEM, "cannot set " PAD_VAR) : 0;
-}
-
 static int measure(cal_state *st, cal_args *a)
 {
     st->docs = calloc(2 * (size_t)a->pairs, sizeof *st->docs);
@@ -131,14 +113,11 @@ static int measure(cal_state *st, cal_args *a)
     for (size_t k = 0; k < 2 * (size_t)a->pairs && rc == 0; k++) {
         if (a->ro.progress)
             fprintf(stderr, "\rpair %zu of %d, side %c ", k / 2 + 1, a->pairs, k % 2 ? 'B' : 'A');
-        if ((rc = set_pad(k)) < 0)
-            break;
         int nf = 0;
         rc = pg_runner_run(&st->docs[k], &nf, &st->set, st->sess.meter, &a->ro);
         st->ndocs = k + 1;
         st->nfailed += nf;
     }
-    unsetenv(PAD_VAR);
     if (rc == PG_EINTR)
         return pg_error_set(PG_EINTR, "interrupted; nothing was written");
     return rc;
@@ -303,6 +282,7 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
     }
     if (rc == 0)
         rc = expand_benchmarks(&st, &a);
+    a.ro.tree = ctx->workdir;
     if (rc == 0)
         rc = measure(&st, &a);
     if (a.ro.progress)

@@ -237,6 +237,7 @@ static int open_logs(run_state *st, run_args *a, const pg_ctx *ctx)
             return rc;
     }
     a->ro.log_dir = st->logdir;
+    a->ro.tree = ctx->workdir;
     a->ro.progress = isatty(2);
     a->ro.out = a->json ? NULL : stdout;
     return 0;

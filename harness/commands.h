@@ -98,7 +98,7 @@ int pg_opt_pass_env(const pg_opt *opt, const char *name, const char *arg);
 #define PG_OPT_PASS_ENV()                                                                                       \
     PG_OPT_CALLBACK(0, "pass-env", "LIST", "pass these variables of perfgate's environment to the benchmarks\n" \
                     "(comma-separated names, or prefixes ending in '*'; repeatable);\n"                         \
-                    "they get only PATH, HOME, LANG, LC_*, TZ, TMPDIR and a few more\n"                        \
+                    "they get only PATH, HOME, LANG, LC_*, TZ and a few more\n"                        \
                     "otherwise (docs/metrics.md, \"The execution context\")", NULL, pg_opt_pass_env)
 
 /* The repository of the current directory, looked up on the first call: 0 with

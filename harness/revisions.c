@@ -1,5 +1,6 @@
 /* harness/revisions.c — see revisions.h. */
 #include "harness/revisions.h"
+#include "harness/canon.h"
 #include "harness/leftovers.h"
 #include "harness/notes.h"
 #include "harness/results.h"
@@ -61,7 +62,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        if (want && !matched && i == 0)
+        if (want && !matched && i == 0 && !pg_canon_tree_ready())
             pg_text_warn("note: the checkout's path (%zu characters) is longer than the work tree's (%zu): a program "
                          "that reads its own path may count a few instructions more there; a shorter TMPDIR avoids it "
                          "(docs/metrics.md, \"The execution context\")", strlen(s->dir.path), want);
@@ -109,6 +110,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             o.round = k;
             o.stacks = sides[i].stacks;
             o.log_dir = sides[i].logs.path;
+            o.tree = sides[i].dir.path;
             int nf = 0;
             rc = pg_runner_run(&round, &nf, &sides[i].set, sess->meter, &o);
             nfailed += nf;

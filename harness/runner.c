@@ -355,7 +355,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
     pg_rundoc_bench bd = {0}, *b = &bd;
     int rc = describe_bench(b, set, bench, argv, repeat, warmup, timeout, metrics);
     pg_spawn_opts so = {
-        .cwd = bench->cwd, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
+        .cwd = bench->cwd, .tree = o->tree, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
         .timeout_sec = timeout,
     };
     char why[640];
@@ -388,6 +388,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         progress(o, bi, set->n, bench->name, "stacks", 1, 1);
         int sfailed = 0;
         so.argv = argv;
+        so.tree = NULL;     /* the sampler reads the program's files by the paths it maps */
         so.hooks = NULL;
         so.nkeep = 0;
         /* Stacks cover the whole program, markers or not (perf's sampler

@@ -24,6 +24,8 @@ typedef struct pg_run_opts {
     pg_metric_set metrics;      /* --metrics; 0: the manifest's, else every default metric */
     int cpu;                    /* -1: choose; -2: do not pin */
     const char *log_dir;        /* per-benchmark stdout/stderr logs go here */
+    const char *tree;           /* the root of the tree the benchmarks run from (a work tree, a
+                                   checkout): measured runs see it at one path (harness/canon.h) */
     int progress;               /* live progress line on stderr */
     FILE *out;                  /* per-benchmark tables as they finish; NULL: none */
     int verbose;                /* tables show backend-specific extras too */

@@ -1,5 +1,6 @@
 /* harness/spawn.c — fork, prepare, hold, release, watch, reap. See spawn.h. */
 #include "harness/spawn.h"
+#include "harness/canon.h"
 #include "harness/contain.h"
 #include "util/error.h"
 
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -159,7 +162,19 @@ static void child_fail(int errpipe, int stage)
 
 enum { STAGE_SETUP = 1, STAGE_CWD, STAGE_PIN, STAGE_EXEC };
 
-static void child_main(const pg_spawn_opts *o, pid_t parent, int gopipe, int errpipe, int outfd, int errfd)
+/* The tree at PG_CANON_TREE, in a mount namespace of the child's own (so
+ * nothing else sees the mount, and it goes with the child), and the child in
+ * `canon` there. 0 when done; else the child is left where it was. */
+static int enter_canon_tree(const char *tree, const char *canon)
+{
+    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+        mount(tree, PG_CANON_TREE, NULL, MS_BIND | MS_REC, NULL) < 0)
+        return -1;
+    return chdir(canon);
+}
+
+static void child_main(const pg_spawn_opts *o, const char *canon, pid_t parent, int gopipe, int errpipe, int outfd,
+                       int errfd)
 {
     /* Signals back to defaults and unblocked: perfgate's own handling must not leak. */
     sigset_t none;
@@ -175,7 +190,7 @@ static void child_main(const pg_spawn_opts *o, pid_t parent, int gopipe, int err
         child_fail(errpipe, STAGE_SETUP);
     if (dup2(outfd >= 0 ? outfd : devnull, 1) < 0 || dup2(errfd, 2) < 0)
         child_fail(errpipe, STAGE_SETUP);
-    if (o->cwd && chdir(o->cwd) < 0)
+    if (o->cwd && (!*canon || enter_canon_tree(o->tree, canon) < 0) && chdir(o->cwd) < 0)
         child_fail(errpipe, STAGE_CWD);
     if (o->cpu >= 0) {
         cpu_set_t set;
@@ -265,6 +280,10 @@ static int start_child(spawn_run *r)
     pg_contain_begin(&r->box);
     r->contained = 1;
 
+    /* Computed before the fork: the child allocates nothing. */
+    char canon[PATH_MAX] = "";
+    if (r->o->tree && !pg_canon_cwd(canon, sizeof canon, r->o->cwd, r->o->tree))
+        canon[0] = '\0';
     pid_t parent = getpid();
     fflush(NULL);
     r->pid = fork();
@@ -276,7 +295,7 @@ static int start_child(spawn_run *r)
         if (r->out[0] >= 0)
             close(r->out[0]);
         close(r->ero[0]);
-        child_main(r->o, parent, r->go[0], r->err[1], r->out[1], r->ero[1]);
+        child_main(r->o, canon, parent, r->go[0], r->err[1], r->out[1], r->ero[1]);
     }
     pg_contain_adopt(&r->box, r->pid);
     close_fd(&r->go[0]);

@@ -8,6 +8,9 @@
 # The runs use the perf backend (software events are enough), the comparisons
 # valgrind (exact counts), one run each.
 . "$(dirname "$0")/lib/common.sh"
+# Where a benchmark ran is read from its working directory's path: without
+# the tree mounted at one path (docs/metrics.md, "The execution context").
+export PERFGATE_NO_CANON_TREE=1
 command -v valgrind >/dev/null || { echo "valgrind not installed: skipped"; exit 77; }
 command -v cc >/dev/null || { echo "no C compiler: skipped"; exit 77; }
 
