@@ -60,16 +60,21 @@ int pg_history_add_side(pg_history *h, pg_side *side)
 
 /* The series of (bench, metric, lane), added when `add` and missing; NULL
  * when missing (or no memory: then the error is set and *rc is PG_ENOMEM). */
-static pg_hist_series *series_of(pg_history *h, const char *bench, const char *metric, size_t lane, int add, int *rc)
+static pg_hist_series *series_of(pg_history *h, const char *bench, const char *metric, const char *backend,
+                                 size_t lane, int add, int *rc)
 {
-    /* lengths first: names may hold any byte but NUL, so no separator is safe */
-    size_t len = strlen(bench) + strlen(metric) + 64;
+    /* lengths first: names may hold any byte but NUL, so no separator is safe.
+     * The metric's own backend is part of the key: one side may hold a metric
+     * from two (a valgrind run's native task-clock beside valgrind's own), and
+     * their values are never one series. */
+    size_t len = strlen(bench) + strlen(metric) + strlen(backend) + 96;
     char *key = malloc(len);
     if (!key) {
         *rc = pg_error_set(PG_ENOMEM, "out of memory");
         return NULL;
     }
-    snprintf(key, len, "%zu:%s%zu:%s%zu", strlen(bench), bench, strlen(metric), metric, lane);
+    snprintf(key, len, "%zu:%s%zu:%s%zu:%s%zu", strlen(bench), bench, strlen(metric), metric, strlen(backend), backend,
+             lane);
     size_t at;
     if (pg_strindex_get(&h->index, key, &at)) {
         free(key);
@@ -83,7 +88,7 @@ static pg_hist_series *series_of(pg_history *h, const char *bench, const char *m
     }
     pg_hist_series *s = &h->s[h->ns++];
     memset(s, 0, sizeof *s);
-    s->bench = bench, s->metric = metric, s->lane = lane, s->key = key;
+    s->bench = bench, s->metric = metric, s->backend = backend, s->lane = lane, s->key = key;
     return s;
 }
 
@@ -121,7 +126,7 @@ static int judge_steps(pg_history *h, const pg_side *prev, const pg_side *cand, 
     for (size_t i = 0; i < c.nbench; i++) {
         for (size_t k = 0; k < c.bench[i].nm; k++) {
             const pg_metric_cmp *m = &c.bench[i].m[k];
-            pg_hist_series *s = m->not_compared ? NULL : series_of(h, c.bench[i].name, m->metric, lane, 0, &rc);
+            pg_hist_series *s = m->not_compared ? NULL : series_of(h, c.bench[i].name, m->metric, m->backend, lane, 0, &rc);
             if (!s || !s->np || s->p[s->np - 1].commit != commit)
                 continue;
             pg_hist_point *p = &s->p[s->np - 1];
@@ -147,7 +152,7 @@ static int build_series(pg_history *h, const pg_thresholds *cli)
                 for (size_t k = 0; k < b->nm; k++) {
                     if (!b->m[k].n || pg_series_duplicate_alias(b, &b->m[k]))
                         continue;
-                    pg_hist_series *s = series_of(h, b->name, b->m[k].metric, lane, 1, &rc);
+                    pg_hist_series *s = series_of(h, b->name, b->m[k].metric, b->m[k].backend, lane, 1, &rc);
                     if (!s || add_point(s, hs->commit, b, &b->m[k], cli) < 0)
                         return rc < 0 ? rc : PG_ENOMEM;
                 }
@@ -252,8 +257,9 @@ static int flag(pg_hist_series *s, const pg_side *const *side_of_point)
         const pg_side *side = side_of_point[i];
         for (size_t b = 0; side && b < side->nb && !m; b++)
             if (!strcmp(side->b[b].name, s->bench))
-                m = pg_bench_find_series(&side->b[b], s->metric, NULL);
-        for (size_t k = 0; m && level != 0 && k < m->n; k++)
+                m = pg_bench_find_series(&side->b[b], s->metric, s->backend);
+        /* the point was made of this series: never more samples than it counted */
+        for (size_t k = 0; m && level != 0 && k < m->n && k < s->p[i].n; k++)
             v[nv++] = m->v[k] / level;
     }
     double gap, share;

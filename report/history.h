@@ -71,6 +71,7 @@ enum {
 
 typedef struct pg_hist_series {
     const char *bench, *metric, *unit;  /* borrowed from the sides */
+    const char *backend;        /* what measured the metric (series.h's `backend`), borrowed */
     size_t lane;
     double threshold;           /* % (the latest point's benchmark thresholds, then the defaults) */
     pg_hist_point *p;

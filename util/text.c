@@ -174,9 +174,26 @@ static const char *escape_one(char esc[16], int32_t cp, pg_text_mode mode)
 /* Plain printable ASCII that no mode escapes: the fast path. */
 static int plain(unsigned char c)
 {
-    /* Bit c set for 0x20..0x7e except " \\ & < > ' | ` * _ [ ] # ~ . */
-    static const uint64_t mask[2] = {0xaffffb3300000000ULL, 0x2ffffffe47ffffffULL};
+    /* Bit c set for 0x20..0x7e except " \\ & < > ' | ` * _ [ ] # ~ ! $ % @ . */
+    static const uint64_t mask[2] = {0xaffffb0100000000ULL, 0x2ffffffe47fffffeULL};
     return c < 0x80 && (mask[c >> 6] >> (c & 63)) & 1;
+}
+
+/* A mention or reference (GitHub @user, #12; GitLab !12, ~label,
+ * %milestone, $snippet, &epic) is found in the rendered text, after markdown's
+ * escapes are undone: what keeps a name from pinging anyone or linking an
+ * issue is an invisible zero-width space (U+200B) between the sigil and what
+ * follows it. `buf` gets the sigil's escape and the space. */
+static const char *unmention(char *buf, const char *s, size_t i, size_t n, pg_text_mode mode, const char *esc)
+{
+    static const char sigils[] = "@#!~%$&";
+    unsigned char next = i + 1 < n ? (unsigned char)s[i + 1] : 0;
+    if (mode != PG_TEXT_MARKDOWN || !strchr(sigils, s[i]) || !s[i] ||
+        !(next == '_' || next == '"' || (next >= '0' && next <= '9') ||
+          ((next | 0x20) >= 'a' && (next | 0x20) <= 'z')))
+        return esc;
+    snprintf(buf, 16, "%s\xe2\x80\x8b", esc ? esc : (char[]){s[i], 0});
+    return buf;
 }
 
 void pg_text_escape(pg_text_sink put, void *ctx, const char *s, size_t n, pg_text_mode mode)
@@ -189,8 +206,8 @@ void pg_text_escape(pg_text_sink put, void *ctx, const char *s, size_t n, pg_tex
         }
         int32_t cp;
         size_t l = pg_text_utf8_decode(s + i, n - i, &cp);
-        char buf[16];
-        const char *esc = escape_one(buf, cp, mode);
+        char buf[16], sig[16];
+        const char *esc = unmention(sig, s, i, n, mode, escape_one(buf, cp, mode));
         if (esc) {
             if (i > run)
                 put(ctx, s + run, i - run);

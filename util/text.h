@@ -54,7 +54,10 @@ typedef enum {
     PG_TEXT_MARKDOWN,   /* a GitHub-flavoured markdown table cell or sentence:
                            | \ ` * _ [ ] # ~ backslash-escaped, & < > as
                            entities, line breaks as spaces, other controls as
-                           the text \x1b, invalid bytes U+FFFD */
+                           the text \x1b, invalid bytes U+FFFD; a zero-width
+                           space after @ # ! ~ % $ & before a name or number,
+                           so no mention or reference (@user, #12, !12,
+                           ~label) links */
 } pg_text_mode;
 
 /* Receives escaped text; runs of plain bytes come in one call. */

@@ -156,8 +156,50 @@ static void test_history(void)
     pg_history_free(&h);
 }
 
+/* One commit holding task-clock from two backends with different sample
+ * counts (a valgrind run's own beside its native runs': what a fetched note
+ * can hold). They are two series, and the bimodal check reads each one's
+ * samples only: it once copied the other's, past the end of its buffer. */
+static void test_two_backends(void)
+{
+    pg_history h = {0};
+    for (int i = 0; i < 4; i++) {
+        char id[41];
+        snprintf(id, sizeof id, "%040d", i);
+        CHECK_EQ_INT(pg_history_add_commit(&h, id, "subject", 1700000000 + i), 0);
+        pg_side *side = side_of(1000, 1);
+        pg_bench_result *b = &side->b[0];
+        b->m = realloc(b->m, 3 * sizeof *b->m);
+        memset(&b->m[1], 0, 2 * sizeof *b->m);
+        b->nm = 3;
+        const char *backend[] = {"valgrind", "perf"};
+        size_t n[] = {1, 40};
+        for (int k = 0; k < 2; k++) {
+            pg_series *m = &b->m[1 + k];
+            m->metric = strdup("task-clock"), m->unit = strdup("ns"), m->backend = strdup(backend[k]);
+            m->source = strdup(backend[k]);
+            for (size_t j = 0; j < n[k]; j++)
+                pg_series_push(m, 1e6 * (1 + (double)(j % 2)));
+        }
+        CHECK_EQ_INT(pg_history_add_side(&h, side), 0);
+    }
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    CHECK_EQ_INT((int)h.ns, 3);                        /* instructions, and task-clock twice */
+    size_t found = 0;
+    for (size_t i = 0; i < h.ns; i++) {
+        if (strcmp(h.s[i].metric, "task-clock"))
+            continue;
+        found++;
+        CHECK_EQ_INT((int)h.s[i].np, 4);               /* one point a commit, not two */
+        CHECK_EQ_INT((int)h.s[i].p[0].n, strcmp(h.s[i].backend, "perf") ? 1 : 40);
+    }
+    CHECK_EQ_INT((int)found, 2);
+    pg_history_free(&h);
+}
+
 int main(void)
 {
+    test_two_backends();
     test_quantile();
     test_changepoints();
     test_bimodal();

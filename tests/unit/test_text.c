@@ -58,6 +58,16 @@ static void test_escape_modes(void)
               "x\xef\xbf\xbd[2J\xef\xbf\xbd|&lt;b&gt;&quot;&amp;\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd&#10;");
     CHECK_STR(pg_text_escape_buf(buf, sizeof buf, hostile, PG_TEXT_MARKDOWN),
               "x\\\\x1b\\[2J\\\\x07\\|&lt;b&gt;\"&amp;\xef\xbf\xbd\\\\u009b\xef\xbf\xbe ");
+    /* Mentions and references ping no one in a PR comment: a zero-width
+     * space after the sigil when a name or number follows; "3%" and "a & b"
+     * stay as they are. */
+#define ZW "\xe2\x80\x8b"
+    CHECK_STR(pg_text_escape_buf(buf, sizeof buf, "@everyone #12 !3 ~bug %v1 $s &e GH-1", PG_TEXT_MARKDOWN),
+              "@" ZW "everyone \\#" ZW "12 !" ZW "3 \\~" ZW "bug %" ZW "v1 $" ZW "s &amp;" ZW "e GH-1");
+    CHECK_STR(pg_text_escape_buf(buf, sizeof buf, "+3.00% (a & b) @ end@", PG_TEXT_MARKDOWN),
+              "+3.00% (a &amp; b) @ end@");
+    CHECK_STR(pg_text_escape_buf(buf, sizeof buf, "@everyone", PG_TEXT_TERM), "@everyone");
+#undef ZW
     /* Right-to-left override (Trojan Source) shown, not obeyed, on a terminal. */
     CHECK_STR(pg_text_escape_buf(buf, sizeof buf, "a\xe2\x80\xae" "b", PG_TEXT_TERM), "a\\u202eb");
     /* Plain names pass unchanged in every mode. */
