@@ -48,6 +48,7 @@ typedef struct pg_benchset {
     size_t n, cap;
     char *build;        /* the first manifest's "build" command, or NULL */
     char *build_manifest; /* which manifest it came from */
+    double build_timeout; /* its "build_timeout" in seconds; <= 0: not set (harness/build.h) */
     /* manifest "defaults", applied where a benchmark does not set its own */
     int def_repeat, def_warmup;
     double def_timeout;

@@ -9,6 +9,7 @@
  * context every measurement gets (harness/canon.h).
  */
 #include "harness/bench.h"
+#include "harness/build.h"
 #include "harness/calibration.h"
 #include "harness/commands.h"
 #include "harness/leftovers.h"
@@ -66,6 +67,7 @@ static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
         PG_OPT_PASS_ENV(),
+        PG_OPT_BUILD_TIMEOUT(&a->ro.build_timeout),
         PG_OPT_FLAG(0, "no-write", "print the floors and suggestions, keep nothing", &a->no_write),
         PG_OPT_FLAG('v', "verbose", "list backend-specific metrics too (always kept)", &a->verbose),
         PG_OPT_END(),
@@ -278,7 +280,9 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0 && st.set.build && !a.no_build) {
         char mdir[PATH_MAX];
         pg_path_dirname(mdir, sizeof mdir, st.set.build_manifest);
-        rc = pg_session_build(st.set.build, ctx->workdir ? ctx->workdir : mdir);
+        pg_build b = {.cmd = st.set.build, .dir = ctx->workdir ? ctx->workdir : mdir,
+                      .timeout = pg_build_timeout(a.ro.build_timeout, st.set.build_timeout)};
+        rc = pg_build_run(&b);
     }
     if (rc == 0)
         rc = expand_benchmarks(&st, &a);

@@ -3,6 +3,7 @@
 #include "counters/probe.h"
 #include "counters/sampler.h"
 #include "harness/bench.h"
+#include "harness/build.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
 #include "harness/leftovers.h"
@@ -95,6 +96,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
                    &a->ro.sample_freq, 1, INT_MAX, .flags = PG_OPT_OPTARG, .seen = &a->ro.sample),
         PG_OPT_COUNT_CALLS(&a->calls, ""),
         PG_OPT_PASS_ENV(),
+        PG_OPT_BUILD_TIMEOUT(&a->ro.build_timeout),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_CALLBACK(0, "shard", "I/N", "only part I of N of the benchmarks (after --filter), balanced by\n"
                         "the wall times stored for the nearest ancestor that has some", &a->shard, parse_shard),
@@ -203,9 +205,15 @@ static int build(const run_state *st, const run_args *a, const pg_ctx *ctx)
 {
     if (!st->set.build || a->no_build)
         return 0;
-    char mdir[PATH_MAX];
+    char mdir[PATH_MAX], log[PATH_MAX + 128];
     pg_path_dirname(mdir, sizeof mdir, st->set.build_manifest);
-    return pg_session_build(st->set.build, ctx->workdir ? ctx->workdir : mdir);
+    /* Into the store's logs, beside the runs' (a run without a store: $TMPDIR). */
+    if (st->have_store)
+        snprintf(log, sizeof log, "%s/logs/%s/build.log", ctx->store, st->have_commit ? st->commit : PG_NO_COMMIT);
+    pg_build b = {.cmd = st->set.build, .dir = ctx->workdir ? ctx->workdir : mdir,
+                  .timeout = pg_build_timeout(a->ro.build_timeout, st->set.build_timeout),
+                  .log = st->have_store ? log : NULL};
+    return pg_build_run(&b);
 }
 
 static int choose_cpu(pg_run_opts *ro)

@@ -101,6 +101,11 @@ int pg_opt_pass_env(const pg_opt *opt, const char *name, const char *arg);
                     "they get only PATH, HOME, LANG, LC_*, TZ and a few more\n"                        \
                     "otherwise (docs/metrics.md, \"The execution context\")", NULL, pg_opt_pass_env)
 
+/* --build-timeout SEC (every command that builds): into the double `dest`. */
+#define PG_OPT_BUILD_TIMEOUT(dest)                                                                          \
+    PG_OPT_DOUBLE(0, "build-timeout", "SEC", "kill the manifest's build command, and all it started, after\n" \
+                  "SEC seconds (default: the manifest's \"build_timeout\", else 1800)", (dest), 0, 1e9)
+
 /* The repository of the current directory, looked up on the first call: 0 with
  * ctx->repo and ctx->workdir set, or the same error (message set) on every call. */
 int pg_ctx_repo(pg_ctx *ctx);

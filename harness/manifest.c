@@ -360,7 +360,7 @@ int pg_manifest_load(pg_benchset *s, const char *path, const char *base)
 
 int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *path, const char *base)
 {
-    static const char *const top[] = {"build", "defaults", "benchmarks", "$schema", NULL};
+    static const char *const top[] = {"build", "build_timeout", "defaults", "benchmarks", "$schema", NULL};
     static const char *const defk[] = {"repeat", "warmup", "timeout", "thresholds", "metrics", "markers", "count_calls", NULL};
     cJSON *doc = NULL;
     int rc = pg_json_parse(&doc, text, len, path);
@@ -386,9 +386,15 @@ int pg_manifest_parse(pg_benchset *s, const char *text, size_t len, const char *
         rc = pg_error_set(PG_EINVAL, "%s: build: expected a shell command string", path);
         goto out;
     }
+    const cJSON *bt = cJSON_GetObjectItemCaseSensitive(doc, "build_timeout");
+    if (bt && (!cJSON_IsNumber(bt) || !(bt->valuedouble > 0) || !isfinite(bt->valuedouble))) {
+        rc = pg_error_set(PG_EINVAL, "%s: build_timeout: expected a number of seconds > 0", path);
+        goto out;
+    }
     if (build && !s->build) {
         s->build = strdup(build->valuestring);
         s->build_manifest = strdup(path);
+        s->build_timeout = bt ? bt->valuedouble : 0;
     }
     const cJSON *def = cJSON_GetObjectItemCaseSensitive(doc, "defaults");
     if (def) {

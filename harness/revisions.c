@@ -1,5 +1,6 @@
 /* harness/revisions.c — see revisions.h. */
 #include "harness/revisions.h"
+#include "harness/build.h"
 #include "harness/canon.h"
 #include "harness/leftovers.h"
 #include "harness/notes.h"
@@ -78,7 +79,11 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;
         }
-        if ((s->set.build && (rc = pg_session_build(s->set.build, s->dir.path)) < 0) ||
+        char log[PATH_MAX];
+        snprintf(log, sizeof log, "%s/logs/%s/build.log", store_root, s->commit);
+        pg_build b = {.cmd = s->set.build, .dir = s->dir.path, .timeout = pg_build_timeout(ro->build_timeout,
+                      s->set.build_timeout), .log = log};
+        if ((s->set.build && (rc = pg_build_run(&b)) < 0) ||
             (rc = pg_benchset_expand(&s->set)) < 0) {
             pg_error_wrap(rc, "revision %.12s", s->commit);
             break;

@@ -41,6 +41,7 @@ typedef struct pg_run_opts {
     pg_meter *native;           /* valgrind backend: after each benchmark's runs, its native
                                    runs with this perf meter (session.h); NULL: none */
     int native_repeat;          /* native runs per benchmark; <= 0: as the perf backend's repeat */
+    double build_timeout;       /* --build-timeout (harness/build.h); <= 0: the manifest's, or the default */
 } pg_run_opts;
 
 /* The CPU perfgate pins to when not told: the last one it may use, away from

@@ -161,25 +161,3 @@ int pg_session_finish_doc(const pg_session *s, pg_rundoc *doc)
     return rc < 0 ? rc : pg_rundoc_set(&doc->end_time, ended);
 }
 
-int pg_session_build(const char *cmd, const char *dir)
-{
-    pg_text_warn("building: %s", cmd);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return pg_error_errno(PG_ERROR, "cannot fork for the build command");
-    if (pid == 0) {
-        if (dir && chdir(dir) < 0)
-            _exit(126);
-        dup2(2, 1);     /* keep stdout for perfgate's own output (--format json) */
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return pg_error_set(PG_ERROR, "the manifest's build command failed (%s %d): %s",
-                            WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), cmd);
-    return 0;
-}

@@ -48,7 +48,5 @@ int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, 
  * the document and on stderr, and sets end_time. PG_ENOMEM. */
 int pg_session_finish_doc(const pg_session *s, pg_rundoc *doc);
 
-/* Runs the manifest's build command `cmd` in `dir` with its output on stderr. */
-int pg_session_build(const char *cmd, const char *dir);
 
 #endif

@@ -188,7 +188,7 @@ static void child_main(const pg_spawn_opts *o, const char *canon, pid_t parent, 
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);   /* its dup2 copies stay; it does not */
     if (devnull < 0 || dup2(devnull, 0) < 0)
         child_fail(errpipe, STAGE_SETUP);
-    if (dup2(outfd >= 0 ? outfd : devnull, 1) < 0 || dup2(errfd, 2) < 0)
+    if (dup2(outfd >= 0 ? outfd : o->stdout_to_stderr ? errfd : devnull, 1) < 0 || dup2(errfd, 2) < 0)
         child_fail(errpipe, STAGE_SETUP);
     if (o->cwd && (!*canon || enter_canon_tree(o->tree, canon) < 0) && chdir(o->cwd) < 0)
         child_fail(errpipe, STAGE_CWD);
@@ -258,7 +258,8 @@ static void close_fd(int *fd)
 static int open_pipes(spawn_run *r)
 {
     if (pipe2(r->go, O_CLOEXEC) < 0 || pipe2(r->err, O_CLOEXEC) < 0 ||
-        (!r->o->quiet_stdout && pipe2(r->out, O_CLOEXEC) < 0) || pipe2(r->ero, O_CLOEXEC) < 0)
+        (!r->o->quiet_stdout && !r->o->stdout_to_stderr && pipe2(r->out, O_CLOEXEC) < 0) ||
+        pipe2(r->ero, O_CLOEXEC) < 0)
         return pg_error_errno(PG_ERROR, "cannot create pipes");
     size_t cap = r->o->log_cap ? r->o->log_cap : 64 * 1024;
     r->logs = 1;

@@ -38,6 +38,7 @@ typedef struct pg_spawn_opts {
     double timeout_sec;         /* <= 0: none */
     size_t log_cap;             /* bytes kept of each of stdout/stderr (head and tail); 0: 64 KiB */
     int quiet_stdout;           /* discard stdout entirely (to /dev/null) */
+    int stdout_to_stderr;       /* stdout into the stderr log, interleaved as written (a build's) */
     const pg_spawn_hooks *hooks;/* may be NULL */
     const int *keep_fds;        /* perfgate's fds the program keeps open across exec */
     size_t nkeep;
