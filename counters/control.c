@@ -1,6 +1,7 @@
 /* counters/control.c — see control.h. */
 #include "counters/control.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -62,18 +63,9 @@ int pg_control_fd(const pg_control *c) { return c->ctl[0]; }
  * it by SIGPIPE: the signal is blocked for the write and a pending one taken. */
 static void send_ack(pg_control *c)
 {
-    sigset_t pipe_set, old;
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-    ssize_t w = write(c->ack[1], "ack\n", 4);
-    if (w != 4 && !(w < 0 && errno == EAGAIN)) {
+    ssize_t w = pg_write_nosigpipe(c->ack[1], "ack\n", 4);
+    if (w != 4 && !(w < 0 && errno == EAGAIN))
         close_fd(&c->ack[1]);
-        struct timespec zero = {0, 0};
-        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
-            ;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 int pg_control_serve(pg_control *c, int (*apply)(void *ctx, int on), void *ctx)

@@ -3,6 +3,7 @@
 #include "harness/canon.h"
 #include "harness/contain.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -207,6 +208,11 @@ static void child_main(const pg_spawn_opts *o, const char *canon, pid_t parent, 
     for (size_t i = 0; i < o->nkeep; i++)
         if (fcntl(o->keep_fds[i], F_SETFD, 0) < 0)
             child_fail(errpipe, STAGE_SETUP);
+    /* Ready: the parent attaches only to a child that will exec (a counter
+     * cannot be attached to a child that died of a missing cwd). */
+    int ready[2] = {0, 0};
+    if (write(errpipe, ready, sizeof ready) != (ssize_t)sizeof ready)
+        _exit(127);
     /* Hold here until the parent has attached its counters. */
     char go;
     ssize_t r;
@@ -246,6 +252,7 @@ typedef struct spawn_run {
     pid_t pid;
     int status;
     double t0, deadline, kill_at;
+    int setup[2];           /* the child's report before exec: {0, 0} ready, else {stage, errno} */
 } spawn_run;
 
 static void close_fd(int *fd)
@@ -315,12 +322,22 @@ static int attach_and_release(spawn_run *r)
 {
     int rc = 0;
     const pg_spawn_hooks *h = r->o->hooks;
-    if (h && h->attach)
+    /* The child's setup: ready, or why not (then it is gone: nothing to attach
+     * to, nothing to release). */
+    ssize_t got;
+    do
+        got = read(r->err[0], r->setup, sizeof r->setup);
+    while (got < 0 && errno == EINTR);
+    int ready = got == (ssize_t)sizeof r->setup && r->setup[0] == 0;
+    if (got != (ssize_t)sizeof r->setup)
+        r->setup[0] = r->setup[1] = 0;
+    if (ready && h && h->attach)
         rc = h->attach(h->ctx, r->pid);
     r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
     r->t0 = now_ns();
-    if (rc == 0) {
-        ssize_t w = write(r->go[1], "g", 1);
+    if (rc == 0 && ready) {
+        /* Should it have died since, no SIGPIPE for perfgate. */
+        ssize_t w = pg_write_nosigpipe(r->go[1], "g", 1);
         (void)w;
     }
     close_fd(&r->go[1]);    /* on a failed attach the child reads EOF and exits */
@@ -432,8 +449,8 @@ static int watch(spawn_run *r)
 /* The child's exec failure, as a line in its stderr log; 0 when it started. */
 static int exec_failure(spawn_run *r)
 {
-    int msg[2] = {0, 0};
-    ssize_t got = read(r->err[0], msg, sizeof msg);
+    int msg[2] = {r->setup[0], r->setup[1]};
+    ssize_t got = msg[0] ? (ssize_t)sizeof msg : read(r->err[0], msg, sizeof msg);
     if (got != (ssize_t)sizeof msg || !msg[0])
         return 0;
     const pg_spawn_opts *o = r->o;

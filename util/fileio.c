@@ -5,6 +5,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,4 +192,22 @@ void pg_path_safe_name(char out[PG_SAFE_NAME_SIZE], const char *name)
     if (o == 0 || out[0] == '.')
         out[o ? 0 : o++] = '_';     /* no hidden or empty names */
     snprintf(out + o, HASH + 1, "~%012llx", pg_hash64(name) & 0xffffffffffffULL);
+}
+
+ssize_t pg_write_nosigpipe(int fd, const void *buf, size_t n)
+{
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    ssize_t w = write(fd, buf, n);
+    int err = errno;
+    if (w < 0 && err == EPIPE) {
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = err;
+    return w;
 }

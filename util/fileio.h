@@ -3,6 +3,7 @@
 #define PG_UTIL_FILEIO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Reads all of `path` into a NUL-terminated malloc'd buffer. PG_ENOTFOUND when
  * it does not exist, PG_EIO otherwise; the message names the path. */
@@ -46,5 +47,10 @@ int pg_remove_tree(const char *path);
 
 /* mkdir -p; PG_EIO naming the first directory that could not be made. */
 int pg_mkdirs(const char *path);
+
+/* write(2) to a pipe whose reader may be gone (a child that died): without
+ * SIGPIPE, which would kill perfgate, and with a pending one taken. Returns
+ * what write returned (-1 with errno EPIPE when the reader is gone). */
+ssize_t pg_write_nosigpipe(int fd, const void *buf, size_t n);
 
 #endif

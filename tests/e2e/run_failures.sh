@@ -42,4 +42,18 @@ for backend in perf valgrind; do
 import sys, os; r = os.path.relpath(sys.argv[1], '.perfgate').split('/')
 sys.exit(not (r[0] == 'logs' and len(r) == 5 and r[4] == 'fail3.stderr'))" "$log"
 done
+
+# A benchmark whose cwd does not exist fails with the directory named; with
+# the valgrind backend perfgate once died of SIGPIPE there (exit 141).
+mkdir -p "$T/nocwd"
+printf '{ "benchmarks": [ { "name": "nocwd", "command": ["/bin/true"], "cwd": "does-not-exist" },\n  { "name": "fine", "command": ["/bin/true"] } ] }\n' \
+  > "$T/nocwd/perfgate.json"
+for backend in perf valgrind; do
+  expect_exit 1 "$backend: a cwd that does not exist" "$PG" run --backend $backend --no-store --no-pin --repeat 1 \
+    --warmup 0 "$T/nocwd"
+  contains "$T/out" "nocwd  FAILED: could not start"
+  contains "$T/out" "/does-not-exist: No such file or directory"
+  contains "$T/out" "perfgate: cannot change directory to "
+  contains "$T/out" "fine  (1 run)"
+done
 finish
