@@ -134,4 +134,15 @@ void pg_benchset_keep(pg_benchset *s, const unsigned char *keep);
 /* Keeps only the benchmarks named in v[0..n). */
 void pg_benchset_keep_named(pg_benchset *s, const char *const *v, size_t n);
 
+/* Appends to `out` one benchmark per line of `list`, the output of `suite
+ * --benchmark_list_tests` (NUL-terminated, changed in place): named after
+ * the suite and the line ('/' as ':'), running the suite filtered to it.
+ * PG_EINVAL for a name that cannot be a benchmark's (docs/manifest.md),
+ * PG_ENOTFOUND for a listing without one. */
+int pg_benchset_add_listing(pg_benchset *out, const pg_bench *suite, char *list);
+
+/* PG_EINVAL naming two benchmarks of `s` that have one name, and where each
+ * came from; 0 when every name is its own. */
+int pg_benchset_check_unique(const pg_benchset *s);
+
 #endif

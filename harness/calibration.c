@@ -19,6 +19,17 @@ void pg_calibration_path(char *out, size_t len, const char *store_root)
     snprintf(out, len, "%s/" PG_CALIBRATION_FILE, store_root);
 }
 
+/* `doc` is a thresholds document, or PG_EINVAL naming `path`. */
+static int check_doc(const cJSON *doc, const char *path)
+{
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+    if (!cJSON_IsObject(doc) || !cJSON_IsString(schema) || strcmp(schema->valuestring, SCHEMA) ||
+        !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "machines")))
+        return pg_error_set(PG_EINVAL, "%s: not a perfgate thresholds document (\"schema\": \"" SCHEMA
+                            "\" and an object \"machines\" expected)", path);
+    return pg_json_check_strict(doc, path);
+}
+
 /* The document at `path`: NULL in *out when there is none. */
 static int read_doc(cJSON **out, const char *path)
 {
@@ -29,34 +40,29 @@ static int read_doc(cJSON **out, const char *path)
         pg_error_clear();
         return 0;
     }
-    if (rc < 0)
-        return rc;
-    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-    if (!cJSON_IsObject(doc) || !cJSON_IsString(schema) || strcmp(schema->valuestring, SCHEMA) ||
-        !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "machines"))) {
+    if (rc == 0 && (rc = check_doc(doc, path)) < 0)
         cJSON_Delete(doc);
-        return pg_error_set(PG_EINVAL, "%s: not a perfgate thresholds document (\"schema\": \"" SCHEMA
-                            "\" and an object \"machines\" expected)", path);
-    }
-    *out = doc;
-    return 0;
+    if (rc == 0)
+        *out = doc;
+    return rc;
 }
 
+/* Names come from the file: escaped, so the message stays one line. */
 static int bad(const char *path, const char *machine, const char *backend, const char *bench, const char *metric,
                const char *what)
 {
-    return pg_error_set(PG_EINVAL, "%s: machines.%s.%s.benchmarks%s%s%s%s: %s", path, machine, backend, bench ? "." : "",
-                        bench ? bench : "", metric ? "." : "", metric ? metric : "", what);
+    char m[160], b[300], x[160];
+    pg_text_escape_buf(m, sizeof m, machine, PG_TEXT_TERM);
+    pg_text_escape_buf(b, sizeof b, bench ? bench : "", PG_TEXT_TERM);
+    pg_text_escape_buf(x, sizeof x, metric ? metric : "", PG_TEXT_TERM);
+    return pg_error_set(PG_EINVAL, "%s: machines.%s.%s.benchmarks%s%s%s%s: %s", path, m, backend, bench ? "." : "", b,
+                        metric ? "." : "", x, what);
 }
 
-int pg_calibration_load(pg_floors *floors, const char *store_root, const char *machine_id, const char *backend)
+/* The floors of (machine_id, backend) in the parsed document `doc`. */
+static int floors_of(pg_floors *floors, const cJSON *doc, const char *path, const char *machine_id, const char *backend)
 {
-    char path[4096 + 32];
-    pg_calibration_path(path, sizeof path, store_root);
-    cJSON *doc;
-    int rc = read_doc(&doc, path);
-    if (rc < 0 || !doc)
-        return rc;
+    int rc = 0;
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "machines"), machine_id);
     const cJSON *entry = cJSON_GetObjectItemCaseSensitive(m, backend);
     const cJSON *benches = cJSON_GetObjectItemCaseSensitive(entry, "benchmarks");
@@ -75,15 +81,41 @@ int pg_calibration_load(pg_floors *floors, const char *store_root, const char *m
         {
             const cJSON *f = cJSON_GetObjectItemCaseSensitive(x, "floor_pct");
             const cJSON *t = cJSON_GetObjectItemCaseSensitive(x, "threshold_pct");
-            if (!cJSON_IsNumber(f) || !cJSON_IsNumber(t) || f->valuedouble < 0 || t->valuedouble < 0) {
+            if (!cJSON_IsNumber(f) || !cJSON_IsNumber(t) || !(f->valuedouble >= 0) || !(t->valuedouble >= 0) ||
+                !isfinite(f->valuedouble) || !isfinite(t->valuedouble)) {
                 rc = bad(path, machine_id, backend, b->string, x->string,
-                         "numbers floor_pct and threshold_pct (percent, >= 0) expected");
+                         "finite numbers floor_pct and threshold_pct (percent, >= 0) expected");
                 break;
             }
             if ((rc = pg_floors_set(floors, b->string, x->string, f->valuedouble, t->valuedouble)) < 0)
                 break;
         }
     }
+    return rc;
+}
+
+int pg_calibration_parse(pg_floors *floors, const char *text, size_t len, const char *path, const char *machine_id,
+                         const char *backend)
+{
+    cJSON *doc;
+    int rc = pg_json_parse(&doc, text, len, path);
+    if (rc < 0)
+        return rc;
+    if ((rc = check_doc(doc, path)) == 0)
+        rc = floors_of(floors, doc, path, machine_id, backend);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int pg_calibration_load(pg_floors *floors, const char *store_root, const char *machine_id, const char *backend)
+{
+    char path[4096 + 32];
+    pg_calibration_path(path, sizeof path, store_root);
+    cJSON *doc;
+    int rc = read_doc(&doc, path);
+    if (rc < 0 || !doc)
+        return rc;
+    rc = floors_of(floors, doc, path, machine_id, backend);
     cJSON_Delete(doc);
     return rc;
 }

@@ -29,6 +29,12 @@ void pg_calibration_path(char *out, size_t len, const char *store_root);
  * file and the JSON path of what is wrong. */
 int pg_calibration_load(pg_floors *floors, const char *store_root, const char *machine_id, const char *backend);
 
+/* The same from the text of a thresholds document (`path` names it in
+ * errors): a document that is not one, strictly, or a floor or threshold
+ * that is not a finite number >= 0, is PG_EINVAL naming where. */
+int pg_calibration_parse(pg_floors *floors, const char *text, size_t len, const char *path, const char *machine_id,
+                         const char *backend);
+
 typedef struct pg_calibration_meta {
     const char *commit;     /* NULL: the tree had no commit */
     int pairs, repeat;

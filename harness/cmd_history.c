@@ -80,34 +80,6 @@ static int range_commits(char (**line)[PG_OID_HEXSZ + 1], unsigned long *n, pg_r
     return 0;
 }
 
-/* A side per machine and backend of `runs`, handed to `h`. */
-static int add_sides(pg_history *h, const pg_rundoc_list *runs, const char *commit, const char *store, const opts *o)
-{
-    for (size_t i = 0; i < runs->n; i++) {
-        const pg_rundoc *r = &runs->v[i];
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(runs->v[j].machine.id, r->machine.id) && !strcmp(runs->v[j].backend, r->backend);
-        if (seen || (o->machine && strncmp(r->machine.id, o->machine, strlen(o->machine))) ||
-            (o->backend && strcmp(r->backend, o->backend)))
-            continue;
-        pg_side *side = calloc(1, sizeof *side);
-        if (!side)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        snprintf(side->label, sizeof side->label, "%.12s", commit);
-        snprintf(side->commit, sizeof side->commit, "%s", commit);
-        int rc = pg_results_collect(side, runs, r->machine.id, r->backend, store);
-        if (rc < 0) {
-            pg_side_free(side);
-            free(side);
-            return rc;
-        }
-        if ((rc = pg_history_add_side(h, side)) < 0)
-            return rc;
-    }
-    return 0;
-}
-
 /* Reads every commit's results into `h`; *with counts the commits that had any. */
 static int load(pg_history *h, size_t *with, pg_ctx *ctx, char (*line)[PG_OID_HEXSZ + 1], unsigned long n, const opts *o)
 {
@@ -123,7 +95,7 @@ static int load(pg_history *h, size_t *with, pg_ctx *ctx, char (*line)[PG_OID_HE
         if (rc == 0) {
             size_t before = h->nsides;
             pg_notes_stacks_fill(&runs, ctx->store, ctx->repo, line[i]);     /* another clone's, from the stacks note */
-            rc = add_sides(h, &runs, line[i], ctx->store, o);
+            rc = pg_results_history_add(h, &runs, line[i], ctx->store, o->machine, o->backend);
             *with += h->nsides > before;
         } else if (rc == PG_ENOTFOUND) {
             rc = 0;

@@ -6,6 +6,7 @@
 #include "harness/runner.h"
 #include "harness/spawn.h"
 #include "util/error.h"
+#include "util/strindex.h"
 #include "util/text.h"
 
 #include <fcntl.h>
@@ -16,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The most of a listing read: 16 MiB, some hundred thousand names. */
+#define LIST_MAX (16 << 20)
 /* How long listing a suite may take: it only prints names. */
 #define LIST_TIMEOUT_SEC 120
 
@@ -134,7 +137,7 @@ static int list_tests(char **out, const pg_bench *suite)
     argv[n + 1] = filter;
     pg_spawn_opts so = {
         .argv = argv, .cwd = suite->cwd, .envp = env, .cpu = -1,
-        .timeout_sec = suite->timeout > 0 ? suite->timeout : LIST_TIMEOUT_SEC, .log_cap = 16 << 20,
+        .timeout_sec = suite->timeout > 0 ? suite->timeout : LIST_TIMEOUT_SEC, .log_cap = LIST_MAX,
     };
     pg_spawn_result res;
     int rc = pg_spawn_run(&res, &so);
@@ -147,6 +150,10 @@ static int list_tests(char **out, const pg_bench *suite)
         rc = pg_error_set(PG_EINTR, "interrupted");
     else if (!res.started)
         rc = pg_error_set(PG_EINVAL, "%s: cannot run %s: %s", suite->source, suite->argv[0], strerror(res.exec_errno));
+    else if (res.out_cut)   /* what the bound cut out would be taken for names */
+        rc = pg_error_set(PG_EINVAL, "%s: %s --benchmark_list_tests printed more than %d MiB: too many benchmarks "
+                          "for one suite entry (give it a \"filter\")", suite->source, suite->argv[0],
+                          LIST_MAX >> 20);
     else if (res.timed_out || res.signal || res.exit_code)
         rc = pg_error_set(PG_EINVAL, "%s: %s --benchmark_list_tests failed (%s %d): %s", suite->source, suite->argv[0],
                           res.timed_out ? "timed out after" : res.signal ? "signal" : "exit status",
@@ -190,14 +197,10 @@ static int fill_one(pg_bench *b, const pg_bench *suite, const char *gb)
     return 0;
 }
 
-/* Appends the benchmarks of `suite` to `out`. */
-static int expand_suite(pg_benchset *out, const pg_bench *suite)
+int pg_benchset_add_listing(pg_benchset *out, const pg_bench *suite, char *list)
 {
-    char *list = NULL;
-    int rc = list_tests(&list, suite);
-    if (rc < 0)
-        return rc;
     size_t before = out->n;
+    int rc = 0;
     for (char *save = NULL, *line = strtok_r(list, "\n", &save); line && rc == 0; line = strtok_r(NULL, "\n", &save)) {
         line[strcspn(line, "\r")] = '\0';
         if (!*line)
@@ -210,10 +213,38 @@ static int expand_suite(pg_benchset *out, const pg_bench *suite)
             rc = pg_error_set(PG_EINVAL, "%s: the Google Benchmark \"%s\" would be named \"%s\", which %s",
                               suite->source, line, b->name, problem);
     }
-    free(list);
     if (rc == 0 && out->n == before)
         rc = pg_error_set(PG_ENOTFOUND, "%s: %s lists no benchmark%s%s", suite->source, suite->argv[0],
                           suite->gb_filter ? " matching the filter " : "", suite->gb_filter ? suite->gb_filter : "");
+    return rc;
+}
+
+/* Appends the benchmarks of `suite` to `out`. */
+static int expand_suite(pg_benchset *out, const pg_bench *suite)
+{
+    char *list = NULL;
+    int rc = list_tests(&list, suite);
+    if (rc == 0)
+        rc = pg_benchset_add_listing(out, suite, list);
+    free(list);
+    return rc;
+}
+
+int pg_benchset_check_unique(const pg_benchset *s)
+{
+    /* A listing may hold a million names: a map, not a comparison of every pair. */
+    pg_strindex seen = {0};
+    int rc = 0;
+    size_t k;
+    for (size_t a = 0; a < s->n && rc == 0; a++) {
+        if (pg_strindex_get(&seen, s->v[a].name, &k))
+            rc = pg_error_set(PG_EINVAL, "two benchmarks are named \"%s\" (%s and %s); give a Google Benchmark "
+                              "suite a \"name\" in a perfgate.json to prefix its benchmarks' names",
+                              s->v[a].name, s->v[k].source, s->v[a].source);
+        else if (pg_strindex_put(&seen, s->v[a].name, a) < 0)
+            rc = pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    pg_strindex_free(&seen);
     return rc;
 }
 
@@ -237,12 +268,8 @@ int pg_benchset_expand(pg_benchset *s)
         }
     }
     /* Two suites may have benchmarks of one name, or a suite a command's name. */
-    for (size_t a = 0; a < out.n && rc == 0; a++)
-        for (size_t b = a + 1; b < out.n && rc == 0; b++)
-            if (!strcmp(out.v[a].name, out.v[b].name))
-                rc = pg_error_set(PG_EINVAL, "two benchmarks are named \"%s\" (%s and %s); give a Google Benchmark "
-                                  "suite a \"name\" in a perfgate.json to prefix its benchmarks' names",
-                                  out.v[a].name, out.v[a].source, out.v[b].source);
+    if (rc == 0)
+        rc = pg_benchset_check_unique(&out);
     /* The set keeps its build and defaults; only its entries change. */
     for (size_t k = 0; k < s->n; k++)
         pg_bench_free(&s->v[k]);

@@ -254,3 +254,30 @@ void pg_results_check_exact(const pg_rundoc_list *runs)
         pg_side_free(&side);
     }
 }
+
+int pg_results_history_add(pg_history *h, const pg_rundoc_list *runs, const char *commit, const char *store,
+                           const char *machine, const char *backend)
+{
+    for (size_t i = 0; i < runs->n; i++) {
+        const pg_rundoc *r = &runs->v[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(runs->v[j].machine.id, r->machine.id) && !strcmp(runs->v[j].backend, r->backend);
+        if (seen || (machine && strncmp(r->machine.id, machine, strlen(machine))) || (backend && strcmp(r->backend, backend)))
+            continue;
+        pg_side *side = calloc(1, sizeof *side);
+        if (!side)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        snprintf(side->label, sizeof side->label, "%.12s", commit);
+        snprintf(side->commit, sizeof side->commit, "%.40s", commit);
+        int rc = pg_results_collect(side, runs, r->machine.id, r->backend, store);
+        if (rc < 0) {
+            pg_side_free(side);
+            free(side);
+            return rc;
+        }
+        if ((rc = pg_history_add_side(h, side)) < 0)
+            return rc;
+    }
+    return 0;
+}

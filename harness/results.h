@@ -11,6 +11,7 @@
 
 #include "harness/gitrepo.h"
 #include "harness/rundoc.h"
+#include "report/history.h"
 #include "report/series.h"
 
 #include <stddef.h>
@@ -40,5 +41,11 @@ void pg_results_check_exact(const pg_rundoc_list *runs);
  * file elsewhere: an absolute path, a "." or ".." component, no `base`, or
  * a link that leads out of `base` is PG_EINVAL saying so. */
 int pg_results_stacks_path(char *out, size_t len, const char *stacks, const char *base);
+
+/* Hands `h` (its commit `commit` just added) a side per machine and backend
+ * of `runs`: those of `machine` (an id's prefix; NULL: any) and `backend`
+ * (NULL: any), collected as pg_results_collect does. */
+int pg_results_history_add(pg_history *h, const pg_rundoc_list *runs, const char *commit, const char *store,
+                           const char *machine, const char *backend);
 
 #endif

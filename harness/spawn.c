@@ -491,6 +491,7 @@ static void finish(spawn_run *r, int rc)
     else if (WIFSIGNALED(r->status))
         res->signal = WTERMSIG(r->status);
     r->logs = 0;
+    res->out_cut = r->lout.total > r->lout.head_len + r->lout.ring_len;
     res->out_log = log_finish(&r->lout, &res->out_len);
     res->err_log = log_finish(&r->lerr, &res->err_len);
 }

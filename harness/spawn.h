@@ -54,6 +54,7 @@ typedef struct pg_spawn_result {
     double wall_ns;             /* release to exit */
     struct rusage ru;           /* of the child and its reaped descendants */
     char *out_log;              /* captured stdout (bounded; head + "..." + tail), malloc'd */
+    int out_cut;                /* stdout was longer than the bound: out_log is not all of it */
     size_t out_len;
     char *err_log;              /* captured stderr, same */
     size_t err_len;

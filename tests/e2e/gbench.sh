@@ -48,6 +48,14 @@ check "BM_scaled regressed" grep -qE '^BM_scaled +instructions .* regressed$' "$
 check "BM_lcg:100 unchanged" grep -qE '^BM_lcg:100 +instructions .* 0 +0.00% .* unchanged$' "$T/out"
 expect_exit 0 "compare: no change" "$PG" compare base.json base.json
 
+# A listing longer than perfgate reads (16 MiB) is refused, never cut into a
+# list whose truncation mark would be taken for a benchmark's name.
+printf '#!/bin/sh\ncase "$*" in *--benchmark_list_tests*) yes BM_many | head -c 17000000; exit 0;; esac\nexit 1\n' > big-suite
+chmod +x big-suite
+echo '{"benchmarks":[{"kind":"google-benchmark","name":"big","command":["./big-suite"]}]}' > big.json
+expect_exit 2 "a listing over 16 MiB" "$PG" run --no-store big.json
+contains "$T/err" "big-suite --benchmark_list_tests printed more than 16 MiB: too many benchmarks for one suite entry"
+
 # A benchmark that skips itself under valgrind (as one needing AVX-512 does)
 # fails with its own message and the reason it may happen only there.
 GB_DEMO_SKIP=1 expect_exit 1 "a benchmark that skips itself" "$PG" run --backend valgrind --no-store \
