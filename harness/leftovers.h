@@ -7,7 +7,9 @@
  *   - the stacks and logs directories of a run it never stored,
  *     <store>/stacks/<commit>/<machine>/<run> and <store>/logs/<commit>/<machine>/<run>;
  *   - a half-written store document, <store>/results/<commit>/<machine>.json.tmp.*,
- *     and the probe of storecheck.h, <store>/results/.probe.*.
+ *     and the probe of storecheck.h, <store>/results/.probe.*;
+ *   - the refs a fetch brings notes to, refs/perfgate/fetch-<pid>: those go at
+ *     the next fetch (or push), whose business they are (harness/notesync.c).
  * Each directory is an owned one (util/owned_dir.h), so the sweep removes only
  * those whose owner is dead, never a concurrent run's. A stacks directory whose
  * run was stored after all (perfgate killed between storing the result and
