@@ -12,16 +12,26 @@
 #include <string.h>
 #include <unistd.h>
 
-int pg_callgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir)
+int pg_callgrind_wrap_more(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir,
+                           const char *const *more)
 {
     char outfile[PATH_MAX], logfile[PATH_MAX], depth[64], recs[64];
     snprintf(outfile, sizeof outfile, "--callgrind-out-file=%s/callgrind.out.%%p", outdir);
     snprintf(logfile, sizeof logfile, "--log-file=%s/valgrind.log.%%p", outdir);
     snprintf(depth, sizeof depth, "--separate-callers=%d", PG_CALLGRIND_DEPTH);
     snprintf(recs, sizeof recs, "--separate-recs=%d", PG_CALLGRIND_RECS);
-    const char *const opts[] = {"--tool=callgrind", depth, recs, "--trace-children=yes", "-q",
-                                "--compress-pos=no", outfile, logfile, NULL};
+    const char *opts[16] = {"--tool=callgrind", depth, recs, "--trace-children=yes", "-q",
+                            "--compress-pos=no", outfile, logfile};
+    size_t n = 8;
+    for (size_t i = 0; more && more[i] && n + 1 < sizeof opts / sizeof opts[0]; i++)
+        opts[n++] = more[i];
+    opts[n] = NULL;
     return pg_valgrind_wrap_tool(vg, out_argv, argv, opts);
+}
+
+int pg_callgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir)
+{
+    return pg_callgrind_wrap_more(vg, out_argv, argv, outdir, NULL);
 }
 
 /* Names by callgrind's compression id "(123)". */

@@ -34,6 +34,9 @@
 /* The argv that runs `argv` under callgrind, writing into `outdir` (an
  * existing private directory). Free with pg_valgrind_argv_free. */
 int pg_callgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
+/* The same with `more` options after perfgate's (NULL-terminated; at most 7). */
+int pg_callgrind_wrap_more(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir,
+                           const char *const *more);
 
 /* Adds the stacks of one callgrind output text to `f` (weights: Ir). Returns
  * the number of instructions added, or a negative error naming `path`. */

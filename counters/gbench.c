@@ -1,6 +1,7 @@
 /* counters/gbench.c — Google Benchmark runs: the library's JSON report, and
  * callgrind dumps at the edges of its timed region. See gbench.h. */
 #include "counters/gbench.h"
+#include "counters/callgrind.h"
 #include "util/array.h"
 #include "util/error.h"
 #include "util/jsonfile.h"
@@ -18,25 +19,48 @@
 #define EDGE_PAUSE "benchmark::State::PauseTiming"
 #define EDGE_FINISH "benchmark::State::FinishKeepRunning"
 
+/* Dumps at the timed region's edges: what both counting and stacks split on. */
+#define EDGE_DUMPS "--dump-after=" EDGE_START "*", "--dump-after=" EDGE_RESUME "*", \
+                   "--dump-before=" EDGE_PAUSE "*", "--dump-before=" EDGE_FINISH "*"
+
+/* `argv` with PG_GBENCH_MIN_TIME_ARG appended (last: it wins over an earlier
+ * one), sharing argv's strings; free the vector only. */
+static char **with_min_time(char *const *argv)
+{
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char **v = calloc(n + 2, sizeof *v);
+    if (v) {
+        memcpy(v, argv, n * sizeof *argv);
+        v[n] = PG_GBENCH_MIN_TIME_ARG;
+    }
+    return v;
+}
+
+int pg_gbench_wrap_stacks(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir)
+{
+    static const char *const edges[] = {EDGE_DUMPS, NULL};
+    char **v = with_min_time(argv);
+    if (!v)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    int rc = pg_callgrind_wrap_more(vg, out_argv, v, outdir, edges);
+    free(v);
+    return rc;
+}
+
 int pg_gbench_wrap_callgrind(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir)
 {
     char outfile[PATH_MAX], logfile[PATH_MAX];
     snprintf(outfile, sizeof outfile, "--callgrind-out-file=%s/callgrind.out.%%p", outdir);
     snprintf(logfile, sizeof logfile, "--log-file=%s/valgrind.log.%%p", outdir);
     const char *const opts[] = {
-        "--tool=callgrind", "--dump-instr=no", "--compress-strings=no", "--compress-pos=no",
-        "--dump-after=" EDGE_START "*", "--dump-after=" EDGE_RESUME "*",
-        "--dump-before=" EDGE_PAUSE "*", "--dump-before=" EDGE_FINISH "*",
+        "--tool=callgrind", "--dump-instr=no", "--compress-strings=no", "--compress-pos=no", EDGE_DUMPS,
         "-q", outfile, logfile, NULL,
     };
-    size_t n = 0;
-    while (argv[n])
-        n++;
-    char **withmin = calloc(n + 2, sizeof *withmin);
+    char **withmin = with_min_time(argv);
     if (!withmin)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    memcpy(withmin, argv, n * sizeof *argv);
-    withmin[n] = PG_GBENCH_MIN_TIME_ARG;   /* last: it wins over an earlier one */
     int rc = pg_valgrind_wrap_tool(vg, out_argv, withmin, opts);
     free(withmin);
     return rc;
@@ -119,6 +143,73 @@ static int segments_of(pg_gbench_segments *out, const dump *d, size_t n)
 }
 
 typedef struct dumps { dump *v; size_t n, cap; } dumps;
+
+/* A dump's text kept, for the stacks of the timed region. */
+typedef struct text_dump { int part, trigger; char *text; size_t len; char path[PATH_MAX]; } text_dump;
+typedef struct text_dumps { text_dump *v; size_t n, cap; } text_dumps;
+
+static int add_text_dump(void *ctx, const char *text, size_t len, const char *path)
+{
+    text_dumps *d = ctx;
+    int rc = pg_array_grow(&d->v, &d->cap, d->n, sizeof *d->v, 16);
+    unsigned long long ir;
+    text_dump *t = rc == 0 ? &d->v[d->n] : NULL;
+    if (rc == 0 && (rc = pg_gbench_parse_dump(&t->part, &t->trigger, &ir, text, path)) == 0) {
+        if (!(t->text = malloc(len + 1)))
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        memcpy(t->text, text, len);
+        t->text[len] = '\0';
+        t->len = len;
+        snprintf(t->path, sizeof t->path, "%s", path);
+        d->n++;
+    }
+    return rc;
+}
+
+static int by_text_part(const void *a, const void *b)
+{
+    return ((const text_dump *)a)->part - ((const text_dump *)b)->part;
+}
+
+int pg_gbench_collect_stacks(pg_folded *f, double *iterations, const char *outdir, const char *report, size_t len)
+{
+    pg_gbench_report rep = {0};
+    text_dumps d = {0};
+    *iterations = 0;
+    int rc = pg_valgrind_outputs(outdir, "callgrind.out.", add_text_dump, &d);
+    if (rc >= 0)
+        rc = pg_gbench_parse_json(&rep, NULL, "valgrind", report, len);
+    if (rc >= 0 && rep.error)
+        rc = pg_error_set(PG_EINVAL, "the benchmark reported an error: %s", rep.error);
+    if (rc >= 0) {
+        qsort(d.v, d.n, sizeof *d.v, by_text_part);
+        size_t batches = 0, batch = 0;
+        for (size_t i = 0; i < d.n; i++)
+            batches += d.v[i].trigger == PG_GBENCH_TRIGGER_END_BATCH;
+        if (batches < rep.runs || !(rep.iterations > 0))
+            rc = pg_error_set(PG_EINVAL, "callgrind saw %zu timed batches for %zu reported runs", batches, rep.runs);
+        /* The timed segments of the reported runs' batches (the last ones):
+         * exactly what the per-iteration count sums. */
+        int prev = PG_GBENCH_TRIGGER_OTHER;
+        for (size_t i = 0; i < d.n && rc >= 0; i++) {
+            int t = d.v[i].trigger;
+            if (batch >= batches - rep.runs && prev == PG_GBENCH_TRIGGER_BEGIN &&
+                (t == PG_GBENCH_TRIGGER_END_PAUSE || t == PG_GBENCH_TRIGGER_END_BATCH)) {
+                long long got = pg_callgrind_parse(f, d.v[i].text, d.v[i].len, d.v[i].path);
+                rc = got < 0 ? (int)got : 0;
+            }
+            batch += t == PG_GBENCH_TRIGGER_END_BATCH;
+            prev = t;
+        }
+        if (rc >= 0)
+            *iterations = rep.iterations;
+    }
+    for (size_t i = 0; i < d.n; i++)
+        free(d.v[i].text);
+    free(d.v);
+    free(rep.error);
+    return rc < 0 ? rc : 0;
+}
 
 static int add_dump(void *ctx, const char *text, size_t len, const char *path)
 {

@@ -28,6 +28,7 @@
 
 #include "counters/readings.h"
 #include "counters/valgrind.h"
+#include "util/folded.h"
 
 #include <stddef.h>
 
@@ -38,6 +39,18 @@
  * PG_GBENCH_MIN_TIME_ARG appended) under callgrind, writing into `outdir`.
  * Free with pg_valgrind_argv_free. */
 int pg_gbench_wrap_callgrind(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
+
+/* The stacks of the timed region (harness/stacks.h): `argv` (with
+ * PG_GBENCH_MIN_TIME_ARG appended) under callgrind recording stacks
+ * (callgrind.h), with dumps at the timed region's edges, into `outdir`. */
+int pg_gbench_wrap_stacks(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
+
+/* Reads and removes the dumps of such a run in `outdir`: the stacks of the
+ * timed segments of the batches its JSON `report` (the run's stdout)
+ * reports, the ones the per-iteration count sums, into `f`; *iterations
+ * the iterations they ran (their count divided by it is per iteration, as
+ * the headline). PG_EINVAL when the report or the dumps do not fit. */
+int pg_gbench_collect_stacks(pg_folded *f, double *iterations, const char *outdir, const char *report, size_t len);
 
 /* One batch's timed instructions, in the order they ran. */
 typedef struct pg_gbench_segments {

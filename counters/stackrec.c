@@ -1,6 +1,7 @@
 /* counters/stackrec.c — see stackrec.h. */
 #include "counters/stackrec.h"
 #include "counters/callgrind.h"
+#include "counters/gbench.h"
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/owned_dir.h"
@@ -38,6 +39,7 @@ struct pg_stackrec {
     pg_valgrind *vg;
     pg_owned_dir tmp;           /* callgrind's output directory: a killed perfgate's is swept by the next */
     char **argv;                /* the callgrind command of the current run */
+    int timed;                  /* a Google Benchmark: only its timed region (pg_stackrec_timed) */
     /* perf, per run */
     pg_sampler *s;
     pg_profile *p;
@@ -179,7 +181,8 @@ int pg_stackrec_begin(pg_stackrec *r, char ***argv_out, char *const *argv, int c
     r->rc = r->rc_unwinder = 0;
     r->out = out;
     if (r->o.backend == PG_BACKEND_VALGRIND) {
-        int rc = pg_callgrind_wrap(r->vg, &r->argv, argv, r->tmp.path);
+        int rc = r->timed ? pg_gbench_wrap_stacks(r->vg, &r->argv, argv, r->tmp.path)
+                          : pg_callgrind_wrap(r->vg, &r->argv, argv, r->tmp.path);
         *argv_out = r->argv;
         return rc;
     }
@@ -251,7 +254,9 @@ int pg_stackrec_end(pg_stackrec *r, int ran, pg_stackrec_stats *stats)
         /* Whatever callgrind left is read out of the directory (and removed), so
          * the next run's stacks are that run's alone; a run that did not happen
          * has none to keep. */
-        if (ran) {
+        if (ran && r->timed) {
+            rc = 0;         /* which dumps count is in the run's report: pg_stackrec_collect_timed */
+        } else if (ran) {
             rc = pg_callgrind_collect(r->out, r->tmp.path);
         } else if (pg_folded_new(&scratch) == 0) {
             pg_callgrind_collect(scratch, r->tmp.path);
@@ -286,4 +291,14 @@ int pg_stackrec_end(pg_stackrec *r, int ran, pg_stackrec_stats *stats)
     }
     end_run(r);
     return rc;
+}
+
+void pg_stackrec_timed(pg_stackrec *r, int on) { r->timed = on; }
+
+int pg_stackrec_collect_timed(pg_stackrec *r, pg_folded *out, double *iterations, const char *report, size_t len)
+{
+    *iterations = 0;
+    if (r->o.backend != PG_BACKEND_VALGRIND || !r->timed)
+        return 0;
+    return pg_gbench_collect_stacks(out, iterations, r->tmp.path, report, len);
 }

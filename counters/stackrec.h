@@ -38,6 +38,7 @@ typedef struct pg_stackrec_stats {
     char notice[256];           /* fallback note ("no hardware cycle counter ..."), or "" */
     double unwind_ns;           /* time spent unwinding and symbolizing after the run */
     uint64_t early;             /* stacks unwound before the run ended (flush_bytes passed) */
+    double iterations;          /* a timed region's stacks (pg_stackrec_timed): the iterations they hold; 0: none */
 } pg_stackrec_stats;
 
 typedef struct pg_stackrec pg_stackrec;
@@ -49,6 +50,15 @@ void pg_stackrec_free(pg_stackrec *r);
 const char *pg_stackrec_weight(const pg_stackrec *r);
 /* What is inexact about these stacks, for subtitles; "" for sampled stacks. */
 const char *pg_stackrec_note(const pg_stackrec *r);
+
+/* A Google Benchmark (harness/gbench.c) is recorded, with valgrind, only
+ * in its timed region: the runs the library reports, as its per-iteration
+ * count is (counters/gbench.h). Set before pg_stackrec_begin; after
+ * pg_stackrec_end, pg_stackrec_collect_timed reads the stacks with the
+ * run's JSON report (its stdout) and says how many iterations they hold.
+ * With perf the whole process is sampled (*iterations stays 0). */
+void pg_stackrec_timed(pg_stackrec *r, int on);
+int pg_stackrec_collect_timed(pg_stackrec *r, pg_folded *out, double *iterations, const char *report, size_t len);
 
 /* Starts a recording of `argv`, pinned to `cpu` (-1: not pinned), whose
  * stacks go to `out`: *argv_out is what to exec (owned by the recorder until

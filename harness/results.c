@@ -111,6 +111,7 @@ static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const pg
             pg_error_clear();
         } else if ((rc = set_str(&b->stacks, path)) == 0) {
             rc = set_str(&b->stacks_note, rb->stacks_note);
+            b->stacks_iterations = rb->stacks_iterations;
         }
     }
     for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {

@@ -66,6 +66,8 @@ typedef struct pg_rundoc_bench {
     char *stacks;           /* folded stacks, relative to the store root or absolute */
     char *stacks_weight;    /* "instructions" or "samples" */
     char *stacks_note;      /* what is inexact about them, for subtitles */
+    double stacks_iterations;  /* a Google Benchmark's timed-region stacks: the iterations they hold
+                                  (their counts divided by it are per iteration); 0: not so */
     char *stacks_error;     /* why this benchmark has no stacks */
     pg_rundoc_strings selected_metrics;  /* the metrics asked for (run --metrics, the manifest's
                                             "metrics"); none: the defaults */

@@ -439,6 +439,7 @@ static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
         (rc = get_str(&b->stacks, r, jb, "stacks", 0, 0)) == 0 &&
         (rc = get_str(&b->stacks_weight, r, jb, "stacks_weight", 0, 0)) == 0 &&
         (rc = get_str(&b->stacks_note, r, jb, "stacks_note", 0, 0)) == 0 &&
+        (rc = get_double(&b->stacks_iterations, r, jb, "stacks_iterations")) == 0 &&
         (rc = get_str(&b->stacks_error, r, jb, "stacks_error", 0, 0)) == 0)
         rc = get_strings(&b->selected_metrics, r, jb, "selected_metrics");
     const cJSON *metrics = NULL, *jm;

@@ -157,6 +157,8 @@ static void put_bench(writer *w, cJSON *arr, const pg_rundoc_bench *bench)
         if (s)
             put_str(w, b, stacks[i].key, s);
     }
+    if (bench->stacks_iterations > 0)
+        put_num(w, b, "stacks_iterations", bench->stacks_iterations);
     if (bench->selected_metrics.n)
         put_strings(w, b, "selected_metrics", &bench->selected_metrics);
     put_num(w, b, "runs", bench->runs);

@@ -394,7 +394,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         /* Stacks cover the whole program, markers or not (perf's sampler
          * knows no regions; callgrind's would stop at the first STOP). */
         env[nenv] = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
-        rc = pg_stacks_record(o->stacks, b, bench->name, &so, &sfailed);
+        rc = pg_stacks_record(o->stacks, b, bench->name, &so, bench->kind == PG_BENCH_GB_ONE, &sfailed);
         if (rc == 0 && sfailed) {
             rc = pg_rundoc_set(&b->stacks_error, pg_error_last());
             pg_text_warn("%s: no stacks: %s", bench->name, b->stacks_error ? b->stacks_error : "");

@@ -23,6 +23,8 @@ int pg_stackrec_run(pg_stackrec *r, pg_folded *out, pg_sample_result *sr, pg_spa
     o.hooks = &hooks;
     rc = pg_spawn_run(res, &o);
     int erc = pg_stackrec_end(r, rc == 0, sr);
+    if (rc == 0 && erc == 0 && res->started)
+        erc = pg_stackrec_collect_timed(r, out, &sr->iterations, res->out_log ? res->out_log : "", res->out_len);
     return rc < 0 ? rc : erc;
 }
 

@@ -89,11 +89,12 @@ static const char *run_failure(const pg_spawn_result *res)
 
 /* One recorded run into `f`. A benchmark without stacks is not an error:
  * *failed is set with why in pg_error_last(). */
-static int record(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *failed)
+static int record(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, double *iterations, int *failed)
 {
     pg_sample_result sr;
     pg_spawn_result res;
     int rc = pg_stackrec_run(s->rec, f, &sr, &res, so);
+    *iterations = sr.iterations;
     if (res.interrupted) {
         rc = pg_error_set(PG_EINTR, "interrupted");
     } else if (rc < 0 && !res.started) {
@@ -116,14 +117,35 @@ static int record(pg_stacks *s, pg_folded *f, pg_spawn_opts *so, int *failed)
     return rc;
 }
 
-int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_spawn_opts *so, int *failed)
+/* What the stacks are, for subtitles and the function table: a Google
+ * Benchmark's are its timed region's, per iteration (valgrind), or the
+ * whole process's (perf: no iteration count to divide by). */
+static int set_note(pg_rundoc_bench *bench, const pg_stacks *s, int timed, double iterations)
+{
+    char note[600];
+    const char *base = pg_stacks_note(s);
+    bench->stacks_iterations = iterations;
+    if (timed && iterations > 0)
+        snprintf(note, sizeof note, "%s%sthe timed region only, %.0f iterations", base, *base ? "; " : "", iterations);
+    else if (timed)
+        snprintf(note, sizeof note, "%s%sthe whole process, set-up included: not per iteration like the headline",
+                 base, *base ? "; " : "");
+    else
+        snprintf(note, sizeof note, "%s", base);
+    return *note ? pg_rundoc_set(&bench->stacks_note, note) : 0;
+}
+
+int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_spawn_opts *so, int timed,
+                     int *failed)
 {
     *failed = 0;
     pg_folded *f = NULL;
+    double iterations = 0;
     int rc = pg_folded_new(&f);
     if (rc < 0)
         return rc;
-    rc = record(s, f, so, failed);
+    pg_stackrec_timed(s->rec, timed);
+    rc = record(s, f, so, &iterations, failed);
     if (rc == 0 && !*failed) {
         char fname[PG_SAFE_NAME_SIZE], path[PATH_MAX + 300], rel[PATH_MAX + 300];
         pg_path_safe_name(fname, name);
@@ -131,9 +153,8 @@ int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_
         snprintf(rel, sizeof rel, "%s/%s.folded", s->rel, fname);
         if ((rc = pg_mkdirs(s->dir)) == 0 && (rc = pg_folded_write_file(f, path)) == 0 &&
             (rc = pg_rundoc_set(&bench->stacks, rel)) == 0 &&
-            (rc = pg_rundoc_set(&bench->stacks_weight, pg_stackrec_weight(s->rec))) == 0 &&
-            *pg_stacks_note(s))
-            rc = pg_rundoc_set(&bench->stacks_note, pg_stacks_note(s));
+            (rc = pg_rundoc_set(&bench->stacks_weight, pg_stackrec_weight(s->rec))) == 0)
+            rc = set_note(bench, s, timed, iterations);
     }
     pg_folded_free(f);
     return rc;

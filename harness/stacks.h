@@ -37,10 +37,13 @@ void pg_stacks_keep(pg_stacks *s);
 void pg_stacks_free(pg_stacks *s);
 
 /* Runs `so` once (its argv is the bare benchmark), recording stacks, and
- * writes them for benchmark `name`, noting the path in `bench`. A benchmark
+ * writes them for benchmark `name`, noting the path in `bench`. `timed`: a
+ * Google Benchmark, recorded (valgrind) only in its timed region, with
+ * bench->stacks_iterations the iterations the stacks hold. A benchmark
  * that fails in this run is not an error here: *failed is set, with why in
  * pg_error_last(). Negative only when perfgate itself could not go on. */
-int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_spawn_opts *so, int *failed);
+int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_spawn_opts *so, int timed,
+                     int *failed);
 
 /* What kind of stacks these are, for subtitles ("" for sampled stacks). */
 const char *pg_stacks_note(const pg_stacks *s);

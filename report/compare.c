@@ -296,6 +296,8 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         bc->name = b->name;
         bc->stacks_a = a->stacks;
         bc->stacks_b = b->stacks;
+        bc->iter_a = a->stacks_iterations;
+        bc->iter_b = b->stacks_iterations;
         bc->failed_a = a->failed;
         bc->failed_b = b->failed;
         bc->stacks_note = b->stacks_note ? b->stacks_note : a->stacks_note;

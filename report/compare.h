@@ -79,6 +79,8 @@ typedef struct pg_bench_cmp {
     size_t nm;
     char note[512];                 /* a failure on either side, "" otherwise */
     const char *stacks_a, *stacks_b;/* folded stacks of each side, or NULL (borrowed) */
+    double iter_a, iter_b;          /* the iterations each side's stacks hold (a Google Benchmark's
+                                     * timed region), 0: the whole process's */
     int failed_a, failed_b;         /* it failed on that side (its latest run) */
     const char *stacks_note;        /* what is inexact about them (the candidate's, else the baseline's), or NULL */
     pg_func_row *funcs;             /* top self-cost changes, filled by pg_explain_funcs() (explain.h) */

@@ -24,10 +24,11 @@ int pg_explain_exact(const pg_comparison *c)
 }
 
 /* The rows the table leaves out, and — for exact stacks — what the stacks do
- * not hold of the headline metric, so that the table adds up exactly. */
-static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact)
+ * not hold of the headline metric, so that the table adds up exactly. `ia`,
+ * `ib`: what each side's counts are divided by (its iterations, or 1). */
+static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact, double ia, double ib)
 {
-    double before = (double)t->total_before * t->scale, after = (double)t->total_after;
+    double before = (double)t->total_before * t->scale / ia, after = (double)t->total_after / ib;
     pg_func_row *o = &b->funcs_other;
     o->base = before;
     o->cand = after;
@@ -49,30 +50,38 @@ static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact)
 
 int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, int exact)
 {
+    /* A Google Benchmark's headline is per iteration: so are its rows when
+     * both sides' stacks are of the timed region; when only one side's are,
+     * the two cannot be set against each other, and the headline is not
+     * what they add up to (no unattributed row, said in the unit). */
+    int per_iter = exact && b->iter_a > 0 && b->iter_b > 0, mixed = (b->iter_a > 0) != (b->iter_b > 0);
+    double ia = per_iter ? b->iter_a : 1, ib = per_iter ? b->iter_b : 1;
     pg_funcdelta t;
     int rc = pg_funcdelta_compute(&t, fa, fb, top, !exact);
     if (rc < 0)
         return rc;
     b->funcs = calloc(t.n ? t.n : 1, sizeof *b->funcs);
-    b->funcs_unit = strdup(exact ? "instructions" : "samples, baseline scaled to the candidate's total");
+    b->funcs_unit = strdup(!exact ? "samples, baseline scaled to the candidate's total"
+                           : per_iter ? "instructions per iteration, the timed region only"
+                           : mixed ? "instructions; one side's stacks are the timed region's, the other's the whole "
+                                     "process's: not comparable with the headline"
+                                   : "instructions");
     if (!b->funcs || !b->funcs_unit)
         rc = pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t k = 0; rc == 0 && k < t.n; k++) {
-        if (t.rows[k].delta == 0)
+        double base = t.rows[k].before_scaled / ia, cand = (double)t.rows[k].after / ib;
+        if (cand - base == 0)
             continue;   /* the table is about what changed */
         pg_func_row *r = &b->funcs[b->nfuncs];
-        r->name = strdup(t.rows[k].name);
-        if (!r->name) {
+        if (!(r->name = strdup(t.rows[k].name))) {
             rc = pg_error_set(PG_ENOMEM, "out of memory");
             break;
         }
-        r->base = t.rows[k].before_scaled;
-        r->cand = (double)t.rows[k].after;
-        r->delta = t.rows[k].delta;
+        r->base = base, r->cand = cand, r->delta = cand - base;
         b->nfuncs++;
     }
     if (rc == 0)
-        rest(b, &t, exact);
+        rest(b, &t, exact && !mixed, ia, ib);
     pg_funcdelta_free(&t);
     return rc;
 }

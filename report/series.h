@@ -32,6 +32,7 @@ typedef struct pg_bench_result {
     pg_thresholds thresholds; /* the manifest's, per metric (latest run that had them) */
     char *stacks_note;     /* what is inexact about the stacks (subtitles); NULL: nothing */
     char *stacks;          /* folded stacks file, absolute or relative to the cwd; NULL: none */
+    double stacks_iterations; /* a Google Benchmark's timed-region stacks: the iterations they hold; 0: not so */
     pg_series *m;
     size_t nm;
 } pg_bench_result;

@@ -48,6 +48,31 @@ check "BM_scaled regressed" grep -qE '^BM_scaled +instructions .* regressed$' "$
 check "BM_lcg:100 unchanged" grep -qE '^BM_lcg:100 +instructions .* 0 +0.00% .* unchanged$' "$T/out"
 expect_exit 0 "compare: no change" "$PG" compare base.json base.json
 
+# Stacks of a Google Benchmark under valgrind are its timed region's, per
+# iteration: the function table adds up to the per-iteration headline, with
+# nothing unattributed, and BM_pause's untimed work (1000 times the timed)
+# is not in them.
+mkdir repo && (cd repo && git init -q -b main && git config user.email t@e.invalid && git config user.name t &&
+  git commit -q --allow-empty -m a && git commit -q --allow-empty -m b && git checkout -q HEAD~1)
+cd repo
+expect_exit 0 "stacks of the base" "$PG" run --backend valgrind --no-native --no-notes --sample --filter 'scaled|pause' "$GB"
+git checkout -q main
+GB_DEMO_SCALE=2 expect_exit 0 "stacks of the candidate" "$PG" run --backend valgrind --no-native --no-notes --sample \
+  --filter 'scaled|pause' --pass-env GB_DEMO_SCALE "$GB"
+expect_exit 1 "compare: the function table of a Google Benchmark" "$PG" compare HEAD~1 HEAD
+contains "$T/out" "BM_scaled: self cost by function (instructions per iteration, the timed region only)"
+check "the rows add up to the headline: nothing unattributed" \
+  grep -qE '^ +\(unattributed: .*\) +0 +0 +0 ' "$T/out"
+doc=$(ls .perfgate/results/"$(git rev-parse HEAD)"/*.json)
+check "BM_pause's stacks per iteration are its headline (the untimed work left out)" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))['runs'][0]
+b = [b for b in d['benchmarks'] if b['name'] == 'BM_pause'][0]
+total = sum(int(l.rsplit(' ', 1)[1]) for l in open('.perfgate/' + b['stacks']) if l.strip())
+head = b['metrics']['instructions']['samples'][0]
+sys.exit(not (total / b['stacks_iterations'] == head and head < 5000))" "$doc"
+cd ..
+
 # A listing longer than perfgate reads (16 MiB) is refused, never cut into a
 # list whose truncation mark would be taken for a benchmark's name.
 printf '#!/bin/sh\ncase "$*" in *--benchmark_list_tests*) yes BM_many | head -c 17000000; exit 0;; esac\nexit 1\n' > big-suite
