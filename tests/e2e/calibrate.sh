@@ -77,7 +77,7 @@ contains "$T/err" "warning: work: branch-misses threshold 0.2% (from the manifes
 # a damaged thresholds.json is an error naming it; calibrate refuses it before measuring
 echo '{"schema": "perfgate-thresholds/1", "machines": {"'"$machine"'": {"valgrind": {"benchmarks": {"work": {"instructions": {"floor_pct": "x"}}}}}}}' > "$th"
 expect_exit 2 "compare: damaged thresholds.json" "$PG" compare HEAD HEAD
-contains "$T/err" "thresholds.json: machines.$machine.valgrind.benchmarks.work.instructions: numbers floor_pct and threshold_pct"
+contains "$T/err" "thresholds.json: machines.$machine.valgrind.benchmarks.work.instructions: finite numbers floor_pct and threshold_pct"
 echo '[1]' > "$th"
 expect_exit 2 "calibrate: not a thresholds document" "$PG" calibrate --backend valgrind --pairs 1
 contains "$T/err" "calibration not saved: $R/.perfgate/thresholds.json: not a perfgate thresholds document"

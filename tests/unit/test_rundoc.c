@@ -61,6 +61,7 @@ static void full_doc(pg_rundoc *r)
         pg_rundoc_set(&b->stacks, "stacks/x/sort.folded");
         pg_rundoc_set(&b->stacks_weight, "samples");
         pg_rundoc_set(&b->stacks_note, "note");
+        b->stacks_iterations = 40;
         pg_rundoc_set(&b->stacks_error, "none");
         pg_rundoc_strings_add(&b->selected_metrics, "instructions");
         pg_rundoc_metric *m;
