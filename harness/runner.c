@@ -245,6 +245,9 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
             break;
         so->argv = argv;
         so->hooks = measured ? &hooks : NULL;
+        /* Its max-rss is measured natively; under valgrind it is the simulator's anyway,
+         * and the exact counts need no extra process before them. */
+        so->own_rss = measured && (sr->native || pg_meter_backend(sr->meter) != PG_BACKEND_VALGRIND);
         /* A marked program's channel (or its markers turned off), on measured runs only. */
         sr->env[sr->nenv] = !measured ? NULL : sr->native ? (char *)sr->child_env : (char *)pg_meter_child_env(sr->meter);
         so->keep_fds = keep;
@@ -389,6 +392,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         int sfailed = 0;
         so.argv = argv;
         so.tree = NULL;     /* the sampler reads the program's files by the paths it maps */
+        so.own_rss = 0;
         so.hooks = NULL;
         so.nkeep = 0;
         /* Stacks cover the whole program, markers or not (perf's sampler

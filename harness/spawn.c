@@ -2,6 +2,7 @@
 #include "harness/spawn.h"
 #include "harness/canon.h"
 #include "harness/contain.h"
+#include "harness/launch.h"
 #include "util/error.h"
 #include "util/fileio.h"
 
@@ -162,6 +163,38 @@ static void child_fail(int errpipe, int stage)
 }
 
 enum { STAGE_SETUP = 1, STAGE_CWD, STAGE_PIN, STAGE_EXEC };
+_Static_assert((int)STAGE_EXEC == (int)PG_LAUNCH_EXEC, "the launcher reports exec failures as the spawner does");
+
+/* The launcher (harness/launch.h): $PERFGATE_LAUNCHER, else beside
+ * perfgate's own executable (a build tree), else in the libexec/perfgate/ of
+ * its installation, wherever that was put, else where CMake installed it;
+ * NULL when there is none (PERFGATE_NO_LAUNCHER=1 too): the benchmark is then
+ * forked by perfgate itself, and its max-rss counts perfgate's memory.
+ * Decided once. */
+static const char *launcher(void)
+{
+    static char path[PATH_MAX];
+    static int known;
+    if (known)
+        return path[0] ? path : NULL;
+    known = 1;
+    const char *no = getenv("PERFGATE_NO_LAUNCHER"), *env = getenv("PERFGATE_LAUNCHER");
+    if (no && *no)
+        return NULL;
+    char self[PATH_MAX], dir[PATH_MAX] = ".";
+    if (realpath("/proc/self/exe", self) && strrchr(self, '/'))
+        snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(self, '/') - self), self);
+    char cand[4][PATH_MAX + 64];
+    snprintf(cand[0], sizeof cand[0], "%s", env && *env ? env : "");
+    snprintf(cand[1], sizeof cand[1], "%s/" PG_LAUNCH_NAME, dir);
+    snprintf(cand[2], sizeof cand[2], "%s/../libexec/perfgate/" PG_LAUNCH_NAME, dir);
+    snprintf(cand[3], sizeof cand[3], "%s", PG_LIBEXECDIR "/" PG_LAUNCH_NAME);
+    for (size_t i = 0; i < 4; i++)
+        if (cand[i][0] && access(cand[i], X_OK) == 0 && snprintf(path, sizeof path, "%s", cand[i]) < (int)sizeof path)
+            return path;
+    path[0] = '\0';
+    return NULL;
+}
 
 /* The tree at PG_CANON_TREE, in a mount namespace of the child's own (so
  * nothing else sees the mount, and it goes with the child), and the child in
@@ -174,8 +207,27 @@ static int enter_canon_tree(const char *tree, const char *canon)
     return chdir(canon);
 }
 
-static void child_main(const pg_spawn_opts *o, const char *canon, pid_t parent, int gopipe, int errpipe, int outfd,
-                       int errfd)
+/* Execs the launcher, which forks the program (harness/launch.h); returns
+ * only when it could not. */
+static void exec_launcher(const pg_spawn_opts *o, const char *path, int gopipe, int errpipe)
+{
+    size_t n = 0;
+    while (o->argv[n])
+        n++;
+    char *argv[n + 5], go[16], err[16];
+    snprintf(go, sizeof go, "%d", gopipe);
+    snprintf(err, sizeof err, "%d", errpipe);
+    argv[0] = (char *)path, argv[1] = go, argv[2] = err, argv[3] = "--";
+    memcpy(argv + 4, o->argv, (n + 1) * sizeof *argv);
+    if (fcntl(gopipe, F_SETFD, 0) < 0 || fcntl(errpipe, F_SETFD, 0) < 0)
+        return;
+    execve(path, argv, o->envp ? o->envp : environ);
+    fcntl(gopipe, F_SETFD, FD_CLOEXEC);
+    fcntl(errpipe, F_SETFD, FD_CLOEXEC);
+}
+
+static void child_main(const pg_spawn_opts *o, const char *canon, const char *via, pid_t parent, int gopipe,
+                       int errpipe, int outfd, int errfd)
 {
     /* Signals back to defaults and unblocked: perfgate's own handling must not leak. */
     sigset_t none;
@@ -208,6 +260,18 @@ static void child_main(const pg_spawn_opts *o, const char *canon, pid_t parent, 
     for (size_t i = 0; i < o->nkeep; i++)
         if (fcntl(o->keep_fds[i], F_SETFD, 0) < 0)
             child_fail(errpipe, STAGE_SETUP);
+    if (via) {
+        /* Not before the parent has put this process in the run's cgroup:
+         * the launcher's fork must land there too. */
+        char adopted;
+        ssize_t r;
+        do
+            r = read(gopipe, &adopted, 1);
+        while (r < 0 && errno == EINTR);
+        if (r != 1)
+            _exit(127);
+        exec_launcher(o, via, gopipe, errpipe);     /* it says ready, with the program's pid */
+    }
     /* Ready: the parent attaches only to a child that will exec (a counter
      * cannot be attached to a child that died of a missing cwd). */
     int ready[2] = {0, 0};
@@ -292,6 +356,7 @@ static int start_child(spawn_run *r)
     char canon[PATH_MAX] = "";
     if (r->o->tree && !pg_canon_cwd(canon, sizeof canon, r->o->cwd, r->o->tree))
         canon[0] = '\0';
+    const char *via = r->o->own_rss ? launcher() : NULL;
     pid_t parent = getpid();
     fflush(NULL);
     r->pid = fork();
@@ -303,9 +368,13 @@ static int start_child(spawn_run *r)
         if (r->out[0] >= 0)
             close(r->out[0]);
         close(r->ero[0]);
-        child_main(r->o, canon, parent, r->go[0], r->err[1], r->out[1], r->ero[1]);
+        child_main(r->o, canon, via, parent, r->go[0], r->err[1], r->out[1], r->ero[1]);
     }
     pg_contain_adopt(&r->box, r->pid);
+    if (via) {      /* adopted: the child may exec the launcher now */
+        ssize_t w = pg_write_nosigpipe(r->go[1], "a", 1);
+        (void)w;
+    }
     close_fd(&r->go[0]);
     close_fd(&r->err[1]);
     close_fd(&r->out[1]);
@@ -331,8 +400,9 @@ static int attach_and_release(spawn_run *r)
     int ready = got == (ssize_t)sizeof r->setup && r->setup[0] == 0;
     if (got != (ssize_t)sizeof r->setup)
         r->setup[0] = r->setup[1] = 0;
+    /* Through the launcher, the program is its child: counters attach to it. */
     if (ready && h && h->attach)
-        rc = h->attach(h->ctx, r->pid);
+        rc = h->attach(h->ctx, r->setup[1] > 0 ? (pid_t)r->setup[1] : r->pid);
     r->pidfd = (int)syscall(SYS_pidfd_open, r->pid, 0);
     r->t0 = now_ns();
     if (rc == 0 && ready) {
@@ -446,26 +516,43 @@ static int watch(spawn_run *r)
     }
 }
 
-/* The child's exec failure, as a line in its stderr log; 0 when it started. */
+/* What the child (or the launcher) said after it was released: an exec
+ * failure, as a line in its stderr log (then -1), and through the launcher
+ * the program's own status and usage. 0 when it started. */
 static int exec_failure(spawn_run *r)
 {
-    int msg[2] = {r->setup[0], r->setup[1]};
+    int msg[2] = {r->setup[0], r->setup[1]}, failed = 0;
     ssize_t got = msg[0] ? (ssize_t)sizeof msg : read(r->err[0], msg, sizeof msg);
-    if (got != (ssize_t)sizeof msg || !msg[0])
-        return 0;
-    const pg_spawn_opts *o = r->o;
-    char line[512];
-    if (msg[0] == STAGE_CWD)
-        snprintf(line, sizeof line, "perfgate: cannot change directory to %s: %s\n", o->cwd, strerror(msg[1]));
-    else if (msg[0] == STAGE_PIN)
-        snprintf(line, sizeof line, "perfgate: cannot pin to CPU %d: %s\n", o->cpu, strerror(msg[1]));
-    else if (msg[0] == STAGE_SETUP)
-        snprintf(line, sizeof line, "perfgate: cannot set up stdin/stdout for %s: %s\n", o->argv[0], strerror(msg[1]));
-    else
-        snprintf(line, sizeof line, "perfgate: cannot execute %s: %s\n", o->argv[0], strerror(msg[1]));
-    log_add(&r->lerr, line, strlen(line));
-    r->res->exec_errno = msg[1];
-    return -1;
+    for (; got == (ssize_t)sizeof msg; got = read(r->err[0], msg, sizeof msg)) {
+        if (msg[0] == PG_LAUNCH_DONE) {
+            pg_launch_done d;
+            memcpy(&d, msg, sizeof msg);
+            char *rest = (char *)&d + sizeof msg;
+            size_t want = sizeof d - sizeof msg;
+            if (read(r->err[0], rest, want) == (ssize_t)want) {
+                r->status = d.status;
+                r->res->ru = d.ru;
+            }
+            continue;
+        }
+        if (!msg[0] || failed)
+            continue;
+        const pg_spawn_opts *o = r->o;
+        char line[512];
+        if (msg[0] == STAGE_CWD)
+            snprintf(line, sizeof line, "perfgate: cannot change directory to %s: %s\n", o->cwd, strerror(msg[1]));
+        else if (msg[0] == STAGE_PIN)
+            snprintf(line, sizeof line, "perfgate: cannot pin to CPU %d: %s\n", o->cpu, strerror(msg[1]));
+        else if (msg[0] == STAGE_SETUP)
+            snprintf(line, sizeof line, "perfgate: cannot set up stdin/stdout for %s: %s\n", o->argv[0],
+                     strerror(msg[1]));
+        else
+            snprintf(line, sizeof line, "perfgate: cannot execute %s: %s\n", o->argv[0], strerror(msg[1]));
+        log_add(&r->lerr, line, strlen(line));
+        r->res->exec_errno = msg[1];
+        failed = 1;
+    }
+    return failed ? -1 : 0;
 }
 
 /* After the child was reaped: what it left goes (daemonized grandchildren would

@@ -39,6 +39,8 @@ typedef struct pg_spawn_opts {
     size_t log_cap;             /* bytes kept of each of stdout/stderr (head and tail); 0: 64 KiB */
     int quiet_stdout;           /* discard stdout entirely (to /dev/null) */
     int stdout_to_stderr;       /* stdout into the stderr log, interleaved as written (a build's) */
+    int own_rss;                /* fork the program from the launcher (harness/launch.h), so that its
+                                   max-rss is its own, not perfgate's: where max-rss is measured */
     const pg_spawn_hooks *hooks;/* may be NULL */
     const int *keep_fds;        /* perfgate's fds the program keeps open across exec */
     size_t nkeep;

@@ -8,6 +8,12 @@ expect_exit 0 "installed perfgate runs from the PATH" env PATH="$T/prefix/bin:$P
 contains "$T/out" "perfgate "
 expect_exit 0 "installed perfgate measures" env PATH="$T/prefix/bin:$PATH" perfgate run --backend perf --no-store --repeat 1 -- /bin/true
 contains "$T/out" "true  (1 run)"
+# The launcher benchmarks are forked from, found from where perfgate was installed.
+check "perfgate-launch installed in libexec/perfgate/" test -x "$T/prefix/libexec/perfgate/perfgate-launch"
+expect_exit 0 "installed perfgate: a small program's max-rss" env PATH="$T/prefix/bin:$PATH" perfgate run --backend perf \
+  --no-store --repeat 1 --format json -- /bin/true
+check "is the program's, not perfgate's" python3 -c "import json, sys
+d = json.load(open(sys.argv[1])); sys.exit(not d['benchmarks'][0]['metrics']['max-rss']['samples'][0] < 5 << 19)" "$T/out"
 # The region markers: the header and its pkg-config file, usable by a benchmark's build.
 check "perfgate.h installed" test -f "$T/prefix/include/perfgate.h"
 pc=$(find "$T/prefix" -name perfgate.pc | head -1)
