@@ -5,9 +5,11 @@
 #include "util/array.h"
 #include "util/error.h"
 #include "util/jsonfile.h"
+#include "util/strindex.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +271,38 @@ static int is_run_key(const char *k)
     return 0;
 }
 
+/* What perfgate takes from run `i` of the report, checked before it is taken:
+ * a number that is not finite (cJSON reads 1e999 as infinity) would be
+ * stored as null and damage the store; a key given twice would be two
+ * samples of one run; a counter's name must fit its metric's name
+ * ("counter:NAME"), or two would be cut into one. */
+static int check_run(const cJSON *run, size_t i)
+{
+    static const size_t name_max = sizeof ((pg_reading *)0)->name - sizeof "counter:";
+    if (!cJSON_IsObject(run))
+        return pg_error_set(PG_EINVAL, "the Google Benchmark JSON report: benchmarks[%zu] is not an object", i);
+    pg_strindex keys = {0};
+    int rc = 0;
+    for (const cJSON *c = run->child; c && rc == 0; c = c->next) {
+        size_t seen;
+        if (pg_strindex_get(&keys, c->string, &seen))
+            rc = pg_error_set(PG_EINVAL, "the Google Benchmark JSON report: benchmarks[%zu] has \"%s\" twice", i, c->string);
+        else if (cJSON_IsNumber(c) && !isfinite(c->valuedouble))
+            rc = pg_error_set(PG_EINVAL, "the Google Benchmark JSON report: benchmarks[%zu].%s is not a finite number", i,
+                              c->string);
+        else if (cJSON_IsNumber(c) && !is_run_key(c->string) && strlen(c->string) > name_max)
+            rc = pg_error_set(PG_EINVAL, "the Google Benchmark JSON report: benchmarks[%zu]: the counter name \"%.40s...\" "
+                              "is longer than %zu bytes", i, c->string, name_max);
+        else
+            rc = pg_strindex_put(&keys, c->string, 0);
+    }
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(run, "iterations");
+    if (rc == 0 && cJSON_IsNumber(it) && it->valuedouble < 0)
+        rc = pg_error_set(PG_EINVAL, "the Google Benchmark JSON report: benchmarks[%zu].iterations is negative", i);
+    pg_strindex_free(&keys);
+    return rc;
+}
+
 static int add_run(pg_readings *r, const char *backend, const cJSON *run)
 {
     double per = ns_per(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "time_unit")));
@@ -310,12 +344,17 @@ int pg_gbench_parse_json(pg_gbench_report *rep, pg_readings *readings, const cha
     if (!cJSON_IsArray(benches))
         rc = pg_error_set(PG_EINVAL, "the Google Benchmark JSON report has no \"benchmarks\" array");
     const cJSON *run;
+    size_t idx = 0;
     cJSON_ArrayForEach(run, benches) {
         if (rc < 0)
             break;
         const char *type = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "run_type"));
-        if (type && strcmp(type, "iteration"))
+        if (type && strcmp(type, "iteration")) {
+            idx++;
             continue;   /* aggregates (mean, median, stddev) are computed from the runs again */
+        }
+        if ((rc = check_run(run, idx++)) < 0)
+            break;
         const char *err = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "error_message"));
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "error_occurred")) && !rep->error)
             rep->error = strdup(err ? err : "error_occurred");

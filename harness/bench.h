@@ -121,6 +121,11 @@ void pg_bench_free(pg_bench *b);
  * symbols or its flags' names). */
 int pg_gbench_is_executable(const char *path);
 
+/* The most of a Google Benchmark executable's stdout perfgate reads, in MiB:
+ * its listing, a benchmark's JSON report. Past it the middle would be lost
+ * (harness/spawn.h keeps a head and a tail), so a longer one is refused. */
+#define PG_GBENCH_OUTPUT_CAP_MIB 16
+
 /* Lists every suite (`kind` PG_BENCH_GB_SUITE) with --benchmark_list_tests
  * and puts its benchmarks in its place, named after them (docs/google-benchmark.md).
  * Run after the build, which makes the executables. Errors name the suite. */

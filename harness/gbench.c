@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The most of a listing read: 16 MiB, some hundred thousand names. */
-#define LIST_MAX (16 << 20)
+/* The most of a listing read (bench.h): some hundred thousand names. */
+#define LIST_MAX ((size_t)PG_GBENCH_OUTPUT_CAP_MIB << 20)
 /* How long listing a suite may take: it only prints names. */
 #define LIST_TIMEOUT_SEC 120
 
@@ -153,7 +153,7 @@ static int list_tests(char **out, const pg_bench *suite)
     else if (res.out_cut)   /* what the bound cut out would be taken for names */
         rc = pg_error_set(PG_EINVAL, "%s: %s --benchmark_list_tests printed more than %d MiB: too many benchmarks "
                           "for one suite entry (give it a \"filter\")", suite->source, suite->argv[0],
-                          LIST_MAX >> 20);
+                          PG_GBENCH_OUTPUT_CAP_MIB);
     else if (res.timed_out || res.signal || res.exit_code)
         rc = pg_error_set(PG_EINVAL, "%s: %s --benchmark_list_tests failed (%s %d): %s", suite->source, suite->argv[0],
                           res.timed_out ? "timed out after" : res.signal ? "signal" : "exit status",

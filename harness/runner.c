@@ -266,6 +266,10 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
             rc = sr->gb ? pg_meter_collect_gbench(sr->meter, &rd, res.out_log ? res.out_log : "", res.out_len,
                                                   res.wall_ns, rss)
                         : pg_meter_collect(sr->meter, &rd, res.wall_ns, rss);
+            /* A report cut in its middle may still parse, with runs lost. */
+            if (rc == 0 && sr->gb && res.out_cut)
+                rc = pg_error_set(PG_EINVAL, "its Google Benchmark JSON report is over %d MiB, the most perfgate reads",
+                                  PG_GBENCH_OUTPUT_CAP_MIB);
             if (rc < 0) {
                 /* The program ran but the backend produced nothing: a failure of this
                  * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
@@ -359,7 +363,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
     int rc = describe_bench(b, set, bench, argv, repeat, warmup, timeout, metrics);
     pg_spawn_opts so = {
         .cwd = bench->cwd, .tree = o->tree, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
-        .timeout_sec = timeout,
+        .timeout_sec = timeout, .log_cap = gb ? (size_t)PG_GBENCH_OUTPUT_CAP_MIB << 20 : 0,
     };
     char why[640];
     const char *fail = NULL;

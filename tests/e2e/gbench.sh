@@ -114,4 +114,20 @@ contains "$T/err" 'bad.json: benchmarks[0].kind: expected "command" or "google-b
 echo '{"benchmarks":[{"kind":"google-benchmark","command":["/bin/true"]}]}' > bad.json
 expect_exit 2 "not a Google Benchmark executable" "$PG" run --no-store bad.json
 contains "$T/err" "/bin/true lists no benchmark"
+
+# A report with a number JSON reads as infinity fails that benchmark, saying
+# why, and is not stored (it was stored as null, and the store then refused
+# every later run).
+cat > infgb <<'EOF'
+#!/bin/sh
+case "$*" in *list_tests*) echo BM_inf; exit 0 ;; esac
+echo '{"benchmarks": [{"name": "BM_inf", "run_type": "iteration", "iterations": 10, "real_time": 1e999, "cpu_time": 5, "time_unit": "ns"}]}'
+EOF
+chmod +x infgb
+echo '{"benchmarks":[{"kind":"google-benchmark","command":["./infgb"],"repeat":1,"warmup":0}]}' > inf.json
+for i in 1 2; do
+  expect_exit 1 "a report with an infinite time (run $i)" "$PG" run --backend perf --store "$T/st" inf.json
+  contains "$T/out" "BM_inf  FAILED: the Google Benchmark JSON report: benchmarks[0].real_time is not a finite number"
+  lacks "$T/err" "corrupt"
+done
 finish

@@ -119,6 +119,29 @@ int main(void)
     CHECK_EQ_INT(pg_gbench_parse_json(&rep, NULL, "perf", "{\"benchmarks\": []}", 18), PG_EINVAL);
     CHECK_CONTAINS(pg_error_last(), "lists no run");
 
+    /* What would damage the store or double a run's samples is refused, naming it. */
+    static const struct { const char *json, *error; } hostile[] = {
+        {"{\"benchmarks\": [{\"run_type\": \"iteration\", \"iterations\": 1, \"real_time\": 1e999}]}",
+         "the Google Benchmark JSON report: benchmarks[0].real_time is not a finite number"},
+        {"{\"benchmarks\": [{\"run_type\": \"aggregate\"}, {\"iterations\": 1, \"bytes\": -1e400}]}",
+         "the Google Benchmark JSON report: benchmarks[1].bytes is not a finite number"},
+        {"{\"benchmarks\": [{\"iterations\": 1, \"items\": 1, \"items\": 2}]}",
+         "the Google Benchmark JSON report: benchmarks[0] has \"items\" twice"},
+        {"{\"benchmarks\": [{\"iterations\": -5}]}",
+         "the Google Benchmark JSON report: benchmarks[0].iterations is negative"},
+        {"{\"benchmarks\": [1]}", "the Google Benchmark JSON report: benchmarks[0] is not an object"},
+        {"{\"benchmarks\": [{\"iterations\": 1, \"a_counter_name_that_is_far_too_long_to_be_a_metric_name_"
+         "once_counter_colon_is_put_before_it\": 1}]}",
+         "the Google Benchmark JSON report: benchmarks[0]: the counter name \"a_counter_name_that_is_far_too_long_to_b"
+         "...\" is longer than 87 bytes"},
+    };
+    for (size_t i = 0; i < sizeof hostile / sizeof *hostile; i++) {
+        pg_readings none = {0};
+        CHECK_EQ_INT(pg_gbench_parse_json(&rep, &none, "perf", hostile[i].json, strlen(hostile[i].json)), PG_EINVAL);
+        CHECK_STR(pg_error_last(), hostile[i].error);
+        pg_readings_free(&none);
+    }
+
     /* Recognising a suite: the test suite's one is; this program, which holds
      * perfgate's code that looks for the library, is not. */
     const char *progs = getenv("PG_TEST_PROGS");
