@@ -80,7 +80,7 @@ static void parse(pg_elffile *f)
         if (!gelf_getphdr(e, (int)i, &ph))
             continue;
         if (ph.p_type == PT_LOAD)
-            f->segs[f->nsegs++] = (pg_elfseg){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz};
+            f->segs[f->nsegs++] = (pg_elfseg){ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, ph.p_flags};
         else if (ph.p_type == PT_GNU_EH_FRAME)
             parse_eh_hdr(f, &ph);
     }
@@ -158,18 +158,44 @@ void pg_elffile_free(pg_elffile *f)
     free(f);
 }
 
-int pg_elffile_off_to_vaddr(const pg_elffile *f, uint64_t off, uint64_t *vaddr)
+/* The permissions a segment is mapped with, as PROT_* bits. */
+static unsigned seg_prot(const pg_elfseg *s)
 {
+    return (s->flags & PF_R ? PROT_READ : 0u) | (s->flags & PF_W ? PROT_WRITE : 0u) | (s->flags & PF_X ? PROT_EXEC : 0u);
+}
+
+int pg_elffile_map_bias(const pg_elffile *f, uint64_t start, uint64_t pgoff, unsigned prot, uint64_t *bias)
+{
+    static uint64_t page;
+    if (!page)
+        page = (uint64_t)sysconf(_SC_PAGESIZE);
+    const pg_elfseg *best = NULL;
+    int best_score = 0;
     for (size_t i = 0; i < f->nsegs; i++) {
         const pg_elfseg *s = &f->segs[i];
-        /* A mapping starts at the page holding the segment's first byte. */
-        uint64_t lo = s->offset & ~(uint64_t)0xfff;
-        if (off >= lo && off < s->offset + (s->filesz ? s->filesz : 1)) {
-            *vaddr = s->vaddr - s->offset + off;
-            return 0;
+        int where;
+        if (!s->filesz)
+            continue;
+        if (pgoff <= s->offset && s->offset - pgoff < page)
+            where = 2;      /* the loader's mapping of s: from the page of its first byte */
+        else if (pgoff > s->offset && pgoff < s->offset + s->filesz)
+            where = 1;      /* the rest of such a mapping, split by a later mprotect or mmap */
+        else
+            continue;
+        /* Where decides first; then the execute bit (only executable mappings are
+         * recorded), then the write bit. */
+        unsigned sp = seg_prot(s);
+        int score = where * 4 + ((sp & PROT_EXEC) == (prot & PROT_EXEC)) * 2 + ((sp & PROT_WRITE) == (prot & PROT_WRITE));
+        if (score > best_score) {
+            best = s;
+            best_score = score;
         }
     }
-    return -1;
+    if (!best)
+        return -1;
+    /* File offset o is mapped at start + (o - pgoff) and linked at vaddr + (o - offset). */
+    *bias = start - pgoff + best->offset - best->vaddr;
+    return 0;
 }
 
 int pg_elffile_read(const pg_elffile *f, uint64_t vaddr, void *buf, size_t n)

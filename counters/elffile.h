@@ -16,6 +16,7 @@
 
 typedef struct pg_elfseg {
     uint64_t vaddr, memsz, offset, filesz;
+    uint32_t flags;             /* p_flags: PF_R, PF_W, PF_X */
 } pg_elfseg;
 
 typedef struct pg_elffile {
@@ -38,8 +39,19 @@ typedef struct pg_elffile {
 int pg_elffile_open(pg_elffile **out, const char *path);
 void pg_elffile_free(pg_elffile *f);
 
-/* The link-time address of file offset `off` within a PT_LOAD segment. -1 when none holds it. */
-int pg_elffile_off_to_vaddr(const pg_elffile *f, uint64_t off, uint64_t *vaddr);
+/* The load bias (run-time address - link-time address) of one mapping of
+ * the file: `start`, `pgoff` and `prot` (PROT_*) as mmap made it. Link-time
+ * addresses and file offsets are different spaces: GNU ld keeps a segment's
+ * p_vaddr - p_offset a multiple of the page size, but lld and mold pack
+ * segments into the file without page padding (p_vaddr - p_offset of the
+ * code is 0x1000 where its headers' is 0), so a file offset is never taken
+ * for an address. The loader maps each PT_LOAD from the page holding its
+ * first byte; when several segments start in that page (lld, mold, GNU ld
+ * without -z separate-code), the one whose permissions are the mapping's
+ * is the one mapped. A mapping that starts inside a segment (split by
+ * mprotect) belongs to the segment holding its first byte. -1 when no
+ * segment fits. */
+int pg_elffile_map_bias(const pg_elffile *f, uint64_t start, uint64_t pgoff, unsigned prot, uint64_t *bias);
 
 /* Copies n bytes at link-time address `vaddr` from the file contents. -1 when
  * the range is not file-backed (bss, outside every segment). */

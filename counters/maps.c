@@ -104,7 +104,8 @@ static pg_elffile *get_file(pg_procs *p, const char *path)
     return f;
 }
 
-int pg_procs_mmap(pg_procs *p, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const char *filename)
+int pg_procs_mmap(pg_procs *p, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff, unsigned prot,
+                  const char *filename)
 {
     proc *pr = get_proc(p, pid);
     pg_elffile *f = pr ? get_file(p, filename) : NULL;
@@ -122,9 +123,8 @@ int pg_procs_mmap(pg_procs *p, pid_t pid, uint64_t start, uint64_t len, uint64_t
     if (pg_array_grow(&pr->maps, &pr->cap, pr->n, sizeof *pr->maps, 16) < 0)
         return PG_ENOMEM;
     pg_map m = {.start = start, .end = end, .pgoff = pgoff, .file = f};
-    uint64_t v;
-    if (f->ok && pg_elffile_off_to_vaddr(f, pgoff, &v) == 0)
-        m.bias = start - v;
+    if (f->ok)
+        pg_elffile_map_bias(f, start, pgoff, prot, &m.bias);
     /* Keep sorted by start for the lookup. */
     size_t i = pr->n;
     while (i > 0 && pr->maps[i - 1].start > start) {

@@ -28,7 +28,12 @@ typedef struct pg_procs pg_procs;
 int pg_procs_new(pg_procs **out);
 void pg_procs_free(pg_procs *p);
 
-int pg_procs_mmap(pg_procs *p, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff, const char *filename);
+/* A mapping of `filename` at [start, start+len) from file offset `pgoff`, with
+ * permissions `prot` (PROT_*; MMAP2 records carry them, older MMAP records
+ * are of executable mappings). Its bias comes from the file's program
+ * headers (pg_elffile_map_bias). */
+int pg_procs_mmap(pg_procs *p, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff, unsigned prot,
+                  const char *filename);
 int pg_procs_comm(pg_procs *p, pid_t pid, pid_t tid, const char *comm, int exec);
 int pg_procs_fork(pg_procs *p, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
 

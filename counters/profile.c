@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define MAX_FRAMES 512
 
@@ -271,7 +272,11 @@ int pg_profile_add(void *ctx, const struct perf_event_header *h)
         const char *fname = (const char *)h + at;
         if (size <= at || !memchr(fname, '\0', size - at))
             return 0;
-        return pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], fname);
+        /* Without mmap_data only executable mappings are recorded: MMAP's permissions go without saying. */
+        uint32_t prot = PROT_READ | PROT_EXEC;
+        if (h->type == PERF_RECORD_MMAP2)
+            memcpy(&prot, (const char *)h + 64, sizeof prot);
+        return pg_procs_mmap(b->procs, (pid_t)u[0], w[0], w[1], w[2], prot, fname);
     }
     case PERF_RECORD_COMM: {    /* pid, tid, comm */
         const char *comm = (const char *)(u + 2);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static volatile uintptr_t probe_ret;
 static volatile int sink;
@@ -34,8 +35,8 @@ __attribute__((noinline)) int pg_test_known_function(int x)
     return r;
 }
 
-/* Our own mapping that holds `addr`: path, start, file offset. */
-static int self_map(char *path, size_t len, uint64_t *start, uint64_t *pgoff, uintptr_t addr)
+/* Our own mapping that holds `addr`: path, start, file offset, permissions. */
+static int self_map(char *path, size_t len, uint64_t *start, uint64_t *pgoff, unsigned *prot, uintptr_t addr)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     char line[4096];
@@ -52,6 +53,8 @@ static int self_map(char *path, size_t len, uint64_t *start, uint64_t *pgoff, ui
             snprintf(path, len, "%s", p);
             *start = lo;
             *pgoff = off;
+            *prot = (perms[0] == 'r' ? PROT_READ : 0u) | (perms[1] == 'w' ? PROT_WRITE : 0u) |
+                    (perms[2] == 'x' ? PROT_EXEC : 0u);
             found = 1;
         }
     }
@@ -66,15 +69,16 @@ int main(void)
     uintptr_t fn = (uintptr_t)&pg_test_known_function;
     char path[4096];
     uint64_t start = 0, pgoff = 0;
-    CHECK(self_map(path, sizeof path, &start, &pgoff, fn) == 0);
+    unsigned prot = 0;
+    CHECK(self_map(path, sizeof path, &start, &pgoff, &prot, fn) == 0);
 
     pg_elffile *f;
     CHECK(pg_elffile_open(&f, path) == 0);
     CHECK(f->ok);
     CHECK(f->has_eh);
-    uint64_t v;
-    CHECK(pg_elffile_off_to_vaddr(f, fn - start + pgoff, &v) == 0);
-    uint64_t bias = fn - v;
+    uint64_t bias = 0;
+    CHECK(pg_elffile_map_bias(f, start, pgoff, prot, &bias) == 0);
+    uint64_t v = fn - bias;
 
     pg_symbolizer *s;
     CHECK(pg_symbolizer_new(&s) == 0);
@@ -103,7 +107,7 @@ int main(void)
     pg_procs *p;
     CHECK(pg_procs_new(&p) == 0);
     CHECK(pg_procs_comm(p, 100, 100, "parent", 1) == 0);
-    CHECK(pg_procs_mmap(p, 100, start, 0x1000, pgoff, path) == 0);
+    CHECK(pg_procs_mmap(p, 100, start, 0x1000, pgoff, prot, path) == 0);
     const pg_map *m = pg_procs_find(p, 100, start + 8);
     CHECK(m != NULL);
     CHECK(m && m->bias == bias);
@@ -121,11 +125,11 @@ int main(void)
     CHECK(pg_procs_find(p, 100, start + 8) != NULL);       /* the parent keeps its maps */
     CHECK(pg_procs_generation(p) != gen);
     /* A new mapping over an old one replaces it. */
-    CHECK(pg_procs_mmap(p, 100, start, 0x1000, 0, "/nonexistent/other") == 0);
+    CHECK(pg_procs_mmap(p, 100, start, 0x1000, 0, prot, "/nonexistent/other") == 0);
     m = pg_procs_find(p, 100, start + 8);
     CHECK(m && !m->file->ok);
     /* Reading file contents by run-time address. */
-    CHECK(pg_procs_mmap(p, 100, start, 0x1000, pgoff, path) == 0);
+    CHECK(pg_procs_mmap(p, 100, start, 0x1000, pgoff, prot, path) == 0);
     CHECK(pg_procs_read(p, 100, fn, code, sizeof code) == 0);
     CHECK(memcmp(code, (const void *)fn, sizeof code) == 0);
     CHECK(pg_procs_read(p, 100, 16, code, sizeof code) < 0);
