@@ -149,6 +149,7 @@ static int add_sample(builder *b, const struct perf_event_header *h)
         return 0;   /* a malformed record is skipped, not fatal */
     size_t n = 0;
     int truncated = 0;
+    int why = PG_UNWIND_DONE;
     if (b->cg == PG_CALLGRAPH_FP) {
         for (uint64_t i = 0; i < s.nchain && n < MAX_FRAMES; i++)
             if (s.chain[i] < PERF_CONTEXT_MAX)
@@ -157,8 +158,9 @@ static int add_sample(builder *b, const struct perf_event_header *h)
             b->ips[n++] = s.ip;
         fix_leaf(b, &s, &n);
     } else if (s.regs && s.stack) {
-        truncated = pg_unwind(b->unw, b->ips, MAX_FRAMES, &n, b->procs, (pid_t)s.pid, s.regs, b->mask,
-                              s.stack, s.stack_len) != 0;
+        why = pg_unwind(b->unw, b->ips, MAX_FRAMES, &n, b->procs, (pid_t)s.pid, s.regs, b->mask, s.stack,
+                        s.stack_len);
+        truncated = why != PG_UNWIND_DONE;
     } else {
         b->ips[n++] = s.ip;
         truncated = 1;
@@ -181,6 +183,7 @@ static int add_sample(builder *b, const struct perf_event_header *h)
     if (truncated) {
         b->names[first] = "[truncated]";
         b->st->truncated++;
+        b->st->truncated_stack += why == PG_UNWIND_STACK_END;
     } else {
         memmove(&b->names[first], &b->names[first + 1], (k - first - 1) * sizeof *b->names);
         k--;

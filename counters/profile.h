@@ -27,6 +27,8 @@
 typedef struct pg_profile_stats {
     uint64_t samples;       /* samples turned into stacks */
     uint64_t truncated;     /* of which stopped early */
+    uint64_t truncated_stack;   /* of those, stopped where the copied user stack ran out
+                                 * (a larger --stack-size would have gone on) */
 } pg_profile_stats;
 
 typedef struct pg_profile pg_profile;

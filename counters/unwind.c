@@ -19,6 +19,7 @@ typedef struct sample_ctx {
     const unsigned char *stack;
     size_t stack_len;
     uint64_t sp;
+    int above_copy;     /* a read above the copied stack failed (during the current step) */
 } sample_ctx;
 
 struct pg_unwinder {
@@ -100,6 +101,8 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, in
     }
     if (pg_procs_read(c->procs, c->pid, addr, valp, sizeof *valp) == 0)
         return 0;
+    if (addr >= c->sp + c->stack_len)
+        c->above_copy = 1;
     return -UNW_EINVAL;
 }
 
@@ -136,6 +139,17 @@ static unw_accessors_t accessors = {
     .resume = resume,
     .get_proc_name = get_proc_name,
 };
+
+/* Whether the frame at `ip` (a return address when `ret`) has an FDE. Asked of
+ * the file's own table, not of libunwind: a frame without one is unwound by
+ * guessing from rbp, and a guess that reads past the copy says nothing about
+ * how deep the stack is. */
+static int has_unwind_info(const sample_ctx *c, uint64_t ip, int ret)
+{
+    const pg_map *m = pg_procs_find(c->procs, c->pid, ip - ret);
+    uint64_t start;
+    return m && m->file->ok && pg_elffile_func_start(m->file, ip - ret - m->bias, &start) == 0;
+}
 
 int pg_unwinder_new(pg_unwinder **out)
 {
@@ -182,20 +196,22 @@ int pg_unwind(pg_unwinder *u, uint64_t *ips, size_t max, size_t *n,
     }
     unw_cursor_t cur;
     if (unw_init_remote(&cur, u->as, &c) < 0)
-        return 1;
+        return PG_UNWIND_STOPPED;
     for (;;) {
+        c.above_copy = 0;
         int r = unw_step(&cur);
         if (r == 0)
-            return 0;       /* the outermost frame: the CFI says there is no caller */
+            return PG_UNWIND_DONE;      /* the outermost frame: the CFI says there is no caller */
         if (r < 0)
-            return 1;
+            return c.above_copy && has_unwind_info(&c, ips[*n - 1], *n > 1) ? PG_UNWIND_STACK_END
+                                                                            : PG_UNWIND_STOPPED;
         unw_word_t pc = 0;
         if (unw_get_reg(&cur, UNW_REG_IP, &pc) < 0)
-            return 1;
+            return PG_UNWIND_STOPPED;
         if (pc == 0)
-            return 0;
+            return PG_UNWIND_DONE;
         if (*n == max)
-            return 1;
+            return PG_UNWIND_STOPPED;
         ips[(*n)++] = pc;
     }
 }

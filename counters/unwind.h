@@ -28,9 +28,13 @@ void pg_unwinder_free(pg_unwinder *u);
  * `mask` (perf's x86-64 numbering, asm/perf_regs.h); `stack` the copied bytes
  * starting at the sampled stack pointer.
  * Fills ips[0..*n) leaf first: ips[0] is the sampled IP, the others are return
- * addresses (callers should look up ip - 1 for those). Returns 0 when the
- * unwind reached the outermost frame, 1 when it stopped early (no unwind info,
- * the stack copy ran out, `max` frames), negative on a usage error. */
+ * addresses (callers should look up ip - 1 for those). Returns PG_UNWIND_DONE
+ * when the unwind reached the outermost frame, PG_UNWIND_STACK_END when it
+ * stopped because the copied stack ran out in a frame that has unwind
+ * information (a larger copy would have gone on), PG_UNWIND_STOPPED when it
+ * stopped for any other reason (no unwind info for a frame, memory no file
+ * backs, `max` frames), negative on a usage error. */
+enum { PG_UNWIND_DONE = 0, PG_UNWIND_STACK_END = 1, PG_UNWIND_STOPPED = 2 };
 int pg_unwind(pg_unwinder *u, uint64_t *ips, size_t max, size_t *n,
               const pg_procs *procs, pid_t pid,
               const uint64_t *regs, uint64_t mask, const unsigned char *stack, size_t stack_len);

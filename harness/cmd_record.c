@@ -47,24 +47,34 @@ static int parse_stack_size(const pg_opt *opt, const char *name, const char *arg
     return 0;
 }
 
-/* More than a tenth of the stacks cut short is a flamegraph that misleads:
- * with DWARF unwinding the usual cause is a stack deeper than the copy. */
+/* More than a tenth of the stacks cut short is a flamegraph that misleads.
+ * The fix depends on why: only stacks that ran out of the copied user stack
+ * in a frame the unwinder could follow get the advice to copy more; stacks
+ * that stopped in code without unwind information would stop there with any
+ * copy, so they are told apart. */
 static void warn_truncated(const pg_profile_stats *ps, const pg_sampler_opts *so)
 {
     if (!ps->samples || ps->truncated * 10 <= ps->samples)
         return;
     double pct = 100.0 * (double)ps->truncated / (double)ps->samples;
-    unsigned size = so->stack_size ? so->stack_size : PG_SAMPLE_STACK_DEFAULT;
-    if (so->callgraph == PG_CALLGRAPH_FP)
+    if (so->callgraph == PG_CALLGRAPH_FP) {
         fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated: frame pointers end early "
                 "(build with -fno-omit-frame-pointer, or use --call-graph dwarf)\n", pct);
-    else if (size < PG_SAMPLE_STACK_MAX)
+        return;
+    }
+    unsigned size = so->stack_size ? so->stack_size : PG_SAMPLE_STACK_DEFAULT;
+    uint64_t other = ps->truncated - ps->truncated_stack;
+    double deep = 100.0 * (double)ps->truncated_stack / (double)ps->samples;
+    if (ps->truncated_stack * 10 > ps->samples && size < PG_SAMPLE_STACK_MAX)
         fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated: deeper than the %u bytes "
-                "copied per sample; raise --stack-size (up to %d)\n", pct, size, PG_SAMPLE_STACK_MAX);
-    else
+                "copied per sample; raise --stack-size (up to %d)\n", deep, size, PG_SAMPLE_STACK_MAX);
+    else if (ps->truncated_stack * 10 > ps->samples)
         fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated although the most stack the "
-                "kernel copies (%d bytes) was asked for: deep recursion, or code without unwind information\n",
-                pct, PG_SAMPLE_STACK_MAX);
+                "kernel copies (%d bytes) was asked for: deep recursion\n", deep, PG_SAMPLE_STACK_MAX);
+    if (other * 10 > ps->samples)
+        fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated where unwinding could not go on: "
+                "code without unwind information (.eh_frame) or memory no file backs (JIT code); "
+                "--stack-size would not help\n", 100.0 * (double)other / (double)ps->samples);
 }
 
 /* The flamegraph of `f` at `path`; the subtitle says how it was sampled. */

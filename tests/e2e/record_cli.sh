@@ -22,6 +22,13 @@ expect_exit 0 "deep stacks, --stack-size 65528" "$PG" record --stack-size 65528 
 lacks "$T/err" "were truncated"
 check "65528: whole stacks, main and 41 descend frames above spin" \
   grep -qE "^deep;_start;.*;main(;descend){41};spin [0-9]+$" deep2.folded
+# Stacks stopped by code without unwind information (an assembly routine
+# without CFI) did not run out of the copy: no advice to raise --stack-size,
+# which would change nothing, but the real reason.
+expect_exit 0 "no unwind information" "$PG" record --folded nocfi.folded -- "$PROGS/nocfi" 2000000000
+contains "$T/err" "of the stacks were truncated where unwinding could not go on: code without unwind information"
+lacks "$T/err" "raise --stack-size"
+check "the routine is still named, under [truncated]" grep -qE "^nocfi;\[truncated\];spin_nocfi [0-9]+$" nocfi.folded
 expect_exit 2 "unknown event" "$PG" record -e no-such-event --folded a.folded -- "$PROGS/work" 1000
 contains "$T/err" "no-such-event"
 expect_exit 2 "missing program" "$PG" record --folded a.folded -- "$T/no-such-program"
