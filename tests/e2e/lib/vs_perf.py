@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""perfgate's self shares against perf's, on the same program.
+
+  vs_perf.py FOLDED PERF_REPORT POINTS FUNCTION...
+
+FOLDED is what `perfgate record --folded` wrote; PERF_REPORT what
+`perf report --stdio --no-children --sort sym -g none` printed for a
+`perf record` of the same binary. A function's self share is the part of the
+user-space samples whose innermost frame it is: perfgate's leaf frame, perf's
+symbol ([.] lines; kernel lines, if any, are left out of both totals, as
+perfgate samples user space only). perf names a compiler clone by its symbol
+(walk.constprop.0), perfgate by its DWARF name (walk): the clone suffixes are
+dropped before comparing. Prints one line per function; exits 1 when a
+function's shares differ by more than POINTS percentage points, or when
+either side has no samples of it.
+"""
+import re
+import sys
+
+CLONE = re.compile(r"(\.(constprop|isra|part|cold|lto_priv)\.\d+)+$")
+
+
+def perfgate_self(path):
+    self_, total = {}, 0
+    for line in open(path, encoding="utf-8"):
+        stack, _, count = line.rstrip("\n").rpartition(" ")
+        if not stack:
+            continue
+        n = int(count)
+        total += n
+        leaf = stack.rsplit(";", 1)[-1]
+        self_[leaf] = self_.get(leaf, 0) + n
+    return {k: 100.0 * v / total for k, v in self_.items()} if total else {}
+
+
+def perf_self(path):
+    rows = {}
+    for line in open(path, encoding="utf-8", errors="replace"):
+        m = re.match(r"^\s*([\d.]+)%\s+\[\.\]\s+(.+?)\s*$", line)
+        if m:
+            name = CLONE.sub("", m.group(2))
+            rows[name] = rows.get(name, 0.0) + float(m.group(1))
+    user = sum(rows.values())
+    return {k: 100.0 * v / user for k, v in rows.items()} if user else {}
+
+
+def main():
+    folded, report, points, funcs = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+    ours, theirs = perfgate_self(folded), perf_self(report)
+    ok = bool(funcs)
+    print("%-40s %9s %9s %7s" % ("function (self share)", "perfgate", "perf", "diff"))
+    for f in funcs:
+        a, b = ours.get(f), theirs.get(f)
+        good = a is not None and b is not None and abs(a - b) <= points
+        ok = ok and good
+        print("%-40s %8s%% %8s%% %7s %s" % (f, "-" if a is None else "%.1f" % a, "-" if b is None else "%.1f" % b,
+                                            "-" if a is None or b is None else "%+.1f" % (a - b),
+                                            "ok" if good else "FAIL (more than %g points apart)" % points))
+    sys.exit(0 if ok else 1)
+
+
+main()
