@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# perfgate record on a Rust program as today's rustc builds it (linked by its
+# bundled lld, which puts code at file offsets that differ from its
+# addresses), in both symbol manglings: every frame of the program resolved
+# and demangled (crate::function, no hash, no _R or _ZN name, generic
+# arguments and the closure named), complete stacks, and self shares close to
+# perf's on the same binary (perf unwinds nothing for self shares, so it is
+# an independent reference).
+. "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/rust.sh"
+. "$(dirname "$0")/lib/record.sh"
+require perf
+
+for m in legacy v0; do
+  prog=$(build_rwork $m) || { bad "cargo build of tests/rust/rwork ($m mangling)"; continue; }
+  if [ $m = v0 ]; then walk='rwork::walk::<u32>' closure='rwork::main::{closure#0}'
+  else walk='rwork::walk' closure='rwork::main::{{closure}}'; fi   # legacy symbols carry neither
+  record $m -- "$prog"
+  at_most "$m: truncated stacks" "$($F $m.folded truncated)" 5
+  at_least "$m: stacks from _start" "$($F $m.folded share-contains 'rwork;_start;')" 95
+  lacks $m.folded 'rwork+0x' "$m: a frame of the program left as an address"
+  check "$m: no mangled name (_R..., _ZN..., a ::h hash)" sh -c "! grep -E '(^|;)(_R|_ZN)|::h[0-9a-f]{16}' $m.folded"
+
+  check "$m: std's own frames demangled" grep -q ';std::rt::lang_start_internal;' $m.folded
+  at_least "$m: rwork::main;rwork::hash_all;rwork::mix" "$($F $m.folded share 'rwork::main;rwork::hash_all;rwork::mix')" 35
+  at_least "$m: rwork::main;$walk" "$($F $m.folded share "rwork::main;$walk")" 15
+  at_least "$m: rwork::main;$closure" "$($F $m.folded share "rwork::main;$closure")" 8
+  perf_self $m "$prog"
+  check "$m: self shares within 10 points of perf's" $VS_PERF $m.folded $m.perf.txt 10 rwork::mix "$walk" "$closure"
+done
+
+finish
