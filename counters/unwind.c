@@ -140,15 +140,19 @@ static unw_accessors_t accessors = {
     .get_proc_name = get_proc_name,
 };
 
-/* Whether the frame at `ip` (a return address when `ret`) has an FDE. Asked of
- * the file's own table, not of libunwind: a frame without one is unwound by
- * guessing from rbp, and a guess that reads past the copy says nothing about
- * how deep the stack is. */
-static int has_unwind_info(const sample_ctx *c, uint64_t ip, int ret)
+/* Whether every frame of ips[0..n) has an FDE. Asked of the files' own
+ * tables, not of libunwind: a frame without one is unwound by guessing from
+ * rbp, and a guess that reads past the copy says nothing about how deep the
+ * stack is. Return addresses (all but ips[0]) are looked up at ip - 1. */
+static int all_described(const sample_ctx *c, const uint64_t *ips, size_t n)
 {
-    const pg_map *m = pg_procs_find(c->procs, c->pid, ip - ret);
-    uint64_t start;
-    return m && m->file->ok && pg_elffile_func_start(m->file, ip - ret - m->bias, &start) == 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t ip = ips[i] - (i > 0), start;
+        const pg_map *m = pg_procs_find(c->procs, c->pid, ip);
+        if (!m || !m->file->ok || pg_elffile_func_start(m->file, ip - m->bias, &start) < 0)
+            return 0;
+    }
+    return 1;
 }
 
 int pg_unwinder_new(pg_unwinder **out)
@@ -203,8 +207,7 @@ int pg_unwind(pg_unwinder *u, uint64_t *ips, size_t max, size_t *n,
         if (r == 0)
             return PG_UNWIND_DONE;      /* the outermost frame: the CFI says there is no caller */
         if (r < 0)
-            return c.above_copy && has_unwind_info(&c, ips[*n - 1], *n > 1) ? PG_UNWIND_STACK_END
-                                                                            : PG_UNWIND_STOPPED;
+            return c.above_copy && all_described(&c, ips, *n) ? PG_UNWIND_STACK_END : PG_UNWIND_STOPPED;
         unw_word_t pc = 0;
         if (unw_get_reg(&cur, UNW_REG_IP, &pc) < 0)
             return PG_UNWIND_STOPPED;

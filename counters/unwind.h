@@ -30,7 +30,7 @@ void pg_unwinder_free(pg_unwinder *u);
  * Fills ips[0..*n) leaf first: ips[0] is the sampled IP, the others are return
  * addresses (callers should look up ip - 1 for those). Returns PG_UNWIND_DONE
  * when the unwind reached the outermost frame, PG_UNWIND_STACK_END when it
- * stopped because the copied stack ran out in a frame that has unwind
+ * stopped because the copied stack ran out and every frame so far had unwind
  * information (a larger copy would have gone on), PG_UNWIND_STOPPED when it
  * stopped for any other reason (no unwind info for a frame, memory no file
  * backs, `max` frames), negative on a usage error. */
