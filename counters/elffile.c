@@ -166,9 +166,7 @@ static unsigned seg_prot(const pg_elfseg *s)
 
 int pg_elffile_map_bias(const pg_elffile *f, uint64_t start, uint64_t pgoff, unsigned prot, uint64_t *bias)
 {
-    static uint64_t page;
-    if (!page)
-        page = (uint64_t)sysconf(_SC_PAGESIZE);
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     const pg_elfseg *best = NULL;
     int best_score = 0;
     for (size_t i = 0; i < f->nsegs; i++) {
@@ -179,7 +177,7 @@ int pg_elffile_map_bias(const pg_elffile *f, uint64_t start, uint64_t pgoff, uns
         if (pgoff <= s->offset && s->offset - pgoff < page)
             where = 2;      /* the loader's mapping of s: from the page of its first byte */
         else if (pgoff > s->offset && pgoff < s->offset + s->filesz)
-            where = 1;      /* the rest of such a mapping, split by a later mprotect or mmap */
+            where = 1;      /* part of a segment, mapped from inside it (not by the loader) */
         else
             continue;
         /* Where decides first; then the execute bit (only executable mappings are

@@ -48,9 +48,9 @@ void pg_elffile_free(pg_elffile *f);
  * for an address. The loader maps each PT_LOAD from the page holding its
  * first byte; when several segments start in that page (lld, mold, GNU ld
  * without -z separate-code), the one whose permissions are the mapping's
- * is the one mapped. A mapping that starts inside a segment (split by
- * mprotect) belongs to the segment holding its first byte. -1 when no
- * segment fits. */
+ * is the one mapped. A mapping that starts inside a segment (a program
+ * mapping part of a file itself) belongs to the segment holding its first
+ * byte. -1 when no segment fits. */
 int pg_elffile_map_bias(const pg_elffile *f, uint64_t start, uint64_t pgoff, unsigned prot, uint64_t *bias);
 
 /* Copies n bytes at link-time address `vaddr` from the file contents. -1 when

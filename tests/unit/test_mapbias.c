@@ -63,7 +63,7 @@ int main(void)
                         {0x2808, 0x7f8, 0x808, 0x220, RW}};
     CHECK_EQ_INT(bias_of(mold, 3, base + 0x1000, 0, RX), base);
 
-    /* A mapping that starts inside the code segment (split by mprotect). */
+    /* A mapping that starts inside the code segment (made by the program, not the loader). */
     pg_elfseg big[] = {{0x0, 0x131b0, 0x0, 0x131b0, R_}, {0x141b0, 0x3e140, 0x131b0, 0x3e140, RE}};
     CHECK_EQ_INT(bias_of(big, 2, base + 0x20000, 0x1f000, RX), base);
 
