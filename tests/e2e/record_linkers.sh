@@ -5,8 +5,8 @@
 # into the file so that the code's address and offset differ (0x1000 in a
 # small PIE). Every build must unwind to _start and name its functions with
 # the shares the program spends; lld's and mold's also with the shares perf
-# gives the same binary, a shared library of each, and lld's with its DWARF
-# in a separate file (.gnu_debuglink).
+# gives, sampling the same run, a shared library of each, and lld's with its
+# DWARF in a separate file (.gnu_debuglink).
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/record.sh"
 require cc perf ld.lld ld.mold objcopy strip
@@ -43,8 +43,9 @@ for b in "${builds[@]}"; do
 done
 
 for name in lld mold; do
-  perf_self $name "$T/shares-$name"
-  check "$name: self shares within 10 points of perf's" $VS_PERF $name.folded $name.perf.txt 10 mix walk step
+  record_with_perf $name-perf "$T/shares-$name"
+  check "$name: self shares within 10 points of perf's in the same run" \
+    $VS_PERF --comm shares-$name $name-perf.folded $name-perf.perf.txt 10 mix walk step
 
   # A shared library and the program that calls it, both linked by $name.
   mkdir -p "$T/lib-$name"

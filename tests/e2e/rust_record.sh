@@ -4,8 +4,8 @@
 # addresses), in both symbol manglings: every frame of the program resolved
 # and demangled (crate::function, no hash, no _R or _ZN name, generic
 # arguments and the closure named), complete stacks, and self shares close to
-# perf's on the same binary (perf unwinds nothing for self shares, so it is
-# an independent reference).
+# perf's sampling the same run (perf unwinds nothing for self shares, so it
+# is an independent reference).
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/rust.sh"
 . "$(dirname "$0")/lib/record.sh"
@@ -25,8 +25,9 @@ for m in legacy v0; do
   at_least "$m: rwork::main;rwork::hash_all;rwork::mix" "$($F $m.folded share 'rwork::main;rwork::hash_all;rwork::mix')" 35
   at_least "$m: rwork::main;$walk" "$($F $m.folded share "rwork::main;$walk")" 15
   at_least "$m: rwork::main;$closure" "$($F $m.folded share "rwork::main;$closure")" 8
-  perf_self $m "$prog"
-  check "$m: self shares within 10 points of perf's" $VS_PERF $m.folded $m.perf.txt 10 rwork::mix "$walk" "$closure"
+  record_with_perf $m-perf "$prog"
+  check "$m: self shares within 10 points of perf's in the same run" \
+    $VS_PERF --comm rwork $m-perf.folded $m-perf.perf.txt 10 rwork::mix "$walk" "$closure"
 done
 
 finish

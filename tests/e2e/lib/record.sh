@@ -1,7 +1,7 @@
 # tests/e2e/lib/record.sh — sourced (after common.sh) by the tests of
 # perfgate record's stacks: $F asks questions of a folded file (folded.py),
 # record NAME ARGS... records into $T/NAME.folded, at_least/at_most compare;
-# perf_self and $VS_PERF set perfgate's shares against perf's.
+# record_with_perf and $VS_PERF set perfgate's shares against perf's.
 F="python3 $(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/folded.py"
 VS_PERF="python3 $(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/vs_perf.py"
 cd "$T" || exit 1
@@ -17,15 +17,19 @@ record() { # NAME ARGS... : records into $T/NAME.folded
   check "$name.folded is well-formed" $F "$T/$name.folded" check
 }
 
-# perf_self NAME PROGRAM ARGS...: perf record of the program (user space, as
-# perfgate samples, frame pointers as `perf record -g` does) and its report of
-# self shares by symbol in $T/NAME.perf.txt, for lib/vs_perf.py.
-perf_self() {
+# record_with_perf NAME PROGRAM ARGS...: perfgate records `perf record` of the
+# program (user space, as perfgate samples; frame pointers, as `perf record
+# -g` does), so that both sample the same run: time a busy machine or its
+# host takes from the program falls on the same phases for both, and only
+# sampling noise sets them apart. Gives perfgate's stacks in $T/NAME.folded
+# (the program's under its own comm, perf's own under "perf") and perf's self
+# shares by symbol in $T/NAME.perf.txt, for $VS_PERF --comm.
+record_with_perf() {
   local name=$1; shift
-  if perf record -q -e cpu-clock:u -g -o "$T/$name.perf.data" -- "$@" >/dev/null 2>"$T/$name.perf.err" &&
-     perf report -i "$T/$name.perf.data" --stdio --no-children --sort sym -g none >"$T/$name.perf.txt" 2>>"$T/$name.perf.err"; then
+  record "$name" -- perf record -q -e cpu-clock:u -g -o "$T/$name.perf.data" -- "$@"
+  if perf report -i "$T/$name.perf.data" --stdio --no-children --sort sym -g none >"$T/$name.perf.txt" 2>"$T/$name.perf.err"; then
     ok
   else
-    bad "perf record/report of $name"; sed 's/^/  | /' "$T/$name.perf.err" | head -10 >&2
+    bad "perf report of $name"; sed 's/^/  | /' "$T/$name.perf.err" | head -10 >&2
   fi
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """perfgate's self shares against perf's, on the same program.
 
-  vs_perf.py FOLDED PERF_REPORT POINTS FUNCTION...
+  vs_perf.py [--comm COMM] FOLDED PERF_REPORT POINTS FUNCTION...
 
 FOLDED is what `perfgate record --folded` wrote; PERF_REPORT what
 `perf report --stdio --no-children --sort sym -g none` printed for a
-`perf record` of the same binary. A function's self share is the part of the
+`perf record` of the same binary (best of the same run: `perfgate record --
+perf record -- PROGRAM`). With --comm, only FOLDED's stacks of that command
+name count (not perf's own). A function's self share is the part of the
 user-space samples whose innermost frame it is: perfgate's leaf frame, perf's
 symbol ([.] lines; kernel lines, if any, are left out of both totals, as
 perfgate samples user space only). perf names a compiler clone by its symbol
@@ -20,11 +22,11 @@ import sys
 CLONE = re.compile(r"(\.(constprop|isra|part|cold|lto_priv)\.\d+)+$")
 
 
-def perfgate_self(path):
+def perfgate_self(path, comm):
     self_, total = {}, 0
     for line in open(path, encoding="utf-8"):
         stack, _, count = line.rstrip("\n").rpartition(" ")
-        if not stack:
+        if not stack or (comm is not None and stack.split(";", 1)[0] != comm):
             continue
         n = int(count)
         total += n
@@ -45,8 +47,11 @@ def perf_self(path):
 
 
 def main():
-    folded, report, points, funcs = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4:]
-    ours, theirs = perfgate_self(folded), perf_self(report)
+    args, comm = sys.argv[1:], None
+    if args[:1] == ["--comm"]:
+        comm, args = args[1], args[2:]
+    folded, report, points, funcs = args[0], args[1], float(args[2]), args[3:]
+    ours, theirs = perfgate_self(folded, comm), perf_self(report)
     ok = bool(funcs)
     print("%-40s %9s %9s %7s" % ("function (self share)", "perfgate", "perf", "diff"))
     for f in funcs:
