@@ -1,7 +1,7 @@
 /* counters/evsel.c — one perf event: libpfm4 encoding, scaling, open errors. */
 #include "counters/evsel.h"
 #include "util/error.h"
-#include "util/strdist.h"
+#include "util/suggest.h"
 
 #include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -29,39 +29,15 @@ static const char *const shared_names[] = {
     "task-clock", "cpu-clock", "page-faults", "context-switches", "cpu-migrations",
 };
 
-typedef struct suggest {
-    char best[3][96];
-    size_t dist[3];
-} suggest;
-
-/* Keeps the three candidates closest to `typed`; `key` is what is compared
- * (the bare event name), `shown` what is suggested (the qualified one). */
-static void suggest_consider(suggest *s, const char *key, const char *shown, const char *typed)
-{
-    size_t d = pg_str_distance(typed, key);
-    for (int i = 0; i < 3; i++) {
-        if (!strcmp(s->best[i], shown))
-            return;
-        if (d < s->dist[i]) {
-            for (int k = 2; k > i; k--) {
-                s->dist[k] = s->dist[k - 1];
-                memcpy(s->best[k], s->best[k - 1], sizeof s->best[k]);
-            }
-            s->dist[i] = d;
-            snprintf(s->best[i], sizeof s->best[i], "%s", shown);
-            return;
-        }
-    }
-}
-
 /* The closest names to `typed` among perfgate's names and every event of the
  * PMUs libpfm4 found present, as "a, b or c" in `buf`. */
 static void suggestions(char *buf, size_t len, const char *typed)
 {
-    suggest s = {.dist = {99, 99, 99}};
     const char *bare = strstr(typed, "::") ? strstr(typed, "::") + 2 : typed;
+    pg_suggest s;
+    pg_suggest_init(&s, bare);
     for (size_t i = 0; i < sizeof shared_names / sizeof *shared_names; i++)
-        suggest_consider(&s, shared_names[i], shared_names[i], bare);
+        pg_suggest_offer(&s, shared_names[i]);
     pfm_pmu_t pmu;
     pfm_for_all_pmus(pmu) {
         pfm_pmu_info_t pi;
@@ -77,19 +53,10 @@ static void suggestions(char *buf, size_t len, const char *typed)
                 continue;
             char full[96];
             snprintf(full, sizeof full, "%s::%s", pi.name, ei.name);
-            suggest_consider(&s, ei.name, full, bare);
+            pg_suggest_offer_as(&s, ei.name, full);
         }
     }
-    buf[0] = '\0';
-    size_t limit = strlen(bare) / 3 + 1;   /* past this a "suggestion" is noise */
-    int n = 0;
-    for (int i = 0; i < 3; i++)
-        if (s.dist[i] <= limit)
-            n++;
-    for (int i = 0; i < n; i++) {
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s'%s'", i == 0 ? "" : i == n - 1 ? " or " : ", ", s.best[i]);
-    }
+    pg_suggest_list(&s, buf, len);
 }
 
 /* What every encoding gets, whichever way it was made. */

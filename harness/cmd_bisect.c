@@ -23,7 +23,7 @@
 #include "report/format.h"
 #include "report/threshold.h"
 #include "util/error.h"
-#include "util/strdist.h"
+#include "util/suggest.h"
 #include "util/text.h"
 
 #include <limits.h>
@@ -103,8 +103,18 @@ static int load_side(pg_side *side, search *s, const char *commit, const char *l
 }
 
 /* --bench and --gate must name what GOOD measured: else a did-you-mean error. */
+static const char *closest(char *buf, size_t len, const char *typed, const char *const *names, size_t n)
+{
+    pg_suggest s;
+    pg_suggest_init(&s, typed);
+    for (size_t i = 0; i < n; i++)
+        pg_suggest_offer(&s, names[i]);
+    return pg_suggest_clause(&s, buf, len);
+}
+
 static int check_names(const pg_side *good, const opts *o)
 {
+    char mean[128];
     const char *names[256];
     size_t n = 0;
     const pg_bench_result *chosen = NULL;
@@ -114,9 +124,8 @@ static int check_names(const pg_side *good, const opts *o)
             chosen = &good->b[i];
     }
     if (o->bench && !chosen) {
-        const char *near = pg_str_closest(o->bench, names, n);
-        return pg_error_set(PG_EINVAL, "--bench '%s': no such benchmark in GOOD's results%s%s%s", o->bench,
-                            near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+        return pg_error_set(PG_EINVAL, "--bench '%s': no such benchmark in GOOD's results%s", o->bench,
+                            closest(mean, sizeof mean, o->bench, names, n));
     }
     for (size_t g = 0; g < o->gates.n; g++) {
         n = 0;
@@ -131,9 +140,8 @@ static int check_names(const pg_side *good, const opts *o)
             }
         }
         if (!seen) {
-            const char *near = pg_str_closest(o->gates.v[g], names, n);
-            return pg_error_set(PG_EINVAL, "--gate '%s': no such metric in GOOD's results%s%s%s", o->gates.v[g],
-                                near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+            return pg_error_set(PG_EINVAL, "--gate '%s': no such metric in GOOD's results%s", o->gates.v[g],
+                                closest(mean, sizeof mean, o->gates.v[g], names, n));
         }
     }
     return 0;

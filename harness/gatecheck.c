@@ -44,9 +44,9 @@ static int check(const char *what, const char *name, const names *seen)
     for (size_t i = 0; i < seen->n; i++)
         if (!strcmp(seen->v[i], name))
             return 0;
-    const char *s = pg_metric_suggest(name, seen->v, seen->n);
-    return pg_error_set(PG_EINVAL, "%s: unknown metric '%s'%s%s%s; no result measured it (docs/metrics.md lists the names)",
-                        what, name, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+    char mean[128];
+    return pg_error_set(PG_EINVAL, "%s: unknown metric '%s'%s; no result measured it (docs/metrics.md lists the names)", what,
+                        name, pg_metric_suggest(mean, sizeof mean, name, seen->v, seen->n));
 }
 
 int pg_gatecheck_names(const pg_gates *gates, const pg_thresholds *cli, const pg_rundoc_list *const *runs,

@@ -1,6 +1,6 @@
 /* perfgate — benchmark-regression harness. Dispatches to the subcommands. */
 #include "harness/commands.h"
-#include "util/strdist.h"
+#include "util/suggest.h"
 #include "util/text.h"
 
 #include <stdio.h>
@@ -46,11 +46,11 @@ int main(int argc, char **argv)
     const pg_command *c = pg_command_find(cmd);
     if (c)
         return pg_command_exec(c, argc - 1, argv + 1);
-    const char *names[32];
-    size_t n = 0;
-    for (size_t i = 0; i < pg_ncommands && n < sizeof names / sizeof *names; i++)
-        names[n++] = pg_commands[i].name;
-    const char *near = pg_str_closest(cmd, names, n);
+    pg_suggest s;
+    pg_suggest_init(&s, cmd);
+    for (size_t i = 0; i < pg_ncommands; i++)
+        pg_suggest_offer(&s, pg_commands[i].name);
+    const char *near = pg_suggest_best(&s);
     if (near)
         pg_text_warn("'%s' is not a perfgate command (did you mean '%s'?); see 'perfgate --help'", cmd, near);
     else

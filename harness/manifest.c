@@ -6,7 +6,7 @@
 #include "util/error.h"
 #include "util/metrics.h"
 #include "util/fileio.h"
-#include "util/strdist.h"
+#include "util/suggest.h"
 
 #include <limits.h>
 #include <math.h>
@@ -20,19 +20,13 @@ static int check_keys(const cJSON *obj, const char *const *allowed, const char *
 {
     for (const cJSON *it = obj->child; it; it = it->next) {
         int ok = 0;
-        const char *best = NULL;
-        size_t bestd = 3;     /* "did you mean" only for a name fewer than 3 edits away */
-        for (const char *const *k = allowed; *k; k++) {
-            if (!strcmp(it->string, *k)) {
-                ok = 1;
-                break;
-            }
-            size_t dd = pg_str_distance(it->string, *k);
-            if (dd < bestd) {
-                bestd = dd;
-                best = *k;
-            }
+        pg_suggest s;
+        pg_suggest_init(&s, it->string);
+        for (const char *const *k = allowed; *k && !ok; k++) {
+            ok = !strcmp(it->string, *k);
+            pg_suggest_offer(&s, *k);
         }
+        const char *best = pg_suggest_best(&s);
         if (!ok) {
             if (best)
                 return pg_error_set(PG_EINVAL, "%s: %s: unknown key \"%s\" (did you mean \"%s\"?)", file, where, it->string, best);
@@ -191,9 +185,9 @@ static int check_thresholds(pg_thresholds *out, int *has, const cJSON *obj, cons
          * silently ignored. A raw perf event is written as libpfm4 names it,
          * with its PMU ("perf::L1-dcache-load-misses"). */
         if (!pg_metric_known(it->string) && !strchr(it->string, ':')) {
-            const char *s = pg_metric_suggest(it->string, NULL, 0);
-            return pg_error_set(PG_EINVAL, "%s: %s.thresholds: unknown metric '%s'%s%s%s (docs/metrics.md lists them)",
-                                file, where, it->string, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "");
+            char mean[128];
+            return pg_error_set(PG_EINVAL, "%s: %s.thresholds: unknown metric '%s'%s (docs/metrics.md lists them)", file, where,
+                                it->string, pg_metric_suggest(mean, sizeof mean, it->string, NULL, 0));
         }
     }
     pg_thresholds th = {0};

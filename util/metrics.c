@@ -1,7 +1,7 @@
 /* util/metrics.c — see metrics.h. docs/metrics.md explains every value here. */
 #include "util/metrics.h"
 #include "util/error.h"
-#include "util/strdist.h"
+#include "util/suggest.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -79,9 +79,9 @@ int pg_metric_set_add(pg_metric_set *set, const char *name)
         *set |= 1u << (m - registry);
         return 0;
     }
-    const char *best = pg_metric_suggest(name, NULL, 0);
-    if (best)
-        return pg_error_set(PG_EINVAL, "unknown metric '%s' (did you mean '%s'?)", name, best);
+    char mean[128];
+    if (*pg_metric_suggest(mean, sizeof mean, name, NULL, 0))
+        return pg_error_set(PG_EINVAL, "unknown metric '%s'%s", name, mean);
     return pg_error_set(PG_EINVAL, "unknown metric '%s' (docs/metrics.md lists them)", name);
 }
 
@@ -141,30 +141,18 @@ int pg_metric_known(const char *name)
     return 0;
 }
 
-/* A typo is a few edits away: 1 for short names, up to a third of longer ones. */
-static void consider(const char **best, size_t *bestd, const char *name, const char *cand)
+const char *pg_metric_suggest(char *buf, size_t len, const char *name, const char *const *extra, size_t n)
 {
-    size_t d = pg_str_distance(name, cand), len = strlen(name);
-    size_t limit = len <= 4 ? 1 : len / 3 > 2 ? len / 3 : 2;
-    if (d <= limit && d < *bestd) {
-        *best = cand;
-        *bestd = d;
-    }
-}
-
-const char *pg_metric_suggest(const char *name, const char *const *extra, size_t n)
-{
-    const char *best = NULL;
-    size_t bestd = (size_t)-1;
+    pg_suggest s;
+    pg_suggest_init(&s, name);
     for (size_t i = 0; i < NREG; i++) {
-        consider(&best, &bestd, name, registry[i].name);
+        pg_suggest_offer(&s, registry[i].name);
         for (const char *const *a = registry[i].aliases; a && *a; a++)
-            consider(&best, &bestd, name, *a);
+            pg_suggest_offer(&s, *a);
     }
     for (const char *const *v = pg_metric_valgrind_events; *v; v++)
-        consider(&best, &bestd, name, *v);
+        pg_suggest_offer(&s, *v);
     for (size_t i = 0; extra && i < n; i++)
-        if (extra[i])
-            consider(&best, &bestd, name, extra[i]);
-    return best;
+        pg_suggest_offer(&s, extra[i]);
+    return pg_suggest_clause(&s, buf, len);
 }

@@ -79,8 +79,9 @@ extern const char *const pg_metric_valgrind_events[];
  * (raw perf events given with -e) are known only once a result holds them. */
 int pg_metric_known(const char *name);
 
-/* The known name (or one of `extra`, n names, may be NULL) closest to
- * `name`, for "did you mean": NULL when none is close enough to be a typo. */
-const char *pg_metric_suggest(const char *name, const char *const *extra, size_t n);
+/* " (did you mean 'x'?)" for the known name (or one of `extra`, n names,
+ * may be NULL) closest to `name`, or "" when none is close enough to be a
+ * typo (util/suggest.h). Returns buf. */
+const char *pg_metric_suggest(char *buf, size_t len, const char *name, const char *const *extra, size_t n);
 
 #endif

@@ -1,6 +1,6 @@
 #include "util/parseopt.h"
 #include "util/error.h"
-#include "util/strdist.h"
+#include "util/suggest.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -187,20 +187,23 @@ static const char *closest_long(const pg_opt *opts, const char *body, size_t len
 {
     char typed[64];
     snprintf(typed, sizeof typed, "%.*s", (int)(len < 63 ? len : 63), body);
-    const char *best = NULL;
-    size_t bestd = len < 3 ? len : 3;
+    pg_suggest s;
+    pg_suggest_init(&s, typed);
     for (const pg_opt *o = opts;; o++) {
         if (o->kind == PG_OPT_KIND_END)
             o = &HELP;
-        size_t d = pg_str_distance(typed, o->long_name);
-        if (d < bestd) {
-            bestd = d;
-            best = o->long_name;
-        }
+        pg_suggest_offer(&s, o->long_name);
         if (o == &HELP)
             break;
     }
-    return best;
+    const char *best = pg_suggest_best(&s);
+    for (const pg_opt *o = opts; best; o++) {   /* the table's string, not the suggestion's copy */
+        if (o->kind == PG_OPT_KIND_END)
+            o = &HELP;
+        if (!strcmp(o->long_name, best))
+            return o->long_name;
+    }
+    return NULL;
 }
 
 /* The option `body` (up to len) names: exactly, or as the prefix of only one. */

@@ -326,13 +326,14 @@ static void test_registry(void)
     CHECK_STR(pg_metric_canonical("D1mr"), "D1mr");
     CHECK(pg_metric_known("D1mr") && pg_metric_known("faults") && pg_metric_known("wall-time"));
     CHECK(!pg_metric_known("instruction") && !pg_metric_known("perf::L1-dcache-load-misses"));
-    CHECK_STR(pg_metric_suggest("instruction", NULL, 0), "instructions");
-    CHECK_STR(pg_metric_suggest("instrctions", NULL, 0), "instructions");
-    CHECK_STR(pg_metric_suggest("cache-miss", NULL, 0), "cache-misses");
-    CHECK_STR(pg_metric_suggest("d1mx", NULL, 0), "D1mr");
-    CHECK(pg_metric_suggest("throughput", NULL, 0) == NULL);
+    char mean[128];
+    CHECK_STR(pg_metric_suggest(mean, sizeof mean, "instruction", NULL, 0), " (did you mean 'instructions'?)");
+    CHECK_STR(pg_metric_suggest(mean, sizeof mean, "instrctions", NULL, 0), " (did you mean 'instructions'?)");
+    CHECK_STR(pg_metric_suggest(mean, sizeof mean, "cache-miss", NULL, 0), " (did you mean 'cache-misses'?)");
+    CHECK_STR(pg_metric_suggest(mean, sizeof mean, "d1mx", NULL, 0), " (did you mean 'D1mr'?)");
+    CHECK_STR(pg_metric_suggest(mean, sizeof mean, "throughput", NULL, 0), "");
     const char *extra[] = {"perf::L1-dcache-load-misses"};
-    CHECK_STR(pg_metric_suggest("perf::L1-dcache-load-miss", extra, 1), "perf::L1-dcache-load-misses");
+    CHECK_STR(pg_metric_suggest(mean, sizeof mean, "perf::L1-dcache-load-miss", extra, 1), " (did you mean 'perf::L1-dcache-load-misses'?)");
 }
 
 int main(void)
