@@ -56,8 +56,6 @@ static const pg_opt_cmd spec = {
               " interrupted.\n",
 };
 
-enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON, FMT_JUNIT };   /* the order of `formats` */
-static const char *const formats[] = {"text", "markdown|md", "json", "junit", NULL};
 
 typedef struct opts {
     pg_thresholds thresholds;
@@ -91,7 +89,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                         "the manifest's thresholds and the defaults (docs/metrics.md)", &o->thresholds, pg_cmd_opt_threshold),
         PG_OPT_CALLBACK('g', "gate", "LIST", "metrics that decide the verdict (default: instructions)", &o->gates,
                         pg_cmd_opt_gates),
-        PG_OPT_CHOICE('f', "format", "F", "text (default), markdown, json or junit", &o->format, formats),
+        PG_OPT_CHOICE('f', "format", "F", "text (default), markdown, json or junit", &o->format, pg_renderer_names),
         PG_OPT_STRING('o', "output", "FILE", "write the report to FILE (atomically) instead of stdout", &o->output),
         PG_OPT_STRING(0, "flamegraph", "DIR", "differential flamegraphs of regressed benchmarks that have\n"
                       "stacks on both sides (run --sample) into DIR", &o->flamegraph),
@@ -432,20 +430,14 @@ static int missing_error(const input *in, const char *root)
                         in->arg, in->commit, root, in->commit);
 }
 
-/* Renders the report in `format` into a malloc'd buffer. */
-static int render(char **text, size_t *len, const pg_comparison *c, int format, const opts *o, int color)
+/* Renders the report with `r` into a malloc'd buffer. */
+static int render(char **text, size_t *len, const pg_comparison *c, const pg_renderer *r, const opts *o, int color)
 {
     FILE *f = open_memstream(text, len);
     if (!f)
         return pg_error_errno(PG_ENOMEM, "cannot buffer the report");
-    int rc;
     pg_render_opts ro = {.color = color, .verbose = o->verbose};
-    switch (format) {
-    case FMT_MARKDOWN: rc = pg_render_markdown(f, c); break;
-    case FMT_JSON: rc = pg_render_json(f, c); break;
-    case FMT_JUNIT: rc = pg_render_junit(f, c); break;
-    default: rc = pg_render_text(f, c, &ro); break;
-    }
+    int rc = r->render(f, c, &ro);
     if (fclose(f) != 0 && rc == 0)
         rc = pg_error_errno(PG_EIO, "cannot buffer the report");
     if (rc < 0) {
@@ -479,7 +471,7 @@ static int append_step_summary(const pg_comparison *c, const opts *o)
         return 0;
     char *text;
     size_t len;
-    int rc = render(&text, &len, c, FMT_MARKDOWN, o, 0);
+    int rc = render(&text, &len, c, pg_renderer_find("markdown"), o, 0);
     if (rc < 0)
         return rc;
     FILE *f = fopen(path, "a");
@@ -593,10 +585,11 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
     else if (written)
         pg_text_warn("%zu differential flamegraph%s in %s", written, written == 1 ? "" : "s", o->flamegraph);
     const char *nc = getenv("NO_COLOR");
-    int color = !o->output && o->format == FMT_TEXT && isatty(1) && !(nc && *nc);
+    const pg_renderer *r = &pg_renderers[o->format];
+    int color = !o->output && r->colors && isatty(1) && !(nc && *nc);
     char *text = NULL;
     size_t len = 0;
-    if (render(&text, &len, &c, o->format, o, color) < 0) {
+    if (render(&text, &len, &c, r, o, color) < 0) {
         status = pg_die_last();
     } else if (o->output) {
         if (write_output(o->output, text, len) < 0)

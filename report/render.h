@@ -41,6 +41,20 @@ int pg_render_json(FILE *out, const pg_comparison *c);
  * <failure>s, inconclusive, new and vanished benchmarks <skipped>. */
 int pg_render_junit(FILE *out, const pg_comparison *c);
 
+/* The formats, one row each (report/render_table.c), text first: the
+ * default. pg_renderer_names holds --format's words in the same order, NULL
+ * at the end (a util/parseopt.h choice list). */
+typedef struct pg_renderer {
+    const char *name;
+    int (*render)(FILE *out, const pg_comparison *c, const pg_render_opts *o);
+    int colors;         /* uses o->color: the caller asks the terminal only for these */
+} pg_renderer;
+extern const pg_renderer pg_renderers[];
+extern const char *const pg_renderer_names[];
+extern const size_t pg_nrenderers;
+/* The renderer called `name` ("markdown"), or NULL. */
+const pg_renderer *pg_renderer_find(const char *name);
+
 /* Shared by the renderers. */
 
 /* "1 regressed, 2 unchanged of 3 benchmarks compared" (zero counts left out;
