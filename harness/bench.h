@@ -126,10 +126,6 @@ int pg_gbench_is_executable(const char *path);
  * (harness/spawn.h keeps a head and a tail), so a longer one is refused. */
 #define PG_GBENCH_OUTPUT_CAP_MIB 16
 
-/* Lists every suite (`kind` PG_BENCH_GB_SUITE) with --benchmark_list_tests
- * and puts its benchmarks in its place, named after them (docs/google-benchmark.md).
- * Run after the build, which makes the executables. Errors name the suite. */
-int pg_benchset_expand(pg_benchset *s);
 
 /* Keeps only the benchmarks whose name matches the extended regex. */
 int pg_benchset_filter(pg_benchset *s, const char *regex);

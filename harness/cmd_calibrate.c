@@ -9,6 +9,7 @@
  * context every measurement gets (harness/canon.h).
  */
 #include "harness/bench.h"
+#include "harness/gbench_list.h"
 #include "harness/build.h"
 #include "harness/calibration.h"
 #include "harness/commands.h"

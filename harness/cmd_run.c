@@ -3,6 +3,7 @@
 #include "counters/probe.h"
 #include "counters/sampler.h"
 #include "harness/bench.h"
+#include "harness/gbench_list.h"
 #include "harness/build.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"

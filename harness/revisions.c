@@ -1,6 +1,7 @@
 /* harness/revisions.c — see revisions.h. */
 #include "harness/revisions.h"
 #include "harness/build.h"
+#include "harness/gbench_list.h"
 #include "harness/canon.h"
 #include "harness/leftovers.h"
 #include "harness/notes.h"

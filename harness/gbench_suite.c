@@ -1,13 +1,9 @@
-/* harness/gbench.c — Google Benchmark executables as suites of benchmarks:
- * recognised, listed, and each benchmark made a perfgate one. See bench.h
- * and docs/google-benchmark.md. */
+/* harness/gbench_suite.c — Google Benchmark executables as suites of
+ * benchmarks: recognised, and each name of a listing made a perfgate
+ * benchmark that runs it alone. See bench.h and docs/google-benchmark.md. */
 #include "harness/bench.h"
-#include "harness/canon.h"
-#include "harness/runner.h"
-#include "harness/spawn.h"
 #include "util/error.h"
 #include "util/strindex.h"
-#include "util/text.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,11 +12,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* The most of a listing read (bench.h): some hundred thousand names. */
-#define LIST_MAX ((size_t)PG_GBENCH_OUTPUT_CAP_MIB << 20)
-/* How long listing a suite may take: it only prints names. */
-#define LIST_TIMEOUT_SEC 120
 
 int pg_gbench_is_executable(const char *path)
 {
@@ -115,58 +106,6 @@ static char **env_with_bind_now(char *const *env)
         d[n] = strdup("LD_BIND_NOW=1");
     return d;
 }
-
-/* Runs `suite --benchmark_list_tests` and returns its stdout. */
-static int list_tests(char **out, const pg_bench *suite)
-{
-    size_t n = 0;
-    while (suite->argv[n])
-        n++;
-    char **argv = calloc(n + 3, sizeof *argv);
-    char **env = pg_canon_env(suite->env, NULL);
-    char *filter = NULL;
-    if (!argv || !env) {
-        free(argv);
-        free(env);
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    }
-    memcpy(argv, suite->argv, n * sizeof *argv);
-    argv[n] = "--benchmark_list_tests=true";
-    if (suite->gb_filter && (filter = malloc(strlen(suite->gb_filter) + 32)))
-        sprintf(filter, "--benchmark_filter=%s", suite->gb_filter);
-    argv[n + 1] = filter;
-    pg_spawn_opts so = {
-        .argv = argv, .cwd = suite->cwd, .envp = env, .cpu = -1,
-        .timeout_sec = suite->timeout > 0 ? suite->timeout : LIST_TIMEOUT_SEC, .log_cap = LIST_MAX,
-    };
-    pg_spawn_result res;
-    int rc = pg_spawn_run(&res, &so);
-    free(filter);
-    free(argv);
-    free(env);
-    if (rc < 0)
-        return rc;
-    if (res.interrupted)
-        rc = pg_error_set(PG_EINTR, "interrupted");
-    else if (!res.started)
-        rc = pg_error_set(PG_EINVAL, "%s: cannot run %s: %s", suite->source, suite->argv[0], strerror(res.exec_errno));
-    else if (res.out_cut)   /* what the bound cut out would be taken for names */
-        rc = pg_error_set(PG_EINVAL, "%s: %s --benchmark_list_tests printed more than %d MiB: too many benchmarks "
-                          "for one suite entry (give it a \"filter\")", suite->source, suite->argv[0],
-                          PG_GBENCH_OUTPUT_CAP_MIB);
-    else if (res.timed_out || res.signal || res.exit_code)
-        rc = pg_error_set(PG_EINVAL, "%s: %s --benchmark_list_tests failed (%s %d): %s", suite->source, suite->argv[0],
-                          res.timed_out ? "timed out after" : res.signal ? "signal" : "exit status",
-                          res.timed_out ? (int)so.timeout_sec : res.signal ? res.signal : res.exit_code,
-                          pg_spawn_tail(res.err_log, res.err_len, 300));
-    if (rc == 0) {
-        *out = res.out_log;
-        res.out_log = NULL;
-    }
-    pg_spawn_result_free(&res);
-    return rc;
-}
-
 /* One benchmark `gb` of `suite` into `b` (a new entry). */
 static int fill_one(pg_bench *b, const pg_bench *suite, const char *gb)
 {
@@ -219,17 +158,6 @@ int pg_benchset_add_listing(pg_benchset *out, const pg_bench *suite, char *list)
     return rc;
 }
 
-/* Appends the benchmarks of `suite` to `out`. */
-static int expand_suite(pg_benchset *out, const pg_bench *suite)
-{
-    char *list = NULL;
-    int rc = list_tests(&list, suite);
-    if (rc == 0)
-        rc = pg_benchset_add_listing(out, suite, list);
-    free(list);
-    return rc;
-}
-
 int pg_benchset_check_unique(const pg_benchset *s)
 {
     /* A listing may hold a million names: a map, not a comparison of every pair. */
@@ -248,34 +176,3 @@ int pg_benchset_check_unique(const pg_benchset *s)
     return rc;
 }
 
-int pg_benchset_expand(pg_benchset *s)
-{
-    size_t i = 0;
-    while (i < s->n && s->v[i].kind != PG_BENCH_GB_SUITE)
-        i++;
-    if (i == s->n)
-        return 0;
-    pg_benchset out;
-    pg_benchset_init(&out);
-    int rc = 0;
-    for (i = 0; i < s->n && rc == 0; i++) {
-        pg_bench *b;
-        if (s->v[i].kind == PG_BENCH_GB_SUITE) {
-            rc = expand_suite(&out, &s->v[i]);
-        } else if ((rc = pg_bench_new_entry(&out, &b)) == 0) {
-            *b = s->v[i];
-            memset(&s->v[i], 0, sizeof s->v[i]);
-        }
-    }
-    /* Two suites may have benchmarks of one name, or a suite a command's name. */
-    if (rc == 0)
-        rc = pg_benchset_check_unique(&out);
-    /* The set keeps its build and defaults; only its entries change. */
-    for (size_t k = 0; k < s->n; k++)
-        pg_bench_free(&s->v[k]);
-    free(s->v);
-    s->v = out.v;
-    s->n = out.n;
-    s->cap = out.cap;
-    return rc;
-}
