@@ -1,5 +1,6 @@
 /* counters/profile.c — records -> unwound, symbolized, folded stacks. See profile.h. */
 #include "counters/profile.h"
+#include "counters/kallsyms.h"
 #include "counters/maps.h"
 #include "counters/symbolize.h"
 #include "counters/unwind.h"
@@ -101,8 +102,11 @@ typedef struct builder {
     pg_profile_stats *st;
     uint64_t type, mask;
     pg_callgraph cg;
+    pg_kallsyms *ksyms;         /* loaded at the first kernel frame */
+    int ksyms_tried;
     uint64_t ips[MAX_FRAMES];
-    const char *names[MAX_FRAMES + 2];
+    uint64_t kips[MAX_FRAMES];  /* the kernel's part of a stack, leaf first */
+    const char *names[2 * MAX_FRAMES + 2];   /* comm, [truncated], user frames, kernel frames */
     char unknown[MAX_FRAMES][48];
 } builder;
 
@@ -142,18 +146,52 @@ static void fix_leaf(builder *b, const sample *s, size_t *n)
     ++*n;
 }
 
+/* The call chain split by its context marks: kernel frames into b->kips
+ * (*nk), user frames into b->ips (*n), each leaf first. Without marks (a
+ * user-only chain) every frame is the user's. */
+static void split_chain(builder *b, const sample *s, size_t *nk, size_t *n)
+{
+    int kernel = 0;
+    for (uint64_t i = 0; i < s->nchain; i++) {
+        uint64_t ip = s->chain[i];
+        if (ip >= PERF_CONTEXT_MAX) {
+            kernel = ip == PERF_CONTEXT_KERNEL;
+            continue;
+        }
+        if (kernel || pg_kallsyms_is_kernel(ip)) {
+            if (*nk < MAX_FRAMES)
+                b->kips[(*nk)++] = ip;
+        } else if (*n < MAX_FRAMES) {
+            b->ips[(*n)++] = ip;
+        }
+    }
+}
+
+static const char *kernel_frame(builder *b, uint64_t ip)
+{
+    if (!b->ksyms_tried) {
+        b->ksyms_tried = 1;
+        if (pg_kallsyms_load(&b->ksyms, NULL) < 0)
+            b->ksyms = NULL;    /* out of memory: unnamed kernel frames, still counted */
+        b->st->kernel_hidden = pg_kallsyms_hidden(b->ksyms);
+    }
+    return pg_kallsyms_frame(b->ksyms, ip);
+}
+
 static int add_sample(builder *b, const struct perf_event_header *h)
 {
     sample s;
     if (decode(&s, h, b->type, b->mask) < 0)
         return 0;   /* a malformed record is skipped, not fatal */
-    size_t n = 0;
+    size_t n = 0, nk = 0;
     int truncated = 0;
     int why = PG_UNWIND_DONE;
-    if (b->cg == PG_CALLGRAPH_FP) {
-        for (uint64_t i = 0; i < s.nchain && n < MAX_FRAMES; i++)
-            if (s.chain[i] < PERF_CONTEXT_MAX)
-                b->ips[n++] = s.chain[i];
+    split_chain(b, &s, &nk, b->cg == PG_CALLGRAPH_FP ? &n : &(size_t){0});
+    if (!nk && pg_kallsyms_is_kernel(s.ip))
+        b->kips[nk++] = s.ip;   /* in the kernel with no chain: its one frame */
+    if (nk && !s.regs) {
+        /* A kernel thread (or the idle task): the kernel's stack is all there is. */
+    } else if (b->cg == PG_CALLGRAPH_FP) {
         if (!n)
             b->ips[n++] = s.ip;
         fix_leaf(b, &s, &n);
@@ -161,7 +199,7 @@ static int add_sample(builder *b, const struct perf_event_header *h)
         why = pg_unwind(b->unw, b->ips, MAX_FRAMES, &n, b->procs, (pid_t)s.pid, s.regs, b->mask, s.stack,
                         s.stack_len);
         truncated = why != PG_UNWIND_DONE;
-    } else {
+    } else if (!pg_kallsyms_is_kernel(s.ip)) {
         b->ips[n++] = s.ip;
         truncated = 1;
     }
@@ -177,9 +215,15 @@ static int add_sample(builder *b, const struct perf_event_header *h)
             return pg_error_set(PG_ENOMEM, "out of memory");
         b->names[k++] = nm;
     }
-    if (!truncated && k > first + 1 && !is_root_name(b->names[first + 1]) &&
+    if (!truncated && n && k > first + 1 && !is_root_name(b->names[first + 1]) &&
         !is_root_addr(b->procs, (pid_t)s.pid, b->ips[n - 1] - (n > 1)))
         truncated = 1;
+    if (n && !pg_procs_find(b->procs, (pid_t)s.pid, b->ips[0]))
+        b->st->unmapped++;
+    /* The kernel's frames below the user's: root first, so the leaf last. */
+    for (size_t i = nk; i-- > 0 && k < 2 * MAX_FRAMES + 2;)
+        b->names[k++] = kernel_frame(b, b->kips[i]);
+    b->st->kernel += nk > 0;
     if (truncated) {
         b->names[first] = "[truncated]";
         b->st->truncated++;
@@ -244,6 +288,7 @@ void pg_profile_free(pg_profile *p)
         return;
     /* The symbolizer's per-file state lives in the files, freed with the procs. */
     pg_symbolizer_free(p->b.sym);
+    pg_kallsyms_free(p->b.ksyms);
     pg_unwinder_free(p->b.unw);
     pg_procs_free(p->b.procs);
     free(p);

@@ -14,7 +14,9 @@
  * whose unwinding stopped before the outermost frame gets a "[truncated]"
  * frame right under the comm (its callers are unknown, not absent). A frame
  * in memory no file backs is "[unknown]"; frames in files without symbols
- * are "module+0xADDR".
+ * are "module+0xADDR". Kernel frames (system-wide recording) come below the
+ * user's, named from /proc/kallsyms with FlameGraph's "_[k]" mark
+ * (kallsyms.h); a kernel thread's stack is its kernel frames alone.
  */
 #ifndef PG_COUNTERS_PROFILE_H
 #define PG_COUNTERS_PROFILE_H
@@ -29,6 +31,10 @@ typedef struct pg_profile_stats {
     uint64_t truncated;     /* of which stopped early */
     uint64_t truncated_stack;   /* of those, stopped where the copied user stack ran out
                                  * (a larger --stack-size would have gone on) */
+    uint64_t kernel;        /* samples with kernel frames (system-wide, sampler.h) */
+    int kernel_hidden;      /* the kernel hid its symbols' addresses: kernel frames unnamed */
+    uint64_t unmapped;      /* samples whose user leaf lies in no mapping perfgate saw: a
+                             * process gone before its mappings were read, or JIT code */
 } pg_profile_stats;
 
 typedef struct pg_profile pg_profile;

@@ -2,6 +2,7 @@
 #include "counters/sampler.h"
 #include "util/array.h"
 #include "counters/evsel.h"
+#include "counters/procscan.h"
 #include "counters/ringbuf.h"
 #include "util/error.h"
 
@@ -51,6 +52,9 @@ struct pg_sampler {
     uint64_t round_mark;      /* seen_max as of the end of the previous drain */
     size_t taken;             /* bytes of records taken out and not yet released */
     int attached;
+    int kernel;               /* kernel stacks are sampled */
+    char knotice[200];        /* why they are not, when asked for */
+    int scanned;              /* processes read from /proc (system-wide) */
 };
 
 int pg_callgraph_parse(pg_callgraph *out, const char *s)
@@ -163,6 +167,24 @@ static int choose_event(pg_sampler *s)
     return 0;
 }
 
+/* Kernel stacks on or off. In DWARF mode the kernel's part of a stack comes
+ * as a call chain of its own (the user part is unwound from the copy). */
+static void set_kernel(pg_sampler *s, int on)
+{
+    struct perf_event_attr *a = &s->attr;
+    s->kernel = on;
+    a->exclude_kernel = !on;
+    if (s->o.callgraph == PG_CALLGRAPH_FP) {
+        a->exclude_callchain_kernel = !on;
+    } else if (on) {
+        a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+        a->exclude_callchain_user = 1;
+    } else {
+        a->sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+        a->exclude_callchain_user = 0;
+    }
+}
+
 static void fill_attr(pg_sampler *s)
 {
     struct perf_event_attr *a = &s->attr;
@@ -189,6 +211,13 @@ static void fill_attr(pg_sampler *s)
     a->enable_on_exec = 1;
     a->inherit = 1;
     a->exclude_kernel = 1;    /* user stacks only: what a benchmark's author can change */
+    if (s->o.system_wide) {
+        /* Per CPU, every task: nothing to inherit, no exec to wait for. */
+        a->inherit = 0;
+        a->enable_on_exec = 0;
+        a->disabled = 0;
+        set_kernel(s, s->o.kernel);
+    }
     a->exclude_hv = 1;
     a->mmap = 1;
     a->mmap2 = 1;
@@ -213,7 +242,7 @@ static int open_all(pg_sampler *s, pid_t pid, int *err)
     if (!s->bufs)
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (long c = 0; c < ncpu; c++) {
-        int fd = perf_open(&s->attr, pid, (int)c);
+        int fd = perf_open(&s->attr, s->o.system_wide ? -1 : pid, (int)c);
         if (fd < 0) {
             if (errno == ENODEV)      /* offline CPU */
                 continue;
@@ -254,6 +283,40 @@ static int map_all(pg_sampler *s)
     return 0;
 }
 
+static int paranoid(void)
+{
+    int v = 2;
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = 2;
+        fclose(f);
+    }
+    return v;
+}
+
+/* open_all, and system-wide: without kernel stacks when only they are refused,
+ * and a refusal said in plain words. -1 with *err for any other failure. */
+static int open_events(pg_sampler *s, pid_t pid, int *err)
+{
+    if (open_all(s, pid, err) == 0)
+        return 0;
+    if (!s->o.system_wide || (*err != EACCES && *err != EPERM))
+        return -1;
+    if (s->kernel) {
+        set_kernel(s, 0);
+        snprintf(s->knotice, sizeof s->knotice, "kernel stacks not sampled: not allowed here "
+                 "(kernel.perf_event_paranoid is %d); fix: run as root, or sudo sysctl kernel.perf_event_paranoid=-1",
+                 paranoid());
+        if (open_all(s, pid, err) == 0)
+            return 0;
+    }
+    *err = 0;   /* said here: not an event's problem */
+    return pg_error_set(PG_ENOTSUP, "system-wide sampling is not allowed here (kernel.perf_event_paranoid is %d; "
+                        "-a needs 0 or less, or CAP_PERFMON); fix: run as root, or sudo sysctl "
+                        "kernel.perf_event_paranoid=0", paranoid());
+}
+
 int pg_sampler_attach(pg_sampler *s, pid_t pid)
 {
     if (s->attached)
@@ -263,7 +326,9 @@ int pg_sampler_attach(pg_sampler *s, pid_t pid)
     if (rc < 0)
         return rc;
     int err = 0;
-    if (open_all(s, pid, &err) < 0) {
+    if ((rc = open_events(s, pid, &err)) < 0 && !err)
+        return rc;      /* refused, and said why */
+    if (err) {
         int fallback = !s->o.event && s->attr.type == PERF_TYPE_HARDWARE &&
                        (err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL);
         if (!fallback) {
@@ -291,10 +356,23 @@ int pg_sampler_attach(pg_sampler *s, pid_t pid)
         s->attr.type = PERF_TYPE_SOFTWARE;
         s->attr.config = PERF_COUNT_SW_CPU_CLOCK;
         snprintf(s->event, sizeof s->event, "cpu-clock");
-        if (open_all(s, pid, &err) < 0)
-            return pg_error_set(PG_ENOTSUP, "cannot sample cpu-clock: %s", strerror(err));
+        if ((rc = open_events(s, pid, &err)) < 0)
+            return err ? pg_error_set(PG_ENOTSUP, "cannot sample cpu-clock: %s", strerror(err)) : rc;
     }
-    return map_all(s);
+    if (s->knotice[0]) {
+        size_t l = strlen(s->notice);
+        snprintf(s->notice + l, sizeof s->notice - l, "%s%s", l ? "; " : "", s->knotice);
+    }
+    if ((rc = map_all(s)) < 0)
+        return rc;
+    if (s->o.system_wide) {
+        /* After the events are open: a process started in between is both read and recorded, never neither. */
+        rc = pg_procscan(NULL, pg_sampler_keep, s);
+        if (rc < 0)
+            return rc;
+        s->scanned = rc;
+    }
+    return 0;
 }
 
 size_t pg_sampler_pollfds(pg_sampler *s, int *fds, size_t max)
@@ -517,3 +595,5 @@ uint64_t pg_sampler_sample_type(const pg_sampler *s) { return s->attr.sample_typ
 uint64_t pg_sampler_regs_mask(const pg_sampler *s) { return s->attr.sample_regs_user; }
 pg_callgraph pg_sampler_callgraph(const pg_sampler *s) { return s->o.callgraph; }
 const char *pg_sampler_notice(const pg_sampler *s) { return s->notice; }
+int pg_sampler_kernel(const pg_sampler *s) { return s->kernel; }
+int pg_sampler_scanned(const pg_sampler *s) { return s->scanned; }

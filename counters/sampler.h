@@ -63,6 +63,11 @@ typedef struct pg_sampler_opts {
     size_t max_bytes;         /* cap on buffered record bytes; 0: 512 MiB */
     size_t flush_bytes;       /* pg_sample_run flushes during the run past this; 0: 64 MiB */
     int pinned_cpu;           /* the CPU the child is pinned to, its buffer polled first; -1: none */
+    int system_wide;          /* every process on every CPU (`record -a`): the attached pid is
+                               * only the recording's end; sampling starts at attach, and the
+                               * processes already running are read from /proc (procscan.h) */
+    int kernel;               /* system-wide: kernel stacks too, when the kernel allows
+                               * (else user stacks only, and pg_sampler_notice says why) */
 } pg_sampler_opts;
 
 typedef struct pg_sampler_stats {
@@ -133,7 +138,13 @@ const char *pg_sampler_event(const pg_sampler *s);
 uint64_t pg_sampler_sample_type(const pg_sampler *s);
 uint64_t pg_sampler_regs_mask(const pg_sampler *s);
 pg_callgraph pg_sampler_callgraph(const pg_sampler *s);
-/* A one-line note when the requested event fell back (no PMU: cycles -> cpu-clock), or "". */
+/* A one-line note when the requested event fell back (no PMU: cycles -> cpu-clock,
+ * kernel stacks not allowed), or "". */
 const char *pg_sampler_notice(const pg_sampler *s);
+/* Whether kernel frames are sampled (system-wide, allowed): samples then carry
+ * the kernel's call chain (PERF_SAMPLE_CALLCHAIN) in either call-graph mode. */
+int pg_sampler_kernel(const pg_sampler *s);
+/* System-wide: how many processes were read from /proc at attach. */
+int pg_sampler_scanned(const pg_sampler *s);
 
 #endif

@@ -20,10 +20,13 @@
 static const pg_opt_cmd spec = {
     .prog = "perfgate record",
     .usage = "usage: perfgate record [OPTIONS] -- CMD [ARG...]\n"
+             "       perfgate record -a [OPTIONS] (--duration S | -- CMD [ARG...])\n"
              "\n"
-             "Sample CMD's stacks (and its threads' and children's) and write a flamegraph.\n",
+             "Sample CMD's stacks (and its threads' and children's) and write a flamegraph;\n"
+             "with -a, every process's on every CPU while CMD runs or for S seconds.\n",
     .footer = "The command's output is shown when it has finished (its stdout on stderr with\n"
-              "--folded -). Stacks are user space only. See docs/sampling.md.\n"
+              "--folded -). Stacks are user space only, but with -a where the kernel allows.\n"
+              "See docs/sampling.md.\n"
               "Exit status: 0 recorded; 1 the command failed (the stacks are still written);\n"
               "2 usage or environment error (nothing written); " PG_XSTR(PG_EXIT_INTERRUPT)
               " interrupted (stacks written).\n",
@@ -77,6 +80,18 @@ static void warn_truncated(const pg_profile_stats *ps, const pg_sampler_opts *so
                 "--stack-size would not help\n", 100.0 * (double)other / (double)ps->samples);
 }
 
+/* What a system-wide recording could not see, and how to see it. */
+static void warn_system(const pg_profile_stats *ps)
+{
+    if (ps->kernel && ps->kernel_hidden)
+        fprintf(stderr, "perfgate: warning: kernel frames are unnamed ([kernel.kallsyms]_[k]): the kernel hides its "
+                "symbols' addresses (kernel.kptr_restrict); fix: sudo sysctl kernel.kptr_restrict=0\n");
+    if (ps->unmapped && ps->unmapped * 100 >= ps->samples)
+        fprintf(stderr, "perfgate: warning: %llu samples (%.1f%%) fell where perfgate knew no mapping: processes that "
+                "exited before perfgate read /proc, or code no file backs (JIT); their frames read [unknown]\n",
+                (unsigned long long)ps->unmapped, 100.0 * (double)ps->unmapped / (double)ps->samples);
+}
+
 /* The flamegraph of `f` at `path`; the subtitle says how it was sampled. */
 static int write_svg(const char *path, pg_folded *f, const char *title, const char *cmdline,
                      const pg_sample_result *sr, const pg_sampler_opts *so)
@@ -88,8 +103,8 @@ static int write_svg(const char *path, pg_folded *f, const char *title, const ch
         snprintf(rate, sizeof rate, "every %llu events", (unsigned long long)so->period);
     else
         snprintf(rate, sizeof rate, "%lu Hz", so->freq ? so->freq : PG_SAMPLE_FREQ_DEFAULT);
-    snprintf(sub, sizeof sub, "%s, %s, %s unwinding, %llu samples, %.1f%% truncated stacks",
-             sr->event, rate, so->callgraph == PG_CALLGRAPH_FP ? "frame-pointer" : "DWARF",
+    snprintf(sub, sizeof sub, "%s%s, %s, %s unwinding, %llu samples, %.1f%% truncated stacks",
+             sr->event, so->system_wide ? " on every CPU" : "", rate, so->callgraph == PG_CALLGRAPH_FP ? "frame-pointer" : "DWARF",
              (unsigned long long)sr->profile.samples,
              sr->profile.samples ? 100.0 * (double)sr->profile.truncated / (double)sr->profile.samples : 0.0);
     pg_flamegraph_opts fo;
@@ -118,6 +133,10 @@ typedef struct record_args {
     int cpu;
     char **cmd;
     int ncmd;
+    int all;                /* -a: system-wide */
+    double duration;        /* -a --duration S: the command is `sleep S` */
+    char *sleep_argv[3];
+    char sleep_for[32];
 } record_args;
 
 /* 0, or 1 with the exit status in *status. */
@@ -143,6 +162,10 @@ static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char *
         PG_OPT_STRING(0, "title", "TEXT", "the flamegraph's title", &a->title),
         PG_OPT_INT(0, "cpu", "N", "pin the command to CPU N (default: chosen)", &a->cpu, 0, INT_MAX),
         PG_OPT_SET_INT(0, "no-pin", "do not pin", &a->cpu, -2),
+        PG_OPT_FLAG('a', "all-cpus", "every process on every CPU, kernel stacks where the\n"
+                    "kernel allows (as perf record -ag)", &a->all),
+        PG_OPT_DOUBLE(0, "duration", "S", "with -a: record for S seconds instead of while a command runs",
+                      &a->duration, 0.001, 1e7),
         PG_OPT_END(),
     };
     if (pg_cmd_parse(status, ctx, &spec, opts, argc, argv))
@@ -151,7 +174,13 @@ static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char *
     a->ncmd = ctx->args.nrest;
     if (ctx->args.nargs > 0)
         *status = pg_die("unexpected argument '%s': put the command after '--'", ctx->args.args[0]);
-    else if (a->ncmd == 0)
+    else if (a->duration > 0 && !a->all)
+        *status = pg_die("--duration is for -a: a command is recorded while it runs");
+    else if (a->all && a->duration > 0 && a->ncmd > 0)
+        *status = pg_die("-a: --duration or a command, not both (the recording lasts while the command runs)");
+    else if (a->all && a->ncmd == 0 && !(a->duration > 0))
+        *status = pg_die("-a: what to record while: a command (perfgate record -a -- sleep 5) or --duration S");
+    else if (a->ncmd == 0 && !a->all)
         *status = pg_die("no command to record: perfgate record [OPTIONS] -- CMD [ARG...]");
     else if (a->cpu >= 0 && pg_check_cpu(a->cpu) < 0)
         *status = pg_die_last();
@@ -161,8 +190,20 @@ static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char *
         return 1;
     if (!a->svg && !a->folded)
         a->svg = "flamegraph.svg";
-    if (a->cpu == -1)
+    if (a->all) {
+        /* The machine as it runs: nothing pinned unless asked, kernel stacks where allowed. */
+        so->system_wide = 1;
+        so->kernel = 1;
+        if (a->duration > 0) {
+            snprintf(a->sleep_for, sizeof a->sleep_for, "%.3f", a->duration);
+            a->sleep_argv[0] = "sleep";
+            a->sleep_argv[1] = a->sleep_for;
+            a->cmd = a->sleep_argv;
+            a->ncmd = 2;
+        }
+    } else if (a->cpu == -1) {
         a->cpu = pg_runner_pick_cpu();
+    }
     /* Memory bound of a long recording (docs/sampling.md); small values make tests flush often. */
     const char *fb = getenv("PERFGATE_SAMPLE_FLUSH");
     if (fb && *fb)
@@ -201,7 +242,7 @@ int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
     if (rc < 0 && !res.started) {
         pg_spawn_result_free(&res);
         pg_folded_free(f);
-        return pg_die("cannot record %s: %s", cmd[0], pg_error_last());
+        return pg_die("cannot record %s: %s", a.all ? "every CPU" : cmd[0], pg_error_last());
     }
     if (!res.started) {
         /* exec failed: spawn put the reason in the captured stderr, already shown */
@@ -237,11 +278,14 @@ int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
             fprintf(stderr, "every %llu events", (unsigned long long)so.period);
         else
             fprintf(stderr, "%lu Hz", so.freq);
-        fprintf(stderr, ", %s), %llu lost, %.1f%% truncated stacks, %zu distinct stacks; "
-                "the command ran %.0f ms, unwinding after it took %.0f ms\n",
-                so.callgraph == PG_CALLGRAPH_FP ? "fp" : "dwarf", (unsigned long long)sr.sampler.lost,
+        fprintf(stderr, ", %s%s), %llu lost, %.1f%% truncated stacks, %zu distinct stacks; "
+                "%s %.0f ms, unwinding after it took %.0f ms\n",
+                so.callgraph == PG_CALLGRAPH_FP ? "fp" : "dwarf", a.all ? ", every CPU" : "",
+                (unsigned long long)sr.sampler.lost,
                 ps->samples ? 100.0 * (double)ps->truncated / (double)ps->samples : 0.0,
-                pg_folded_count(f), res.wall_ns / 1e6, sr.unwind_ns / 1e6);
+                pg_folded_count(f), a.all ? "recorded for" : "the command ran", res.wall_ns / 1e6, sr.unwind_ns / 1e6);
+        if (a.all)
+            warn_system(ps);
         if (so.flush_bytes)     /* only with PERFGATE_SAMPLE_FLUSH: says whether it had an effect */
             fprintf(stderr, "perfgate record: %llu stacks unwound while the command ran (flush past %zu bytes)\n",
                     (unsigned long long)sr.early, so.flush_bytes);
