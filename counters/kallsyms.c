@@ -80,7 +80,8 @@ int pg_kallsyms_load(pg_kallsyms **out, const char *path)
             return rc;
         }
         k->hidden = k->n == 0 && zeros > 0;
-        qsort(k->v, k->n, sizeof *k->v, by_addr);
+        if (k->n)
+            qsort(k->v, k->n, sizeof *k->v, by_addr);
     }
     *out = k;
     return 0;
