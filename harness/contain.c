@@ -8,7 +8,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>    /* struct clone_args, CLONE_INTO_CGROUP */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +143,7 @@ static struct {
     char base[400];         /* <cgroup2 mount><perfgate's own cgroup> */
     char why[600];          /* why not usable */
     unsigned seq;
+    int clone3;             /* children born inside their cgroup: 1 works, -1 not here, 0 not tried */
 } cg;
 
 /* perfgate's own cgroup v2 path ("0::/a/b" in /proc/self/cgroup) into out. */
@@ -473,6 +476,37 @@ void pg_contain_begin(pg_contain *c)
     }
 }
 
+pid_t pg_contain_fork(pg_contain *c)
+{
+    c->born_inside = 0;
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+    if (c->cgroup[0] && cg.clone3 >= 0) {
+        int dirfd = open(c->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd >= 0) {
+            struct clone_args args;
+            memset(&args, 0, sizeof args);
+            args.flags = CLONE_INTO_CGROUP;
+            args.exit_signal = SIGCHLD;
+            args.cgroup = (uint64_t)dirfd;
+            long pid = syscall(SYS_clone3, &args, sizeof args);
+            if (pid == 0)
+                return 0;   /* the child: its copy of dirfd closes at exec */
+            int err = errno;
+            close(dirfd);
+            if (pid > 0) {
+                cg.clone3 = 1;
+                c->born_inside = 1;
+                return (pid_t)pid;
+            }
+            /* An older kernel (ENOSYS, E2BIG), or a seccomp filter: fork, and never try again. */
+            if (err == ENOSYS || err == E2BIG || err == EINVAL || err == EPERM || err == EOPNOTSUPP)
+                cg.clone3 = -1;
+        }
+    }
+#endif
+    return fork();
+}
+
 void pg_contain_child(pid_t parent)
 {
     setpgid(0, 0);
@@ -486,7 +520,7 @@ void pg_contain_adopt(pg_contain *c, pid_t pid)
 {
     c->pid = pid;
     setpgid(pid, pid);  /* also in the child: whichever runs first wins the race */
-    if (c->cgroup[0]) {
+    if (c->cgroup[0] && !c->born_inside) {
         char text[32];
         snprintf(text, sizeof text, "%d", (int)pid);
         if (write_text(c->cgroup, "/cgroup.procs", text) < 0) {

@@ -30,6 +30,7 @@
 typedef struct pg_contain {
     pid_t pid;              /* the run's first process and process group; 0 before adopt */
     char cgroup[512];       /* the run's cgroup directory, "" when none */
+    int born_inside;        /* pg_contain_fork started the child in it: nothing to move */
 } pg_contain;
 
 /* Parent, before fork: makes the run's cgroup when the machine allows, and
@@ -37,12 +38,21 @@ typedef struct pg_contain {
  * had here is done without. */
 void pg_contain_begin(pg_contain *c);
 
+/* fork(), but with the child born inside the run's cgroup where the kernel
+ * can (clone3 with CLONE_INTO_CGROUP, Linux 5.7): moving a running process
+ * into a cgroup (a write to cgroup.procs) waits for the whole system's RCU
+ * grace period, some milliseconds on every run, while a birth inside costs
+ * nothing more than the fork. Elsewhere a plain fork, and pg_contain_adopt
+ * moves the child. Like fork: 0 in the child, the pid in the parent, -1 with
+ * errno. The child must allocate nothing before exec (no fork handlers ran). */
+pid_t pg_contain_fork(pg_contain *c);
+
 /* Child, right after fork (async-signal-safe): its own process group, and
  * death with `parent`. Exits the child at once when `parent` already died. */
 void pg_contain_child(pid_t parent);
 
-/* Parent, the child held before exec: puts it into the run's cgroup and tells
- * the watchdog what to kill should perfgate die. */
+/* Parent, the child held before exec: puts it into the run's cgroup (unless
+ * it was born there) and tells the watchdog what to kill should perfgate die. */
 void pg_contain_adopt(pg_contain *c, pid_t pid);
 
 /* Sends `sig` to every process of the run. */

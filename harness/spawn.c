@@ -359,7 +359,7 @@ static int start_child(spawn_run *r)
     const char *via = r->o->own_rss ? launcher() : NULL;
     pid_t parent = getpid();
     fflush(NULL);
-    r->pid = fork();
+    r->pid = pg_contain_fork(&r->box);
     if (r->pid < 0)
         return pg_error_errno(PG_ERROR, "cannot fork");
     if (r->pid == 0) {

@@ -33,6 +33,18 @@ cleanup_pids() { for p in $(cat "$1" 2>/dev/null); do kill -9 "$p" 2>/dev/null; 
 "$PG" doctor > "$T/doctor" 2>&1
 backends=$(sed -n 's/^  --backend \(perf\|valgrind\)  *ok.*/\1/p' "$T/doctor" | sort -r | tr '\n' ' ')
 echo "backends tested: $backends"
+# Where a cgroup per run can be made, the benchmark is in it from its first
+# instruction (born there: clone3 into the cgroup, or moved before exec),
+# through the launcher (perf) and without it (valgrind's runs). The cgroup v2
+# line (0::) is the one perfgate's cgroups are in.
+if grep -q '^  cgroup v2 per run  *ok' "$T/doctor"; then
+  for be in $backends; do
+    expect_exit 0 "$be: a benchmark that prints its cgroup" \
+      "$PG" run --no-store --backend $be -r 1 -w 0 -- sh -c "cat /proc/self/cgroup >> '$T/cg-$be'"
+    check "$be: every run's benchmark in a perfgate-<pid>-<n> cgroup" \
+      sh -c "grep -q '^0::' '$T/cg-$be' && ! grep '^0::' '$T/cg-$be' | grep -qv '/perfgate-[0-9]*-[0-9]*\$'"
+  done
+fi
 
 for mode in cgroup no-cgroup; do
   if [ $mode = no-cgroup ]; then export PERFGATE_NO_CGROUP=1; else unset PERFGATE_NO_CGROUP; fi
