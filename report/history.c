@@ -165,41 +165,124 @@ static int build_series(pg_history *h, const pg_thresholds *cli)
     return 0;
 }
 
-/* Change points of the points' medians, with their levels. */
-static int find_changes(pg_hist_series *s)
+/* The series point i was made of (its side's benchmark and metric), or NULL. */
+static const pg_series *point_series(const pg_hist_series *s, const pg_side *const *side_of, size_t i)
 {
-    double *x = malloc(s->np * sizeof *x), *se = malloc(s->np * sizeof *se);
-    size_t *at = malloc(s->np * sizeof *at);
-    int rc = 0;
-    if (!x || !se || !at) {
-        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    const pg_side *side = side_of[i];
+    for (size_t b = 0; side && b < side->nb; b++)
+        if (!strcmp(side->b[b].name, s->bench))
+            return pg_bench_find_series(&side->b[b], s->metric, s->backend);
+    return NULL;
+}
+
+/* The samples of points [lo, hi) into v (room for all): never more of a
+ * point's series than the point counted. Returns how many. */
+static size_t pool(double *v, const pg_hist_series *s, const pg_side *const *side_of, size_t lo, size_t hi)
+{
+    size_t nv = 0;
+    for (size_t i = lo; i < hi; i++) {
+        const pg_series *m = point_series(s, side_of, i);
+        for (size_t k = 0; m && k < m->n && k < s->p[i].n; k++)
+            v[nv++] = m->v[k];
+    }
+    return nv;
+}
+
+typedef struct split_ctx {
+    const pg_hist_series *s;
+    const pg_side *const *side_of;
+    double *left, *right;   /* room for every sample of the series */
+} split_ctx;
+
+/* pg_hist_split_test on the pooled raw samples either side. */
+static double split_test(void *ctx, size_t lo, size_t k, size_t hi)
+{
+    split_ctx *c = ctx;
+    size_t nl = pool(c->left, c->s, c->side_of, lo, k), nr = pool(c->right, c->s, c->side_of, k, hi);
+    if (!nl || !nr)
+        return 1;   /* nothing to judge by: no change */
+    if (pg_stats_all_equal(c->left, nl) && pg_stats_all_equal(c->right, nr))
+        return 0;   /* exact counts: the shift alone decides */
+    pg_mwu u;
+    int rc = pg_stats_mannwhitney(&u, c->left, nl, c->right, nr);
+    return rc < 0 ? rc : u.p;
+}
+
+/* Candidate change points of the points' medians, each judged on its raw samples. */
+static int find_changes(pg_hist_series *s, const pg_side *const *side_of)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < s->np; i++)
+        total += s->p[i].n;
+    double *x = malloc((s->np ? s->np : 1) * sizeof *x), *p = malloc((s->np ? s->np : 1) * sizeof *p);
+    double *left = malloc((total ? total : 1) * sizeof *left), *right = malloc((total ? total : 1) * sizeof *right);
+    size_t *at = malloc((s->np ? s->np : 1) * sizeof *at);
+    long n = 0;
+    if (!x || !p || !at || !left || !right) {
+        n = pg_error_set(PG_ENOMEM, "out of memory");
         goto out;
     }
-    for (size_t i = 0; i < s->np; i++) {
+    for (size_t i = 0; i < s->np; i++)
         x[i] = s->p[i].median;
-        /* the standard error of a median, from the IQR of its samples (1.349 sd for a normal) */
-        se[i] = (s->p[i].q3 - s->p[i].q1) / 1.349 * 1.2533 / sqrt((double)s->p[i].n);
-    }
-    double noise = s->np ? pg_stats_median(se, s->np) : 0;
-    size_t n = pg_hist_changepoints(at, s->np, x, s->np, noise, s->threshold / 100, 5.0, 2);
-    if (n && !(s->cp = calloc(n, sizeof *s->cp))) {
-        rc = pg_error_set(PG_ENOMEM, "out of memory");
-        goto out;
-    }
-    for (size_t j = 0; j < n; j++) {
-        size_t lo = j ? at[j - 1] : 0, mid = at[j], hi = j + 1 < n ? at[j + 1] : s->np;
-        double before = 0, after = 0;
-        for (size_t i = lo; i < mid; i++)
-            before += x[i];
-        for (size_t i = mid; i < hi; i++)
-            after += x[i];
-        before /= (double)(mid - lo), after /= (double)(hi - mid);
-        s->cp[s->ncp++] = (pg_hist_change){.at = mid, .before = before, .after = after,
-                                           .pct = before ? 100 * (after - before) / before : NAN};
-    }
+    split_ctx sc = {.s = s, .side_of = side_of, .left = left, .right = right};
+    pg_hist_cp_opts o = {.min_rel = s->threshold / 100, .min_seg = 2, .test = split_test, .ctx = &sc, .alpha = 0.05};
+    n = pg_hist_changepoints(at, p, s->np, x, s->np, &o);
+    if (n > 0 && !(s->cp = calloc((size_t)n, sizeof *s->cp)))
+        n = pg_error_set(PG_ENOMEM, "out of memory");
+    for (long j = 0; j < n; j++)
+        s->cp[s->ncp++] = (pg_hist_change){.at = at[j], .q = p[j]};
 out:
-    free(x), free(se), free(at);
+    free(x), free(p), free(at), free(left), free(right);
+    return n < 0 ? (int)n : 0;
+}
+
+/* Across every series: Benjamini-Hochberg over the change points' p-values
+ * (each already corrected for its candidate splits); those that do not hold
+ * at 5% go. Exact counts' (0) always hold. */
+static int correct_changes(pg_history *h)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < h->ns; i++)
+        total += h->s[i].ncp;
+    double *q = malloc((total ? total : 1) * sizeof *q);
+    if (!q)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < h->ns; i++)
+        for (size_t j = 0; j < h->s[i].ncp; j++)
+            q[k++] = h->s[i].cp[j].q;
+    int rc = pg_stats_bh(q, q, total);
+    k = 0;
+    for (size_t i = 0; rc == 0 && i < h->ns; i++) {
+        pg_hist_series *s = &h->s[i];
+        size_t kept = 0;
+        for (size_t j = 0; j < s->ncp; j++, k++)
+            if (q[k] < 0.05) {
+                s->cp[kept] = s->cp[j];
+                s->cp[kept++].q = q[k];
+            }
+        s->ncp = kept;
+    }
+    free(q);
     return rc;
+}
+
+/* Each kept change point's levels and samples either side (to its neighbours). */
+static void describe_changes(pg_hist_series *s)
+{
+    for (size_t j = 0; j < s->ncp; j++) {
+        size_t lo = j ? s->cp[j - 1].at : 0, mid = s->cp[j].at, hi = j + 1 < s->ncp ? s->cp[j + 1].at : s->np;
+        double before = 0, after = 0;
+        size_t nb = 0, na = 0;
+        for (size_t i = lo; i < mid; i++)
+            before += s->p[i].median, nb += s->p[i].n;
+        for (size_t i = mid; i < hi; i++)
+            after += s->p[i].median, na += s->p[i].n;
+        before /= (double)(mid - lo), after /= (double)(hi - mid);
+        pg_hist_change *c = &s->cp[j];
+        c->before = before, c->after = after, c->n_before = nb, c->n_after = na;
+        c->pct = before ? 100 * (after - before) / before : NAN;
+    }
 }
 
 /* The level of point i: the mean of the medians of its stretch between change points. */
@@ -253,11 +336,7 @@ static int flag(pg_hist_series *s, const pg_side *const *side_of_point)
     size_t nv = 0;
     for (size_t i = 0; i < s->np; i++) {
         double level = level_of(s, i);
-        const pg_series *m = NULL;
-        const pg_side *side = side_of_point[i];
-        for (size_t b = 0; side && b < side->nb && !m; b++)
-            if (!strcmp(side->b[b].name, s->bench))
-                m = pg_bench_find_series(&side->b[b], s->metric, s->backend);
+        const pg_series *m = point_series(s, side_of_point, i);
         /* the point was made of this series: never more samples than it counted */
         for (size_t k = 0; m && level != 0 && k < m->n && k < s->p[i].n; k++)
             v[nv++] = m->v[k] / level;
@@ -274,25 +353,37 @@ static int flag(pg_hist_series *s, const pg_side *const *side_of_point)
     return 0;
 }
 
+/* The side of each point of `s`: sides are in commit order, like the points. */
+static void sides_of(const pg_history *h, const pg_hist_series *s, const pg_side **side_of)
+{
+    for (size_t p = 0, e = 0; p < s->np; p++) {
+        while (e < h->nsides && (h->sides[e].lane != s->lane || h->sides[e].commit < s->p[p].commit))
+            e++;
+        side_of[p] = e < h->nsides && h->sides[e].commit == s->p[p].commit ? h->sides[e].side : NULL;
+    }
+}
+
 int pg_history_analyze(pg_history *h, const pg_thresholds *cli)
 {
     int rc = build_series(h, cli);
-    const pg_side **side_of = NULL;
+    size_t most = 1;
+    for (size_t i = 0; i < h->ns; i++)
+        most = h->s[i].np > most ? h->s[i].np : most;
+    const pg_side **side_of = rc == 0 ? calloc(most, sizeof *side_of) : NULL;
+    if (rc == 0 && !side_of)
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    /* Candidates per series, then one correction across all of them, then
+     * the flags, which read the levels between the change points kept. */
     for (size_t i = 0; rc == 0 && i < h->ns; i++) {
-        pg_hist_series *s = &h->s[i];
-        free(side_of);
-        if (!(side_of = calloc(s->np ? s->np : 1, sizeof *side_of))) {
-            rc = pg_error_set(PG_ENOMEM, "out of memory");
-            break;
-        }
-        /* the side of each point: sides are in commit order, like the points */
-        for (size_t p = 0, e = 0; p < s->np; p++) {
-            while (e < h->nsides && (h->sides[e].lane != s->lane || h->sides[e].commit < s->p[p].commit))
-                e++;
-            side_of[p] = e < h->nsides && h->sides[e].commit == s->p[p].commit ? h->sides[e].side : NULL;
-        }
-        if ((rc = find_changes(s)) == 0)
-            rc = flag(s, side_of);
+        sides_of(h, &h->s[i], side_of);
+        rc = find_changes(&h->s[i], side_of);
+    }
+    if (rc == 0)
+        rc = correct_changes(h);
+    for (size_t i = 0; rc == 0 && i < h->ns; i++) {
+        describe_changes(&h->s[i]);
+        sides_of(h, &h->s[i], side_of);
+        rc = flag(&h->s[i], side_of);
     }
     free(side_of);
     return rc;

@@ -12,7 +12,11 @@
  *    pg_compare (report/compare.h) with the same thresholds and tests as
  *    `perfgate compare PREV THIS`: regressed and improved points are marked;
  *  - change points (report/histstats.h): where the level moved and stayed,
- *    also when no single step crossed the threshold;
+ *    also when no single step crossed the threshold. A split is judged on
+ *    the raw samples either side of it, not on the medians (a rank test,
+ *    corrected for the splits it was chosen from, then across every series
+ *    of the history with Benjamini-Hochberg at 5%), so that a two-mode
+ *    benchmark's medians lining up by chance are no change;
  *  - what makes the benchmark hard to trust, from its whole history:
  *      noisy    the typical spread of one commit's samples (interquartile
  *               range over the median) exceeds the threshold: compare sees
@@ -61,6 +65,9 @@ typedef struct pg_hist_change {
     size_t at;                  /* index into the series' points: the first of the new level */
     double before, after;       /* the levels (mean of the points' medians) either side */
     double pct;                 /* 100 * (after - before) / before */
+    size_t n_before, n_after;   /* the raw samples the split was judged on, either side */
+    double q;                   /* its p-value, corrected for the candidate splits and, across
+                                 * every series, by Benjamini-Hochberg; 0 for exact counts */
 } pg_hist_change;
 
 enum {

@@ -38,8 +38,10 @@ double pg_hist_quantile(const double *v, size_t n, double q)
 
 typedef struct cp_search {
     const double *x;
-    double noise, min_rel, min_z;
+    const pg_hist_cp_opts *o;
     size_t min_seg, *out, max, found;
+    double *p;              /* the kept splits' p-values, in the order found */
+    int err;
 } cp_search;
 
 /* Sum and sum of squares of x[lo..hi) about `ref` (near the values: no cancellation). */
@@ -53,7 +55,7 @@ static void sums(const double *x, size_t lo, size_t hi, double ref, double *s1, 
 static void segment(cp_search *c, size_t lo, size_t hi)
 {
     size_t n = hi - lo;
-    if (n < 2 * c->min_seg || c->found >= c->max)
+    if (n < 2 * c->min_seg || c->found >= c->max || c->err)
         return;
     double ref = c->x[lo], total, total2, left, left2;
     sums(c->x, lo, hi, ref, &total, &total2);
@@ -72,34 +74,53 @@ static void segment(cp_search *c, size_t lo, size_t hi)
             double vl = nl > 1 ? fmax(0, left2 - left * left / nl) / (nl - 1) : 0;
             double vr = nr > 1 ? fmax(0, (total2 - left2) - (total - left) * (total - left) / nr) / (nr - 1) : 0;
             best_w = w, best = k, best_d = fabs(mr - ml), best_ml = ml + ref;
-            best_se = sqrt(vl / nl + vr / nr + c->noise * c->noise * (1 / nl + 1 / nr));
+            best_se = sqrt(vl / nl + vr / nr + c->o->noise * c->o->noise * (1 / nl + 1 / nr));
         }
     }
     if (best_w <= 0)
         return;
     double rel = best_ml != 0 ? best_d / fabs(best_ml) : INFINITY;
-    double z = best_se > 0 ? best_d / best_se : INFINITY;
-    if (rel < c->min_rel || z < c->min_z)
+    if (rel < c->o->min_rel)
         return;
+    double p = 0;
+    if (c->o->test) {
+        p = c->o->test(c->o->ctx, lo, best, hi);
+        if (p < 0) {
+            c->err = (int)p;
+            return;
+        }
+        /* Bonferroni over the candidate splits the best was chosen from. */
+        p = fmin(1, p * (double)(n - 2 * c->min_seg + 1));
+        if (!(p < c->o->alpha))
+            return;
+    } else if ((best_se > 0 ? best_d / best_se : INFINITY) < c->o->min_z) {
+        return;
+    }
+    if (c->p)
+        c->p[c->found] = p;
     c->out[c->found++] = best;
     segment(c, lo, best);
     segment(c, best, hi);
 }
 
-static int cmp_size(const void *a, const void *b)
+long pg_hist_changepoints(size_t *out, double *p_out, size_t max, const double *x, size_t n,
+                          const pg_hist_cp_opts *o)
 {
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    return (x > y) - (x < y);
-}
-
-size_t pg_hist_changepoints(size_t *out, size_t max, const double *x, size_t n, double noise, double min_rel,
-                            double min_z, size_t min_seg)
-{
-    cp_search c = {.x = x, .noise = noise, .min_rel = min_rel, .min_z = min_z,
-                   .min_seg = min_seg ? min_seg : 1, .out = out, .max = max};
+    cp_search c = {.x = x, .o = o, .min_seg = o->min_seg ? o->min_seg : 1, .out = out, .max = max, .p = p_out};
     segment(&c, 0, n);
-    qsort(out, c.found, sizeof *out, cmp_size);
-    return c.found;
+    if (c.err)
+        return c.err;
+    /* Ascending, the p-values kept beside their splits. */
+    for (size_t i = 1; i < c.found; i++)
+        for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+            size_t t = out[j];
+            out[j] = out[j - 1], out[j - 1] = t;
+            if (p_out) {
+                double q = p_out[j];
+                p_out[j] = p_out[j - 1], p_out[j - 1] = q;
+            }
+        }
+    return (long)c.found;
 }
 
 int pg_hist_bimodal(double *gap_rel, double *share_low, const double *v, size_t n, double min_rel)

@@ -15,6 +15,13 @@
  *    the relative shift alone decides, as in compare; a steady creep has
  *    one, so it is split where it moved most, a few times, not at every
  *    commit.
+ *    Where the raw samples behind each value are at hand (history.c), the
+ *    split is judged on them instead of on the standard errors: a rank test
+ *    (Mann-Whitney) of the pooled samples left of the split against those
+ *    right of it, its p-value multiplied by the number of candidate splits
+ *    of the segment (the best of many splits is chosen, so one test would
+ *    overstate it). Medians of a few samples of a two-mode benchmark can line
+ *    up into a level shift that the samples themselves do not support.
  *
  *  - Two modes: samples that fall into two groups, the benchmark flipping
  *    between two code paths, layouts or frequencies from run to run. Such a
@@ -31,12 +38,27 @@
 
 #include <stddef.h>
 
+/* The p-value that the raw samples of values [lo, k) and [k, hi) come from
+ * one distribution: 0 when each side's samples are all equal (exact
+ * counts: the relative shift alone decides); negative on error. */
+typedef double (*pg_hist_split_test)(void *ctx, size_t lo, size_t k, size_t hi);
+
+typedef struct pg_hist_cp_opts {
+    double noise;           /* the standard error of one value from other evidence (0: none) */
+    double min_rel;         /* the least shift, relative to the left level */
+    double min_z;           /* without a test: the least shift in standard errors */
+    size_t min_seg;         /* segments are at least this many values long (>= 1) */
+    pg_hist_split_test test;    /* NULL: judge by min_z */
+    void *ctx;
+    double alpha;           /* with a test: keep a split whose corrected p-value is below this */
+} pg_hist_cp_opts;
+
 /* Change points of x[0..n): writes the index of the first value of each new
- * level, ascending, into out[0..max) and returns how many (at most max).
- * `noise`: the standard error of one value from other evidence (0: none);
- * segments are at least `min_seg` values long (>= 1). */
-size_t pg_hist_changepoints(size_t *out, size_t max, const double *x, size_t n, double noise, double min_rel,
-                            double min_z, size_t min_seg);
+ * level, ascending, into out[0..max) and returns how many (at most max);
+ * with a test, each one's corrected p-value into p_out (may be NULL).
+ * Negative when the test failed. */
+long pg_hist_changepoints(size_t *out, double *p_out, size_t max, const double *x, size_t n,
+                          const pg_hist_cp_opts *o);
 
 /* The two-mode test above on v[0..n) (v is not modified). 1 when bimodal,
  * with *gap_rel the distance of the groups' means relative to the lower one

@@ -88,7 +88,9 @@ static void series(FILE *out, const pg_hist_series *s)
         fprintf(out, "%s[%zu,", i ? "," : "", s->cp[i].at);
         num(out, s->cp[i].before), fputc(',', out);
         num(out, s->cp[i].after), fputc(',', out);
-        num(out, s->cp[i].pct), fputc(']', out);
+        num(out, s->cp[i].pct);
+        fprintf(out, ",%zu,%zu,", s->cp[i].n_before, s->cp[i].n_after);
+        num(out, s->cp[i].q), fputc(']', out);
     }
     fputs("],\"points\":[", out);
     for (size_t i = 0; i < s->np; i++) {

@@ -32,6 +32,14 @@ static void test_quantile(void)
     CHECK(isnan(pg_hist_quantile(v, 0, 0.5)));
 }
 
+/* Change points judged by the standard errors (no raw samples at hand). */
+static size_t cps(size_t *at, const double *x, size_t n, double min_rel)
+{
+    pg_hist_cp_opts o = {.min_rel = min_rel, .min_z = 5, .min_seg = 2};
+    long got = pg_hist_changepoints(at, NULL, 64, x, n, &o);
+    return got < 0 ? 999 : (size_t)got;
+}
+
 static void test_changepoints(void)
 {
     size_t at[64];
@@ -39,28 +47,28 @@ static void test_changepoints(void)
     double x[20];
     for (int i = 0; i < 20; i++)
         x[i] = i < 6 ? 1000000 : i < 14 ? 1030000 : 1009400;
-    size_t n = pg_hist_changepoints(at, 64, x, 20, 0, 0.001, 5, 2);
+    size_t n = cps(at, x, 20, 0.001);
     CHECK_EQ_INT((int)n, 2);
     CHECK_EQ_INT((int)at[0], 6);
     CHECK_EQ_INT((int)at[1], 14);
     /* A step under the threshold is none. */
     for (int i = 0; i < 20; i++)
         x[i] = i < 10 ? 1000000 : 1000500;
-    CHECK_EQ_INT((int)pg_hist_changepoints(at, 64, x, 20, 0, 0.001, 5, 2), 0);
+    CHECK_EQ_INT((int)cps(at, x, 20, 0.001), 0);
     /* A single spike is no change of level (segments are at least 2 long, and
      * the spike's piece has a spread). */
     for (int i = 0; i < 20; i++)
         x[i] = i == 9 ? 1100000 : 1000000;
-    CHECK_EQ_INT((int)pg_hist_changepoints(at, 64, x, 20, 0, 0.001, 5, 2), 0);
+    CHECK_EQ_INT((int)cps(at, x, 20, 0.001), 0);
     /* Noise of 2% with no change: none; a 10% step in that noise: found. */
     unsigned long seed = 7;
     double y[60];
     for (int i = 0; i < 60; i++)
         y[i] = 100 * (1 + 0.02 * gauss(&seed));
-    CHECK_EQ_INT((int)pg_hist_changepoints(at, 64, y, 60, 0, 0.05, 5, 2), 0);
+    CHECK_EQ_INT((int)cps(at, y, 60, 0.05), 0);
     for (int i = 30; i < 60; i++)
         y[i] *= 1.10;
-    n = pg_hist_changepoints(at, 64, y, 60, 0, 0.05, 5, 2);
+    n = cps(at, y, 60, 0.05);
     CHECK_EQ_INT((int)n, 1);
     CHECK(n == 1 && at[0] >= 29 && at[0] <= 31);
     /* A creep of 0.05% a commit over 200 commits passes the 0.1% threshold
@@ -69,7 +77,7 @@ static void test_changepoints(void)
     double c[200];
     for (int i = 0; i < 200; i++)
         c[i] = 1e7 * (1 + 0.0005 * i);
-    n = pg_hist_changepoints(at, 64, c, 200, 0, 0.001, 5, 2);
+    n = cps(at, c, 200, 0.001);
     CHECK(n >= 2 && n <= 40);
     for (size_t i = 1; i < n; i++)
         CHECK(at[i] > at[i - 1]);
@@ -103,24 +111,34 @@ static void test_bimodal(void)
     CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 19, 0.001), 0);
 }
 
-/* A side of one benchmark "b" with `n` instruction samples of value `v`
- * (the valgrind backend: exact counts, judged by the threshold alone). */
-static pg_side *side_of(double v, size_t n)
+/* A side of one benchmark "b" whose `metric` (measured by `backend`) has
+ * the samples v[0..n). */
+static pg_side *series_side(const char *backend, const char *metric, const char *unit, const double *v, size_t n)
 {
     pg_side *s = calloc(1, sizeof *s);
     strcpy(s->machine_id, "m1");
-    strcpy(s->backend, "valgrind");
+    strcpy(s->backend, backend);
     s->b = calloc(1, sizeof *s->b);
     s->nb = s->cap = 1;
     s->b[0].name = strdup("b");
     s->b[0].m = calloc(1, sizeof *s->b[0].m);
     s->b[0].nm = 1;
     pg_series *m = &s->b[0].m[0];
-    m->metric = strdup("instructions"), m->unit = strdup("count"), m->backend = strdup("valgrind");
-    m->source = strdup("valgrind");
+    m->metric = strdup(metric), m->unit = strdup(unit), m->backend = strdup(backend);
+    m->source = strdup(backend);
     for (size_t i = 0; i < n; i++)
-        pg_series_push(m, v);
+        pg_series_push(m, v[i]);
     return s;
+}
+
+/* `n` instruction samples of value `v` (the valgrind backend: exact counts,
+ * judged by the threshold alone). */
+static pg_side *side_of(double v, size_t n)
+{
+    double vs[64];
+    for (size_t i = 0; i < n && i < 64; i++)
+        vs[i] = v;
+    return series_side("valgrind", "instructions", "count", vs, n < 64 ? n : 64);
 }
 
 static void test_history(void)
@@ -197,8 +215,63 @@ static void test_two_backends(void)
     pg_history_free(&h);
 }
 
+/* task-clock samples v[0..n) (perf: noisy). */
+static pg_side *noisy_side(const double *v, size_t n) { return series_side("perf", "task-clock", "ns", v, n); }
+
+/* A deterministic two-mode benchmark (each run takes 100 or 110 us, exactly),
+ * 3 samples a commit: the first 8 commits happen to run two fast and one
+ * slow, the last 8 two slow and one fast. The medians step by 10% at commit
+ * 8 with no spread on either side, which alone would be a change point;
+ * the samples are the same two modes throughout, so: bimodal, and no change
+ * point. */
+static void test_two_modes(void)
+{
+    pg_history h = {0};
+    for (int i = 0; i < 16; i++) {
+        char id[41];
+        snprintf(id, sizeof id, "%040d", i);
+        CHECK_EQ_INT(pg_history_add_commit(&h, id, "subject", 1700000000 + i), 0);
+        double fast = 100e3, slow = 110e3;
+        double v[3] = {i < 8 ? fast : slow, i < 8 ? fast : slow, i < 8 ? slow : fast};
+        CHECK_EQ_INT(pg_history_add_side(&h, noisy_side(v, 3)), 0);
+    }
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    const pg_hist_series *s = &h.s[0];
+    CHECK_EQ_INT((int)s->np, 16);
+    CHECK_NEAR(s->p[7].median, 100e3, 0);
+    CHECK_NEAR(s->p[8].median, 110e3, 0);
+    CHECK_EQ_INT((int)s->ncp, 0);
+    CHECK(s->flags & PG_HIST_BIMODAL);
+    pg_history_free(&h);
+
+    /* The same history with a real change: every sample of the last 8 commits
+     * 10% slower. The split stands on 24 samples a side. */
+    memset(&h, 0, sizeof h);
+    for (int i = 0; i < 16; i++) {
+        char id[41];
+        snprintf(id, sizeof id, "%040d", i);
+        CHECK_EQ_INT(pg_history_add_commit(&h, id, "subject", 1700000000 + i), 0);
+        double k = i < 8 ? 1 : 1.1;
+        double v[3] = {100e3 * k, 101e3 * k, 99e3 * k};
+        CHECK_EQ_INT(pg_history_add_side(&h, noisy_side(v, 3)), 0);
+    }
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    s = &h.s[0];
+    CHECK_EQ_INT((int)s->ncp, 1);
+    if (s->ncp == 1) {
+        CHECK_EQ_INT((int)s->cp[0].at, 8);
+        CHECK_EQ_INT((int)s->cp[0].n_before, 24);
+        CHECK_EQ_INT((int)s->cp[0].n_after, 24);
+        CHECK(s->cp[0].q > 0 && s->cp[0].q < 0.05);
+        CHECK_NEAR(s->cp[0].pct, 10, 1e-9);
+    }
+    CHECK(!(s->flags & PG_HIST_BIMODAL));
+    pg_history_free(&h);
+}
+
 int main(void)
 {
+    test_two_modes();
     test_two_backends();
     test_quantile();
     test_changepoints();
