@@ -10,6 +10,7 @@
 #include "util/error.h"
 #include "util/jsonfile.h"
 #include "util/fileio.h"
+#include "util/strindex.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -23,6 +24,7 @@ typedef struct reader {
     const char *file;
     char path[512];
     size_t len;
+    pg_strindex *names;     /* the current run's benchmark names (a suite may hold 10^4) */
 } reader;
 
 /* Appends ".key" (or "key" at the top) to the path; returns the length to pop back to. */
@@ -41,8 +43,7 @@ static size_t push_key(reader *r, const char *key)
 static size_t push_index(reader *r, size_t i)
 {
     size_t old = r->len;
-    int n = snprintf(r->path + r->len, sizeof r->path - r->len, "[%zu]", i);
-    r->len += n > 0 && (size_t)n < sizeof r->path - r->len ? (size_t)n : 0;
+    pg_json_path_index(r->path, &r->len, sizeof r->path, i);
     return old;
 }
 
@@ -137,6 +138,12 @@ static int get_fixed(char *dst, size_t len, reader *r, const cJSON *o, const cha
 
 static int check_number(reader *r, const cJSON *v, double *out, double min, double max, int whole)
 {
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= min && v->valuedouble <= max &&
+        (!whole || v->valuedouble == floor(v->valuedouble))) {
+        *out = v->valuedouble;
+        return 0;
+    }
+    /* Only a bad value pays for the words (a document holds 10^6 numbers). */
     char what[96];
     if (whole)
         snprintf(what, sizeof what, "a whole number from %.0f to %.0f", min, max);
@@ -146,13 +153,7 @@ static int check_number(reader *r, const cJSON *v, double *out, double min, doub
         snprintf(what, sizeof what, "a finite number >= %g", min);
     else
         snprintf(what, sizeof what, "a number from %g to %g", min, max);
-    if (!cJSON_IsNumber(v))
-        return expected(r, whole ? what : "a number", v);
-    if (!isfinite(v->valuedouble) || v->valuedouble < min || v->valuedouble > max ||
-        (whole && v->valuedouble != floor(v->valuedouble)))
-        return expected(r, what, v);
-    *out = v->valuedouble;
-    return 0;
+    return expected(r, cJSON_IsNumber(v) || whole ? what : "a number", v);
 }
 
 /* An int in [min, INT_MAX]; *present (when given) says whether the key was there. */
@@ -410,12 +411,13 @@ static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
                               : "a benchmark needs a name");
         pop(r, old);
     }
-    for (size_t i = 0; rc == 0 && i + 1 < run->nbench; i++) {
-        if (!strcmp(run->bench[i].name, b->name)) {
-            size_t old = push_key(r, "name");
-            rc = fail(r, "benchmark \"%s\" is listed twice", b->name);   /* path already escaped the name */
-            pop(r, old);
-        }
+    size_t seen;
+    if (rc == 0 && r->names && pg_strindex_get(r->names, b->name, &seen)) {
+        size_t old = push_key(r, "name");
+        rc = fail(r, "benchmark \"%s\" is listed twice", b->name);   /* path already escaped the name */
+        pop(r, old);
+    } else if (rc == 0 && r->names && pg_strindex_put(r->names, b->name, run->nbench - 1) < 0) {
+        rc = oom();
     }
     char *status = NULL;
     if (rc == 0 && (rc = get_str(&status, r, jb, "status", 1, 0)) == 0) {
@@ -546,6 +548,9 @@ static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
     size_t old = push_key(r, "benchmarks"), i = 0;
     if (rc < 0)
         benchmarks = NULL;
+    pg_strindex names = {0};
+    pg_strindex *outer = r->names;
+    r->names = &names;
     cJSON_ArrayForEach(jb, benchmarks) {
         size_t o2 = push_index(r, i++);
         rc = read_bench(run, r, jb);
@@ -553,6 +558,8 @@ static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
         if (rc < 0)
             break;
     }
+    r->names = outer;
+    pg_strindex_free(&names);
     pop(r, old);
     return rc;
 }

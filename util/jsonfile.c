@@ -31,12 +31,27 @@ typedef struct strict_path {
     size_t len;
 } strict_path;
 
+void pg_json_path_index(char *buf, size_t *len, size_t cap, size_t index)
+{
+    char d[24];
+    size_t n = 0;
+    do
+        d[n++] = (char)('0' + index % 10);
+    while ((index /= 10) && n < sizeof d);
+    if (*len + n + 3 > cap)
+        return;
+    buf[(*len)++] = '[';
+    while (n)
+        buf[(*len)++] = d[--n];
+    buf[(*len)++] = ']';
+    buf[*len] = '\0';
+}
+
 static size_t strict_push(strict_path *p, const cJSON *item, size_t index)
 {
     size_t old = p->len, room = sizeof p->buf - 1;
     if (!item->string) {
-        int n = snprintf(p->buf + p->len, sizeof p->buf - p->len, "[%zu]", index);
-        p->len += n > 0 && (size_t)n < sizeof p->buf - p->len ? (size_t)n : 0;
+        pg_json_path_index(p->buf, &p->len, sizeof p->buf, index);
     } else {
         if (p->len && p->len < room)
             p->buf[p->len++] = '.';

@@ -31,7 +31,7 @@ for side in ("a", "b"):
             m[name] = {"unit": unit, "backend": "os" if unit == "ns" else "perf", "samples": v, "running": [1] * ns}
         benchmarks.append({"name": "bench-%05d" % i, "status": "ok", "runs": ns, "metrics": m})
     doc = {"schema": "perfgate-run/1", "perfgate_version": "bench", "id": side, "commit": None, "dirty": False,
-           "machine": {"id": "scale0machine", "cpu_model": "any", "kernel": "any", "cores": 2},
+           "machine": {"id": "5ca1e0000001", "cpu_model": "any", "kernel": "any", "cores": 2},
            "backend": "perf", "settings": {}, "uncontrolled": [], "notices": [], "benchmarks": benchmarks}
     with open("%s/%s.json" % (out, side), "w") as f:
         json.dump(doc, f)
