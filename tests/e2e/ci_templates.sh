@@ -6,8 +6,10 @@
 # (tests/e2e/lib/gha_run.py, gitlab_ci.py), on a scratch repository whose pull
 # request adds ~3% instructions: exit 1, the report on the job summary once,
 # the verdict in GITHUB_OUTPUT; a comment-only pull request passes (exit 0);
-# bad inputs fail with exit 2 and execute nothing. The workflow template's run
-# builds perfgate from the action's checkout for real.
+# bad inputs fail with exit 2 and execute nothing; one pull request comment
+# (and one merge request note) is posted, then edited in place by every later
+# run (against tests/e2e/lib/mock_forge.py, a stand-in for both APIs). The
+# workflow template's run builds perfgate from the action's checkout for real.
 # ci/install-deps.sh installs every tool used here: a missing one is a failure.
 . "$(dirname "$0")/lib/common.sh"
 SRC=${PG_SRC:?}
@@ -48,7 +50,7 @@ contains "$T/err" '"path": "/runs/steps/0/shell"'
 # Every run: script, with the runner's bash options, through shellcheck.
 "$PY" "$LIB/gha_run.py" scripts "$ACTION" "$T/sh/action" > "$T/scripts"
 "$PY" "$LIB/gha_run.py" scripts "$WORKFLOW" "$T/sh/workflow" >> "$T/scripts"
-check "the action's two run steps and the workflow's notes fetch ($(wc -l < "$T/scripts") scripts)" [ "$(wc -l < "$T/scripts")" = 3 ]
+check "the action's three run steps and the workflow's notes fetch ($(wc -l < "$T/scripts") scripts)" [ "$(wc -l < "$T/scripts")" = 4 ]
 { echo '#!/usr/bin/env bash'; "$PY" "$LIB/gitlab_ci.py" script "$GITLAB" perfgate; } > "$T/sh/gitlab.sh"
 expect_exit 0 "shellcheck: the run scripts of the action and the GitLab job" shellcheck "$T"/sh/action/*.sh "$T/sh/gitlab.sh"
 printf 'f() { echo $1; }\n' > "$T/sh/planted.sh"
@@ -70,7 +72,7 @@ import re, sys, yaml
 a = yaml.safe_load(open(sys.argv[1]))
 steps = a["runs"]["steps"]
 ok = all("${{" not in s.get("run", "") for s in steps)
-used = " ".join(str(v) for s in steps for v in (s.get("env") or {}).values()) + " ".join(str(s.get("working-directory", "")) for s in steps)
+used = " ".join(str(v) for s in steps for v in (s.get("env") or {}).values()) + " ".join(str(s.get("working-directory", "")) + " " + str(s.get("if", "")) + " " for s in steps)
 unused = [k for k in a["inputs"] if f"inputs.{k} " not in used + " " and f"inputs.{k}}}" not in used.replace(" ", "")]
 print("unused inputs:", unused)
 sys.exit(not (ok and not unused))
@@ -104,6 +106,22 @@ sed -i 's/"build": "cc/"build": "echo ::error::planted by the pull request \&\& 
 c1=$(crunch 207000)                        # the pull request: +3% instructions
 c2=$(crunch 207000 "only a comment")      # a pull request that changes nothing measured
 
+# The forges' comment APIs: every run below comments on pull request 7 (or
+# merge request 3) of this stand-in, which keeps the comments in a file.
+echo '{"comments": [], "requests": []}' > "$T/forge.json"
+"$PY" "$LIB/mock_forge.py" "$T/forge.json" "$T/forge.port" &
+forge=$!
+trap 'kill $forge 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s "$T/forge.port" ] && break; sleep 0.1; done
+FORGE=http://127.0.0.1:$(cat "$T/forge.port")
+comments() {  # FORGE THREAD: perfgate's comments there, "id<TAB>the report's first line"
+  "$PY" -c '
+import json, sys
+for c in json.load(open(sys.argv[1]))["comments"]:
+    if c["forge"] == sys.argv[2] and c["thread"] == sys.argv[3]:
+        print("%s\t%s" % (c["id"], c["body"].split("\n")[1]))' "$T/forge.json" "$1" "$2"
+}
+
 # A runner's environment for a pull request from BASE to HEAD, workspace $T/$1.
 # A fake apt-get: the steps may not install anything here (install-deps.sh
 # finds everything installed, as on CI's machine).
@@ -118,6 +136,7 @@ runner_env() {  # NAME BASE HEAD [EVENT [RUNNER_TEMP]]
   : > "$T/$1.runner/summary"; : > "$T/$1.runner/output"; : > "$T/$1.runner/path"
   E=(env GITHUB_WORKSPACE="$ws" GITHUB_EVENT_PATH="$T/$1.runner/event.json" GITHUB_EVENT_NAME="${4:-pull_request}"
      GITHUB_REPOSITORY=example/scratch GITHUB_SHA="$3" GITHUB_ACTIONS=true CI=true
+     GITHUB_TOKEN=test-token GITHUB_API_URL="$FORGE" GITHUB_SERVER_URL=https://github.example GITHUB_RUN_ID=99
      GITHUB_STEP_SUMMARY="$T/$1.runner/summary" GITHUB_OUTPUT="$T/$1.runner/output" GITHUB_PATH="$T/$1.runner/path"
      RUNNER_TEMP="${5:-$T/$1.runner}" PATH="$T/fakebin:$PATH")
 }
@@ -136,7 +155,7 @@ check "(a) built perfgate from the action's checkout" [ -x "$RT/perfgate-build/p
 contains "$W/path" "$RT/perfgate-build" "(a) GITHUB_PATH has the built perfgate's directory"
 check "(a) steps: checkout skipped, notes fetch (none in the scratch repository), build ok, compare exit 1, upload ran (if: always())" [ "$(json "$W/result.json" \
   "[(s['step'].split(': ')[-1], s['outcome'], s.get('exit_code')) for s in d['steps']]")" = \
-  "[('actions/checkout@v4', 'success', 0), ('Fetch stored results', 'success', 0), ('Build perfgate', 'success', 0), ('Compare base and head', 'failure', 1), ('perfgate', 'failure', 1), ('Publish report and flamegraphs', 'success', 0)]" ]
+  "[('actions/checkout@v4', 'success', 0), ('Fetch stored results', 'success', 0), ('Build perfgate', 'success', 0), ('Compare base and head', 'failure', 1), ('Comment on the pull request', 'success', 0), ('perfgate', 'failure', 1), ('Publish report and flamegraphs', 'success', 0)]" ]
 check "(a) exactly one markdown report on the job summary" [ "$(grep -c '^### perfgate: ' "$W/summary")" = 1 ]
 contains "$W/summary" "### perfgate: " "(a) summary heading"
 contains "$W/summary" "regressed" "(a) summary says regressed"
@@ -160,6 +179,9 @@ msg=$(json "$W/result.json" "[a['message'] for a in d['annotations']]")
 check "(a) the only annotation is the action's: it names the regression (got: $msg)" grep -qxE \
   "\['regression: regressed -- 1 regressed of 1 benchmark compared(; 1 divergence of counts and time)?'\]" <<<"$msg"
 contains "$T/err" "::error::planted by the pull request" "(a) the planted command was printed (and not obeyed)"
+check "(a) one pull request comment, the report" [ "$(comments github 7 | cut -f2)" = "$(head -1 "$T/wf/perfgate-report.md")" ]
+cid=$(comments github 7 | cut -f1)
+check "(a) the comment links the run's artifacts" grep -q 'artifacts of \[this run\](https://github.example/example/scratch/actions/runs/99)' "$T/forge.json"
 
 # (b) The action itself with the perfgate under test, the same pull request,
 # with (a)'s results restored, as from a cache of .perfgate/ (nothing is
@@ -180,6 +202,7 @@ contains "$B/summary" "| crunch | instructions (gate) |"
 contains "$B/summary" "1%" "(b) the threshold input reached perfgate"
 lacks "$T/err" "perfgate: building" "(b) nothing built or measured again"
 check "(b) the log shows the gate and both thresholds" grep -q -- "--gate instructions --threshold instructions=1% --threshold cycles=3% " "$T/err"
+contains "$T/err" "perfgate: updated the pull request comment (id $cid)" "(b) the second push edits the comment"
 
 # (c) A pull request that changes nothing measured: exit 0, verdict unchanged,
 # another report format and path, no flamegraphs.
@@ -196,6 +219,8 @@ check "(c) the report is JSON, verdict unchanged" [ "$(json "$T/c/pg-report.json
 check "(c) the summary still gets markdown, once" [ "$(grep -c '^### perfgate: ' "$C/summary")" = 1 ]
 contains "$C/summary" "unchanged"
 check "(c) no annotation, though both builds printed a planted one" [ "$(json "$C/result.json" "d['annotations']")" = "[]" ]
+check "(c) the same comment, now the markdown of an unchanged pull request (the report file is JSON; got: $(comments github 7))" \
+  [ "$(comments github 7)" = "$cid"$'\t''### perfgate: :white_check_mark: unchanged' ]
 
 # (d) perfgate cannot compare: exit 2, verdict error, the reason on the summary.
 D=$T/d.runner
@@ -207,6 +232,7 @@ contains "$D/output" "exit-code=2"
 contains "$D/summary" "### perfgate: could not compare (exit 2)"
 contains "$D/summary" "no-such-revision"
 check "(d) an error annotation names the revision" grep -q no-such-revision <<<"$(json "$D/result.json" "d['annotations']")"
+check "(d) the comment now says perfgate could not compare" [ "$(comments github 7)" = "$cid"$'\t''### perfgate: could not compare (exit 2)' ]
 
 # (e) Inputs are data, never code: shell syntax in them runs nothing.
 E2=$T/e.runner
@@ -226,6 +252,7 @@ contains "$F/summary" "no base revision: the push event has no pull request base
 contains "$F/output" "verdict=error"
 expect_exit 2 "(f) perfgate-path that is no executable: exit 2" "${E[@]}" "$PY" "$LIB/gha_run.py" --input perfgate-path="$T/none" action "$ACTION"
 contains "$T/err" "perfgate-path: '$T/none' is not an executable file"
+check "one comment on the pull request after all these runs" [ "$(comments github 7 | wc -l)" = 1 ]
 
 # ---- the GitLab job, as a runner would run it -----------------------------
 # before_script and script in one shell; apt-get is the fake; the build reuses
@@ -242,12 +269,16 @@ gitlab() {  # NAME BASE HEAD STORE_FROM|-, then VAR=VALUE...
 }
 expect_exit 2 "GitLab: as shipped (PERFGATE_SRC .) in a project that is not perfgate: exit 2" gitlab gl0 "$c0" "$c1" -
 contains "$T/out" "perfgate: no perfgate source in PERFGATE_SRC (.): set PERFGATE_SRC to a submodule holding perfgate, or PERFGATE_REPO to its git URL"
-expect_exit 1 "GitLab: a +3% merge request fails the job" gitlab gl1 "$c0" "$c1" "$T/wf" PERFGATE_SRC="$SRC"
-contains "$T/out" "apt-get install -y -qq git ca-certificates (not run by the test)"
+GLAPI=(PERFGATE_GITLAB_TOKEN=test-token CI_API_V4_URL="$FORGE/api/v4" CI_PROJECT_ID=42 CI_MERGE_REQUEST_IID=3)
+expect_exit 1 "GitLab: a +3% merge request fails the job" gitlab gl1 "$c0" "$c1" "$T/wf" PERFGATE_SRC="$SRC" "${GLAPI[@]}"
+contains "$T/out" "perfgate: created the merge request comment (id "
+nid=$(comments gitlab 3 | cut -f1)
+contains "$T/out" "apt-get install -y -qq git ca-certificates python3 (not run by the test)"
 check "GitLab: the markdown report" grep -q "| crunch | instructions (gate) |" "$T/gl1/perfgate-report.md"
 check "GitLab: the JUnit report has the regression as a failure" grep -q "<failure" "$T/gl1/perfgate-junit.xml"
 check "GitLab: a differential flamegraph" [ -s "$T/gl1/perfgate-flamegraphs/crunch.diff.svg" ]
-expect_exit 0 "GitLab: a comment-only merge request passes" gitlab gl2 "$c1" "$c2" "$T/c" PERFGATE_SRC="$SRC" PERFGATE_ARGS="--threshold instructions=0.5%"
+expect_exit 0 "GitLab: a comment-only merge request passes" gitlab gl2 "$c1" "$c2" "$T/c" PERFGATE_SRC="$SRC" PERFGATE_ARGS="--threshold instructions=0.5%" "${GLAPI[@]}"
+check "GitLab: the merge request's one note, edited in place (got: $(comments gitlab 3))" [ "$(comments gitlab 3)" = "$nid"$'\t''### perfgate: :white_check_mark: unchanged' ]
 check "GitLab: JUnit without failures" [ -s "$T/gl2/perfgate-junit.xml" ] && lacks "$T/gl2/perfgate-junit.xml" "<failure"
 
 finish

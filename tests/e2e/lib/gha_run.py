@@ -185,7 +185,7 @@ def evaluate(value, ctx, status="success"):
     """A YAML value with ${{ }} in it, as the runner would see it."""
     if not isinstance(value, str):
         return value
-    whole = EXPR.fullmatch(value.strip())
+    whole = EXPR.fullmatch(value.strip()) if value.count("${{") == 1 else None
     if whole:
         return Expr(whole.group(1), ctx, status).parse()
     return EXPR.sub(lambda m: as_string(Expr(m.group(1), ctx, status).parse()), value)
