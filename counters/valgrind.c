@@ -323,10 +323,10 @@ int pg_valgrind_readings(pg_readings *out, const unsigned long long t[13], unsig
         {"branch-misses", (double)(t[Bcm] + t[Bim]), BIT(Bcm) | BIT(Bim)},
     };
 #undef BIT
-    for (size_t i = 0; i < 3 && rc == 0; i++)
+    for (size_t i = 0; i < sizeof shared / sizeof *shared && rc == 0; i++)
         if ((present & shared[i].needs) == shared[i].needs)
             rc = pg_readings_add(out, shared[i].name, "count", "valgrind", shared[i].v, 1.0);
-    for (int i = 0; i < 13 && rc == 0; i++)
+    for (int i = 0; i <= Bim && rc == 0; i++)
         if (present & (1u << i))
             rc = pg_readings_add(out, events[i], "count", "valgrind", (double)t[i], 1.0);
     return rc;

@@ -97,9 +97,9 @@ int pg_bench_discover(pg_benchset *s, const char *path, const pg_bench_place *at
 int pg_bench_select(pg_benchset *s, char *const *paths, int n, int fallback, const char *worktree);
 
 /* Checks a --count-calls / "count_calls" list: comma-separated names that a
- * symbol table can hold. PG_EINVAL with *bad the first wrong one ("" when
- * the list names nothing). */
-int pg_count_calls_check(const char *list, const char **bad);
+ * symbol table can hold. PG_EINVAL with the first wrong one at *bad, *badlen
+ * bytes of `list` (0 when the list names nothing). */
+int pg_count_calls_check(const char *list, const char **bad, int *badlen);
 
 
 /* Adds one benchmark running argv (argc > 0). */

@@ -91,16 +91,21 @@ static const char store_help[] = "result store (default: $PERFGATE_STORE, else .
 
 int pg_cmd_parse(int *status, pg_ctx *ctx, const pg_opt_cmd *spec, const pg_opt *opts, int argc, char **argv)
 {
-    pg_opt all[64];
+    /* The command's options, and those the dispatcher adds for every command of its kind. */
     size_t n = 0;
-    while (opts[n].kind != PG_OPT_KIND_END && n < sizeof all / sizeof *all - 2) {
-        all[n] = opts[n];
+    while (opts[n].kind != PG_OPT_KIND_END)
         n++;
+    pg_opt *all = malloc((n + 2) * sizeof *all);
+    if (!all) {
+        *status = pg_die("out of memory");
+        return 1;
     }
+    memcpy(all, opts, n * sizeof *all);
     if (ctx->flags & PG_CMD_STORE)
         all[n++] = (pg_opt)PG_OPT_STRING(0, "store", "DIR", store_help, &ctx->store_opt);
     all[n] = (pg_opt)PG_OPT_END();
     int rc = pg_opt_parse(&ctx->args, spec, all, argc, argv);
+    free(all);
     *status = rc > 0 ? PG_EXIT_OK : rc < 0 ? pg_die_last() : PG_EXIT_OK;
     return rc != 0;
 }
@@ -127,9 +132,11 @@ int pg_opt_count_calls(const pg_opt *opt, const char *name, const char *arg)
 {
     pg_count_calls_arg *d = opt->dest;
     const char *bad;
-    if (pg_count_calls_check(arg, &bad) < 0)
-        return pg_error_set(PG_EINVAL, "--%s: %s%s%s", name, *bad ? "'" : "no function names in '",
-                            *bad ? bad : arg, *bad ? "' is not a function name" : "'");
+    int badlen;
+    if (pg_count_calls_check(arg, &bad, &badlen) < 0)
+        return pg_error_set(PG_EINVAL, "--%s: %s%.*s%s", name, badlen ? "'" : "no function names in '",
+                            badlen ? badlen : (int)strlen(arg), badlen ? bad : arg,
+                            badlen ? "' is not a function name" : "'");
     size_t used = strlen(d->list);
     if (used + strlen(arg) + 2 > sizeof d->list)
         return pg_error_set(PG_EINVAL, "--%s: too many functions", name);

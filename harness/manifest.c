@@ -92,22 +92,21 @@ static int get_markers(int *out, const cJSON *obj, const char *file, const char 
     return 0;
 }
 
-int pg_count_calls_check(const char *list, const char **bad)
+int pg_count_calls_check(const char *list, const char **bad, int *badlen)
 {
     /* A C identifier (or a C++ mangled name): what a symbol table holds. */
-    static char word[128];
     const char *p = list;
     size_t n = 0;
     for (;;) {
         size_t len = strcspn(p, ", ");
         if (len) {
-            int ok = len < sizeof word && !(p[0] >= '0' && p[0] <= '9');
+            int ok = len < 128 && !(p[0] >= '0' && p[0] <= '9');
             for (size_t i = 0; i < len && ok; i++)
                 ok = p[i] == '_' || p[i] == '.' || p[i] == '$' || (p[i] >= '0' && p[i] <= '9') ||
                      ((p[i] | 0x20) >= 'a' && (p[i] | 0x20) <= 'z');
             if (!ok) {
-                snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word - 1 ? len : sizeof word - 1), p);
-                *bad = word;
+                *bad = p;
+                *badlen = len < 120 ? (int)len : 120;   /* enough to recognise it by */
                 return PG_EINVAL;
             }
             n++;
@@ -116,7 +115,8 @@ int pg_count_calls_check(const char *list, const char **bad)
             break;
         p += len + 1;
     }
-    *bad = "";
+    *bad = list;
+    *badlen = 0;
     return n ? 0 : PG_EINVAL;
 }
 
@@ -151,10 +151,12 @@ static int get_calls(char **out, const cJSON *obj, const char *file, const char 
             strcat(s, it->valuestring);
         }
     const char *bad;
-    if (pg_count_calls_check(s, &bad) < 0) {
-        free(s);
-        return pg_error_set(PG_EINVAL, "%s: %s.count_calls: %s%s%s", file, where,
-                            *bad ? "\"" : "no function names", bad, *bad ? "\" is not a function name" : "");
+    int badlen;
+    if (pg_count_calls_check(s, &bad, &badlen) < 0) {
+        int rc = pg_error_set(PG_EINVAL, "%s: %s.count_calls: %s%.*s%s", file, where, badlen ? "\"" : "no function names",
+                              badlen, bad, badlen ? "\" is not a function name" : "");
+        free(s);    /* after the message: bad points into it */
+        return rc;
     }
     free(*out);
     *out = s;
