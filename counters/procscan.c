@@ -3,6 +3,7 @@
 #include "util/error.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static void finish(rec *r, size_t at, const char *name, unsigned pid, unsigned t
     r->h.size = (uint16_t)(end + 16);
 }
 
-static int comm_rec(pg_sampler_fn fn, void *ctx, unsigned pid, unsigned tid, const char *comm)
+static int comm_rec(pg_procscan_fn fn, void *ctx, unsigned pid, unsigned tid, const char *comm)
 {
     rec r;
     memset(&r.h, 0, sizeof r.h);
@@ -42,7 +43,7 @@ static int comm_rec(pg_sampler_fn fn, void *ctx, unsigned pid, unsigned tid, con
     return fn(ctx, &r.h);
 }
 
-static int mmap_rec(pg_sampler_fn fn, void *ctx, unsigned pid, uint64_t start, uint64_t end, uint64_t pgoff,
+static int mmap_rec(pg_procscan_fn fn, void *ctx, unsigned pid, uint64_t start, uint64_t end, uint64_t pgoff,
                     unsigned prot, const char *path)
 {
     rec r;
@@ -71,7 +72,7 @@ static int read_line(char *buf, size_t len, const char *path)
     return 0;
 }
 
-static int scan_threads(const char *proc, unsigned pid, pg_sampler_fn fn, void *ctx)
+static int scan_threads(const char *proc, unsigned pid, pg_procscan_fn fn, void *ctx)
 {
     char path[4200], comm[64];
     snprintf(path, sizeof path, "%s/%u/task", proc, pid);
@@ -92,7 +93,7 @@ static int scan_threads(const char *proc, unsigned pid, pg_sampler_fn fn, void *
 }
 
 /* "start-end perms offset dev inode   path": the executable file mappings. */
-static int scan_maps(const char *proc, unsigned pid, pg_sampler_fn fn, void *ctx)
+static int scan_maps(const char *proc, unsigned pid, pg_procscan_fn fn, void *ctx)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%u/maps", proc, pid);
@@ -120,7 +121,7 @@ static int scan_maps(const char *proc, unsigned pid, pg_sampler_fn fn, void *ctx
     return rc;
 }
 
-int pg_procscan(const char *proc, pg_sampler_fn fn, void *ctx)
+int pg_procscan(const char *proc, pg_procscan_fn fn, void *ctx)
 {
     if (!proc)
         proc = "/proc";

@@ -12,11 +12,14 @@
 #ifndef PG_COUNTERS_PROCSCAN_H
 #define PG_COUNTERS_PROCSCAN_H
 
-#include "counters/sampler.h"
+#include <linux/perf_event.h>
+
+/* Takes one record (pg_sampler_keep is one). */
+typedef int (*pg_procscan_fn)(void *ctx, const struct perf_event_header *rec);
 
 /* Calls `fn` with a COMM record per thread and an MMAP2 record per
  * executable file mapping of every process under `proc` (NULL: /proc).
  * Returns the number of processes read, or fn's negative return. */
-int pg_procscan(const char *proc, pg_sampler_fn fn, void *ctx);
+int pg_procscan(const char *proc, pg_procscan_fn fn, void *ctx);
 
 #endif

@@ -10,6 +10,7 @@
 #include "harness/leftovers.h"
 #include "harness/machine.h"
 #include "harness/notes.h"
+#include "harness/notes_record.h"
 #include "harness/notes_stacks.h"
 #include "harness/runner.h"
 #include "harness/session.h"

@@ -54,15 +54,6 @@ int pg_notes_add_run(pg_repo *r, const char *commit, const pg_rundoc *run);
  * N benchmarks[, shard I/N])", "N of M benchmarks" when n is not all. */
 void pg_notes_describe(char *out, size_t len, const pg_rundoc *run, size_t n);
 
-/* After `run` was stored locally (in the store at `store_root`): adds it to
- * the note of its commit and says so on stderr ("notes: ..."), unless its
- * work tree was dirty (it did not measure the commit). With `stacks`, or
- * the git configuration perfgate.notesStacks true, its stacks go to the
- * stacks note too (pg_notes_stacks_record). A failure is a warning, not an
- * error: the local store has the run, which then stays there only, as the
- * warning says. */
-void pg_notes_record(pg_repo *r, const pg_rundoc *run, const char *store_root, int stacks);
-
 /* Appends to `runs` the runs of the note of `commit` that pass the gate
  * (harness/notedoc.h; the others are left out with a warning) and that
  * `runs` does not hold already (same id, machine and times); *added counts

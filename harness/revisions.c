@@ -5,6 +5,7 @@
 #include "harness/canon.h"
 #include "harness/leftovers.h"
 #include "harness/notes.h"
+#include "harness/notes_record.h"
 #include "harness/results.h"
 #include "harness/store.h"
 #include "harness/spawn.h"

@@ -19,7 +19,7 @@
 #ifndef PG_REPORT_DIVERGENCE_H
 #define PG_REPORT_DIVERGENCE_H
 
-#include "report/compare.h"
+#include "report/comparison.h"
 
 #define PG_DIVERGENCE_FACTOR 3.0
 
