@@ -13,6 +13,7 @@
  * several commits, none past the threshold alone, or it came and went), no
  * single commit explains it and bisect exits 1 saying so.
  */
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
 #include "harness/notes_stacks.h"

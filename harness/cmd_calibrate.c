@@ -12,6 +12,7 @@
 #include "harness/gbench_list.h"
 #include "harness/build.h"
 #include "harness/calibration.h"
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/leftovers.h"
 #include "harness/runner.h"

@@ -8,6 +8,7 @@
  */
 #include "counters/sampler.h"
 #include "harness/calibration.h"
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/confirm.h"
 #include "harness/gitrepo.h"

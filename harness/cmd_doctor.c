@@ -4,6 +4,7 @@
 #include "counters/evsel.h"
 #include "counters/probe.h"
 #include "counters/uprobe.h"
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/contain.h"
 #include "util/error.h"

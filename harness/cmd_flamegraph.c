@@ -1,4 +1,5 @@
 /* harness/cmd_flamegraph.c — `perfgate flamegraph`: folded stacks to an SVG. */
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "report/flamegraph.h"
 #include "util/error.h"

@@ -9,6 +9,7 @@
  * directory beside the page, which links them relatively; the page itself
  * needs nothing else and no network.
  */
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
 #include "harness/notes_stacks.h"

@@ -1,6 +1,7 @@
 /* harness/cmd_notes.c — `perfgate push [REMOTE]` and `perfgate fetch [REMOTE]`:
  * the results in git notes (refs/notes/perfgate, and the stacks in
  * refs/notes/perfgate-stacks) through a git remote. */
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/notes.h"
 #include "harness/notes_stacks.h"

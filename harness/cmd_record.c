@@ -1,6 +1,7 @@
 /* harness/cmd_record.c — `perfgate record`: sample one command, write a flamegraph
  * and/or folded stacks. */
 #include "counters/sampler.h"
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/runner.h"
 #include "harness/sample_run.h"

@@ -5,6 +5,7 @@
 #include "harness/bench.h"
 #include "harness/gbench_list.h"
 #include "harness/build.h"
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
 #include "harness/leftovers.h"

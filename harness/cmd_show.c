@@ -1,4 +1,5 @@
 /* harness/cmd_show.c — `perfgate show [REV]`: what is stored for a commit. */
+#include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
 #include "harness/notes.h"

@@ -1,4 +1,5 @@
 #include "harness/commands.h"
+#include "harness/builtin.h"
 #include "harness/canon.h"
 #include "counters/backend.h"
 #include "harness/bench.h"
@@ -15,17 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int pg_cmd_run(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_show(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_record(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_history(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_push(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv);
 
 const pg_command pg_commands[] = {
     {"run", pg_cmd_run, PG_CMD_STORE, "measure benchmarks and store the results under the current commit"},

@@ -28,6 +28,8 @@ static inline __attribute__((always_inline)) int inlined_helper(int x)
     return x * 3;
 }
 
+/* Not static: the symbol table must hold it by this name. */
+int pg_test_known_function(int x);
 __attribute__((noinline)) int pg_test_known_function(int x)
 {
     int r = inlined_helper(x) + 1;

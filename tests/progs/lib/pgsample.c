@@ -9,6 +9,8 @@ __attribute__((noinline)) static unsigned long lib_inner(unsigned long x)
     return x + 1;
 }
 
+/* The library's one entry point, called by tests/progs/sample_lib.c. */
+unsigned long pgsample_entry(unsigned long x);
 __attribute__((visibility("default"), noinline)) unsigned long pgsample_entry(unsigned long x)
 {
     unsigned long r = lib_inner(x);

@@ -1,0 +1,28 @@
+/* harness/builtin.h — every command's entry point, as git's builtin.h.
+ *
+ * One prototype per `perfgate <command>`, defined in harness/cmd_<command>.c
+ * (push and fetch share cmd_notes.c) and listed in the command table of
+ * commands.c, which runs the set-up a command's flags ask for (PG_CMD_REPO,
+ * PG_CMD_STORE) before calling it. Each takes the context the dispatcher
+ * filled and its own arguments (argv[0] is the command's name), parses its
+ * options, calls one layer below, and returns the process's exit status
+ * (PG_EXIT_*, commands.h).
+ */
+#ifndef PG_HARNESS_BUILTIN_H
+#define PG_HARNESS_BUILTIN_H
+
+#include "harness/commands.h"
+
+int pg_cmd_run(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_show(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_push(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_history(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_record(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
+
+#endif
