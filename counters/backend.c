@@ -40,6 +40,62 @@ int pg_backend_parse(pg_backend_kind *out, const char *s)
     return 0;
 }
 
+static const pg_backend_props props[] = {
+    {.name = "perf", .kind = PG_BACKEND_PERF, .takes_events = 1, .max_rss = 1, .stacks_unit = "samples",
+     .repeat = 5, .warmup = 1, .probe = PG_PROBE_PERF},
+    {.name = "valgrind", .kind = PG_BACKEND_VALGRIND, .exact = 1, .simulated = 1, .native_time = 1,
+     .stacks_unit = "instructions", .repeat = 1, .warmup = 0,
+     .chosen_why = "no hardware counters here, using the valgrind backend ('perfgate doctor' says why)",
+     .probe = PG_PROBE_VALGRIND},
+};
+
+const pg_backend_props *pg_backend_props_of(pg_backend_kind k)
+{
+    for (size_t i = 0; i < sizeof props / sizeof *props; i++)
+        if (props[i].kind == k)
+            return &props[i];
+    return NULL;
+}
+
+const pg_backend_props *pg_backend_props_named(const char *name)
+{
+    for (size_t i = 0; name && i < sizeof props / sizeof *props; i++)
+        if (!strcmp(props[i].name, name))
+            return &props[i];
+    return NULL;
+}
+
+int pg_backend_probe_what(pg_backend_kind requested)
+{
+    const pg_backend_props *b = pg_backend_props_of(requested);
+    return b ? b->probe : PG_PROBE_ALL;
+}
+
+pg_backend_kind pg_backend_native(void) { return PG_BACKEND_PERF; }
+
+void pg_backend_doctor_tools(const pg_probe *p, pg_doctor_line *line, void *ctx)
+{
+    line(ctx, "valgrind (exact instruction counts, simulated caches)", -1, "");
+    line(ctx, "valgrind", p->valgrind, p->valgrind ? p->valgrind_version : p->valgrind_why);
+    if (p->valgrind)
+        line(ctx, "callgrind (markers, --count-calls)", 1, "(regions and call counts with the valgrind backend)");
+}
+
+void pg_backend_doctor(const pg_probe *p, pg_doctor_line *line, void *ctx)
+{
+    line(ctx, "--backend perf", p->hw_instructions || p->software,
+         p->hw_instructions ? "hardware and software events"
+         : p->software ? "software events only (no hardware counters)" : p->sw_why);
+    line(ctx, "--backend valgrind", p->valgrind, p->valgrind ? "" : p->valgrind_why);
+}
+
+const char *pg_backend_choice_note(pg_backend_kind k, const pg_probe *p)
+{
+    if (k == PG_BACKEND_VALGRIND)
+        return " (no hardware counters; exact counts from valgrind)";
+    return p->hw_instructions ? " (hardware counters)" : " (software events only)";
+}
+
 int pg_backend_choose(pg_backend_kind *out, char *notice, size_t len,
                       pg_backend_kind requested, const pg_probe *p)
 {

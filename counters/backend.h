@@ -30,6 +30,45 @@ typedef enum pg_backend_kind {
 const char *pg_backend_name(pg_backend_kind k);     /* "auto", "perf", "valgrind" */
 int pg_backend_parse(pg_backend_kind *out, const char *s);
 
+/* What a backend's measurements are, for everyone who reads or plans them.
+ * Outside counters/ nothing tests a backend's name or kind: it asks these
+ * (tests/lint/backend_names.py keeps it so). */
+typedef struct pg_backend_props {
+    const char *name;
+    pg_backend_kind kind;
+    int exact;              /* its counts (unit "count") are the same on every run: a
+                             * threshold alone decides them, and two different values of
+                             * one commit are a finding, never pooled */
+    int simulated;          /* it runs the program on a model: its times are not the
+                             * program's, and its caches and branches are the model's */
+    int native_time;        /* time metrics come from native runs beside its own */
+    int takes_events;       /* -e EVENT applies to it */
+    int max_rss;            /* its measured runs give the program's max-rss */
+    const char *stacks_unit;/* what a stack's count is: "instructions", "samples" */
+    int repeat, warmup;     /* default measured and unmeasured runs per benchmark */
+    const char *chosen_why; /* said when --backend auto chose it, or NULL */
+    int probe;              /* what pg_probe_run must look at for it (PG_PROBE_*) */
+} pg_backend_props;
+
+/* The properties of a chosen backend (PERF or VALGRIND; NULL for AUTO), and
+ * of the backend a document or series names ("perf", "valgrind"; NULL for
+ * anything else: "os", a name from a newer perfgate). */
+const pg_backend_props *pg_backend_props_of(pg_backend_kind k);
+const pg_backend_props *pg_backend_props_named(const char *name);
+/* What pg_probe_run needs to look at for `requested` (AUTO: everything). */
+int pg_backend_probe_what(pg_backend_kind requested);
+/* The backend that measures native time beside a simulated one, and the one
+ * that samples stacks with perf_event (`record`, `run --sample` natively). */
+pg_backend_kind pg_backend_native(void);
+/* For `perfgate doctor`: one line per backend (`line(ctx, label, ok,
+ * detail)`), and the sections of the tools a backend needs beyond
+ * perf_event (a heading is a line with ok -1). */
+typedef void pg_doctor_line(void *ctx, const char *label, int ok, const char *detail);
+void pg_backend_doctor(const pg_probe *p, pg_doctor_line *line, void *ctx);
+void pg_backend_doctor_tools(const pg_probe *p, pg_doctor_line *line, void *ctx);
+/* "(hardware counters)", "(software events only)": what auto's choice of `k` means here. */
+const char *pg_backend_choice_note(pg_backend_kind k, const pg_probe *p);
+
 /* The fallback decision of `--backend auto`, and the check of a forced one.
  * auto: perf when hardware instructions can be counted; else valgrind (with a
  * one-line notice naming why perf cannot); else perf with software events only

@@ -24,7 +24,7 @@ struct pg_valgrind {
 };
 
 /* valgrind's summary events, in the order valgrind.h promises (util/metrics.h). */
-#define events pg_metric_valgrind_events
+#define events pg_metric_backend_events
 
 static int find_in_path(char *out, size_t len, const char *prog)
 {

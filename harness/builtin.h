@@ -11,18 +11,20 @@
 #ifndef PG_HARNESS_BUILTIN_H
 #define PG_HARNESS_BUILTIN_H
 
-#include "harness/commands.h"
+/* The context the dispatcher fills (harness/commands.h); declared, not
+ * included: commands.c includes this header for its table. */
+struct pg_ctx;
 
-int pg_cmd_run(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_show(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_push(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_fetch(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_history(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_record(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv);
-int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_run(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_compare(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_calibrate(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_show(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_push(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_fetch(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_bisect(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_history(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_record(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_flamegraph(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_doctor(struct pg_ctx *ctx, int argc, char **argv);
 
 #endif

@@ -176,7 +176,7 @@ static void print_floor(char *buf, size_t len, double pct)
 
 static void print_report(const cal_state *st, const cal_args *a)
 {
-    int repeat = st->set.n ? pg_runner_repeat(&st->set, 0, &a->ro, st->sess.backend == PG_BACKEND_VALGRIND) : 1;
+    int repeat = st->set.n ? pg_runner_repeat(&st->set, 0, &a->ro, st->sess.props) : 1;
     printf("perfgate calibrate: %zu benchmark%s, backend %s, %d A/A pair%s of %d run%s a side, machine %s",
            st->set.n, st->set.n == 1 ? "" : "s", pg_backend_name(st->sess.backend), a->pairs, a->pairs == 1 ? "" : "s",
            repeat, repeat == 1 ? "" : "s", st->sess.machine.id);
@@ -229,7 +229,7 @@ static int save(const cal_state *st, const cal_args *a, pg_ctx *ctx)
         return 0;
     int rc;
     char path[PATH_MAX + 32];
-    int repeat = st->set.n ? pg_runner_repeat(&st->set, 0, &a->ro, st->sess.backend == PG_BACKEND_VALGRIND) : 1;
+    int repeat = st->set.n ? pg_runner_repeat(&st->set, 0, &a->ro, st->sess.props) : 1;
     pg_calibration_meta meta = {.commit = st->have_commit ? st->commit : NULL, .pairs = a->pairs, .repeat = repeat};
     rc = pg_calibration_save(path, sizeof path, ctx->store, st->sess.machine.id, pg_backend_name(st->sess.backend),
                              &meta, &st->floors);

@@ -27,6 +27,15 @@ static void line(const char *what, int ok, const char *detail)
     printf("  %-34s %-4s %s\n", what, ok ? "ok" : "no", detail);
 }
 
+/* The backends' own lines (counters/backend.h); ok < 0 is a section's heading. */
+static void backend_line(void *ctx, const char *what, int ok, const char *detail)
+{
+    if (ok < 0)
+        printf("\n%s\n", what);
+    else
+        line(what, ok, detail);
+}
+
 /* One event tried on this process, counted. */
 static void event_line(const char *name)
 {
@@ -80,10 +89,7 @@ int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
     int uprobes = pg_uprobe_probe(uwhy, sizeof uwhy);
     line("uprobes (--count-calls)", uprobes, uprobes ? "(exact call counts with the perf backend)" : uwhy);
 
-    printf("\nvalgrind (exact instruction counts, simulated caches)\n");
-    line("valgrind", p.valgrind, p.valgrind ? p.valgrind_version : p.valgrind_why);
-    if (p.valgrind)
-        line("callgrind (markers, --count-calls)", 1, "(regions and call counts with the valgrind backend)");
+    pg_backend_doctor_tools(&p, backend_line, NULL);
 
     printf("\nbenchmark processes (what a benchmark starts ends with its run)\n");
     line("process group, parent-death signal", 1, "");
@@ -95,20 +101,14 @@ int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
         printf("  %-34s      %s\n", "", "without one, a setsid() daemon of a benchmark outlives a perfgate that is SIGKILLed");
 
     printf("\nbackends\n");
-    line("--backend perf", p.hw_instructions || p.software,
-         p.hw_instructions ? "hardware and software events"
-         : p.software ? "software events only (no hardware counters)" : p.sw_why);
-    line("--backend valgrind", p.valgrind, p.valgrind ? "" : p.valgrind_why);
+    pg_backend_doctor(&p, backend_line, NULL);
     pg_backend_kind chosen;
     char notice[1024];
     if (pg_backend_choose(&chosen, notice, sizeof notice, PG_BACKEND_AUTO, &p) < 0) {
         printf("\n--backend auto: nothing can be measured here: %s\n", pg_error_last());
         return PG_EXIT_USAGE;
     }
-    printf("\n--backend auto chooses: %s%s\n", pg_backend_name(chosen),
-           chosen == PG_BACKEND_PERF && p.hw_instructions ? " (hardware counters)"
-           : chosen == PG_BACKEND_VALGRIND ? " (no hardware counters; exact counts from valgrind)"
-                                           : " (software events only)");
+    printf("\n--backend auto chooses: %s%s\n", pg_backend_name(chosen), pg_backend_choice_note(chosen, &p));
     if (notice[0])
         printf("  because %s\n", notice);
     return PG_EXIT_OK;

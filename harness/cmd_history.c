@@ -9,6 +9,7 @@
  * directory beside the page, which links them relatively; the page itself
  * needs nothing else and no network.
  */
+#include "counters/backend.h"
 #include "harness/builtin.h"
 #include "harness/commands.h"
 #include "harness/gitrepo.h"
@@ -188,8 +189,8 @@ static int draw(char **href, graphs *g, const pg_hist_series *s, const pg_hist_p
         pg_flamegraph_opts fo;
         pg_flamegraph_opts_init(&fo);
         char title[512];
-        const char *backend = g->h->lanes[s->lane].backend;
-        fo.unit = !strcmp(backend, "valgrind") ? "instructions" : "samples";
+        const pg_backend_props *by = pg_backend_props_named(g->h->lanes[s->lane].backend);
+        fo.unit = by ? by->stacks_unit : "samples";
         snprintf(title, sizeof title, "%s at %.12s%s%.12s", s->bench, c, prev ? " against " : "",
                  prev ? g->h->commits[prev->commit].id : "");
         fo.title = title;
@@ -403,8 +404,9 @@ int pg_cmd_history(pg_ctx *ctx, int argc, char **argv)
                o.commit_url);
         goto out;
     }
-    if (o.backend && strcmp(o.backend, "perf") && strcmp(o.backend, "valgrind")) {
-        pg_die("--backend '%s': expected perf or valgrind", o.backend);
+    pg_backend_kind kind;
+    if (o.backend && (pg_backend_parse(&kind, o.backend) < 0 || !pg_backend_props_of(kind))) {
+        pg_die("--backend '%s': expected the name of a backend (perf or valgrind)", o.backend);
         goto out;
     }
     char outdir[PATH_MAX];

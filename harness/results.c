@@ -1,5 +1,6 @@
 /* harness/results.c — see results.h. */
 #include "harness/results.h"
+#include "counters/backend.h"
 #include "harness/notes.h"
 #include "harness/store.h"
 #include "util/array.h"
@@ -56,6 +57,10 @@ static pg_series *metric_get(pg_bench_result *b, const char *name, const char *u
     m->unit = strdup(unit);
     m->backend = strdup(backend);
     m->source = strdup(source);
+    /* What its backend says of it (counters/backend.h): report/ asks these, never a name. */
+    const pg_backend_props *p = pg_backend_props_named(source);
+    m->exact = p && p->exact && !strcmp(unit, "count");
+    m->simulated = p && p->simulated;
     if (!m->metric || !m->unit || !m->backend || !m->source) {
         free(m->metric);
         free(m->unit);
@@ -83,7 +88,7 @@ static int set_str(char **dst, const char *s)
  * a document older than native runs. */
 static const char *measured_by(const char *source, const char *run_backend)
 {
-    if (!strcmp(source, "perf") || !strcmp(source, "valgrind") || !*run_backend)
+    if (pg_backend_props_named(source) || !*run_backend)
         return source;
     return run_backend;
 }
@@ -134,6 +139,8 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
     snprintf(side->machine_desc, sizeof side->machine_desc, "%.120s, %d cores, %.120s", mach->cpu_model, mach->cores,
              mach->kernel);
     snprintf(side->backend, sizeof side->backend, "%s", run->backend);
+    const pg_backend_props *props = pg_backend_props_named(run->backend);
+    side->stacks_exact = props && props->exact;
     side->dirty |= run->dirty;
     if (!side->commit[0] && run->commit && *run->commit)
         snprintf(side->commit, sizeof side->commit, "%s", run->commit);

@@ -44,7 +44,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
         pg_owned_init(&sides[i].logs);
     }
     int rc = 0;
-    int valgrind = pg_meter_backend(sess->meter) == PG_BACKEND_VALGRIND;
+    const pg_backend_props *props = sess->props;
     pg_spawn_install_sigint();
 
     /* Export and build every revision before measuring any: a build failure
@@ -105,7 +105,7 @@ int pg_revisions_measure(pg_repo *repo, const char *const *commits, size_t n, co
     int rounds = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         for (size_t b = 0; b < sides[i].set.n; b++) {
-            int r = pg_runner_rounds(&sides[i].set, b, ro, valgrind);
+            int r = pg_runner_rounds(&sides[i].set, b, ro, props);
             rounds = r > rounds ? r : rounds;
         }
     pg_run_opts o = *ro;

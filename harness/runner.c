@@ -200,9 +200,9 @@ static void progress(const pg_run_opts *o, size_t bi, size_t bn, const char *nam
     fflush(stderr);
 }
 
-int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind)
+int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b)
 {
-    return pick(o->repeat, set->v[i].repeat, set->def_repeat, valgrind ? 1 : 5);
+    return pick(o->repeat, set->v[i].repeat, set->def_repeat, b->repeat);
 }
 
 /* One series of runs of a benchmark with `meter`: `warmup` bare runs, then
@@ -214,7 +214,7 @@ int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int
 typedef struct series {
     pg_meter *meter;
     int native;                 /* this is the native series of the valgrind backend */
-    int drop_vg_times;          /* the valgrind series of a run that has a native one too */
+    int drop_sim_times;         /* the simulator's series of a run that has a native one too */
     int gb;                     /* a Google Benchmark: wrapped and read as counters/gbench.h says */
     int warmup, runs, first, repeat;
     char **argv;                /* the benchmark's, canonical (harness/canon.h) */
@@ -247,7 +247,7 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
         so->hooks = measured ? &hooks : NULL;
         /* Its max-rss is measured natively; under valgrind it is the simulator's anyway,
          * and the exact counts need no extra process before them. */
-        so->own_rss = measured && (sr->native || pg_meter_backend(sr->meter) != PG_BACKEND_VALGRIND);
+        so->own_rss = measured && (sr->native || pg_backend_props_of(pg_meter_backend(sr->meter))->max_rss);
         /* A marked program's channel (or its markers turned off), on measured runs only. */
         sr->env[sr->nenv] = !measured ? NULL : sr->native ? (char *)sr->child_env : (char *)pg_meter_child_env(sr->meter);
         so->keep_fds = keep;
@@ -277,7 +277,7 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
                 *fail = why;
                 rc = 0;
             } else {
-                rc = record_readings(b, &rd, sr->drop_vg_times);
+                rc = record_readings(b, &rd, sr->drop_sim_times);
                 b->runs += !sr->native;
             }
         } else if (measured) {
@@ -306,13 +306,13 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
  * exact counts; time needs samples to be tested). */
 static int native_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o)
 {
-    return o->native_repeat > 0 ? o->native_repeat : pg_runner_repeat(set, i, o, 0);
+    return o->native_repeat > 0 ? o->native_repeat : pg_runner_repeat(set, i, o, pg_backend_props_of(pg_backend_native()));
 }
 
-int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind)
+int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b)
 {
-    int r = pg_runner_repeat(set, i, o, valgrind);
-    int n = valgrind && o->native ? native_repeat(set, i, o) : 0;
+    int r = pg_runner_repeat(set, i, o, b);
+    int n = b->native_time && o->native ? native_repeat(set, i, o) : 0;
     return n > r ? n : r;
 }
 
@@ -330,16 +330,16 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
                    const pg_run_opts *o)
 {
     const pg_bench *bench = &set->v[bi];
-    int valgrind = pg_meter_backend(meter) == PG_BACKEND_VALGRIND;
+    const pg_backend_props *be = pg_backend_props_of(pg_meter_backend(meter));
     int gb = bench->kind == PG_BENCH_GB_ONE;
     pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
     /* A Google Benchmark's own report is its time per iteration already; a
      * choice of metrics (--metrics) without a native one wants no native runs. */
-    pg_meter *native = valgrind && !gb && wants_native(metrics) ? o->native : NULL;
-    int repeat = pg_runner_repeat(set, bi, o, valgrind);
-    int warmup = pick(o->warmup, bench->warmup, set->def_warmup, valgrind ? 0 : 1);
+    pg_meter *native = be->native_time && !gb && wants_native(metrics) ? o->native : NULL;
+    int repeat = pg_runner_repeat(set, bi, o, be);
+    int warmup = pick(o->warmup, bench->warmup, set->def_warmup, be->warmup);
     int nrepeat = native ? native_repeat(set, bi, o) : 0;
-    int nwarmup = native ? pick(o->warmup, bench->warmup, set->def_warmup, 1) : 0;
+    int nwarmup = native ? pick(o->warmup, bench->warmup, set->def_warmup, pg_backend_props_of(pg_backend_native())->warmup) : 0;
     int runs = repeat, nruns = nrepeat, first = 0;
     if (o->round >= 0) {
         if (o->round >= repeat && o->round >= nrepeat)
@@ -379,7 +379,7 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
     /* The backend's runs, then the native ones: one after the other, never
      * side by side, so neither disturbs the other's time. The native runs
      * time the whole program (their meter has no regions). */
-    series main_sr = {.meter = meter, .drop_vg_times = native != NULL, .gb = gb, .warmup = runs ? warmup : 0, .runs = runs,
+    series main_sr = {.meter = meter, .drop_sim_times = native != NULL, .gb = gb, .warmup = runs ? warmup : 0, .runs = runs,
                       .first = first, .repeat = repeat, .argv = argv, .env = env, .nenv = nenv};
     if (rc == 0 && !fail && (main_sr.runs || main_sr.warmup))
         rc = run_series(b, &fail, why, sizeof why, &main_sr, &so, bench, o, bi, set->n, timeout);

@@ -54,12 +54,14 @@ int pg_runner_pick_cpu(void);
 int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter *meter,
                   const pg_run_opts *o);
 
-/* Resolved repeat count of benchmark i (command line, manifest, backend default). */
-int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind);
+/* Resolved repeat count of benchmark i (command line, manifest, the
+ * default of backend `b`). */
+int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b);
 
 /* Rounds benchmark i needs when revisions are interleaved: the larger of its
- * backend's runs and, with the valgrind backend and `native`, its native runs. */
-int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, int valgrind);
+ * backend's runs and, when `b` measures time natively beside itself and
+ * `native` is set, its native runs. */
+int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b);
 
 /* Merges the benchmarks of `from` (one round) into `into` by name:
  * samples appended, runs added, failure kept. `from` is emptied. */

@@ -33,7 +33,7 @@ int pg_sample_run(pg_folded *out, pg_sample_result *sr, pg_spawn_result *res,
 {
     memset(sr, 0, sizeof *sr);
     memset(res, 0, sizeof *res);
-    pg_stackrec_opts ro = {.backend = PG_BACKEND_PERF, .sampler = *sopt};
+    pg_stackrec_opts ro = {.backend = pg_backend_native(), .sampler = *sopt};
     pg_stackrec *r;
     int rc = pg_stackrec_new(&r, &ro);
     if (rc < 0)

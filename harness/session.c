@@ -18,13 +18,13 @@ int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events
 {
     memset(s, 0, sizeof *s);
     pg_probe probe;
-    pg_probe_run(&probe, requested == PG_BACKEND_PERF ? PG_PROBE_PERF
-                         : requested == PG_BACKEND_VALGRIND ? PG_PROBE_VALGRIND : PG_PROBE_ALL);
+    pg_probe_run(&probe, pg_backend_probe_what(requested));
     int rc = pg_backend_choose(&s->backend, s->notice, sizeof s->notice, requested, &probe);
     if (rc < 0)
         return rc;
-    if (events && s->backend == PG_BACKEND_VALGRIND)
-        pg_text_warn("note: -e %s is ignored by the valgrind backend", events);
+    s->props = pg_backend_props_of(s->backend);
+    if (events && !s->props->takes_events)
+        pg_text_warn("note: -e %s is ignored by the %s backend", events, s->props->name);
     pg_meter_opts mo = {.backend = s->backend, .events = events, .user_only = user_only};
     if ((rc = pg_meter_new(&s->meter, &mo)) < 0)
         return rc;
@@ -39,8 +39,8 @@ void pg_session_tell(const pg_session *s)
 {
     /* Most CI runners have no PMU: valgrind chosen for that is said in one
      * short line; `perfgate doctor` and the stored document have the why. */
-    if (s->requested == PG_BACKEND_AUTO && s->backend == PG_BACKEND_VALGRIND)
-        pg_text_warn("note: no hardware counters here, using the valgrind backend ('perfgate doctor' says why)");
+    if (s->requested == PG_BACKEND_AUTO && s->props->chosen_why)
+        pg_text_warn("note: %s", s->props->chosen_why);
     else if (s->notice[0])
         pg_text_warn("note: %s", s->notice);
 }
@@ -54,7 +54,7 @@ void pg_session_close(pg_session *s)
 
 int pg_session_open_native(pg_session *s)
 {
-    if (s->backend != PG_BACKEND_VALGRIND)
+    if (!s->props->native_time)
         return 0;
     s->native_asked = 1;
     char detail[512];
@@ -66,7 +66,7 @@ int pg_session_open_native(pg_session *s)
     }
     /* "" is software events only: no hardware group that could fail or
      * multiplex, and nothing counted twice with valgrind's counts. */
-    pg_meter_opts mo = {.backend = PG_BACKEND_PERF, .events = "", .user_only = s->user_only};
+    pg_meter_opts mo = {.backend = pg_backend_native(), .events = "", .user_only = s->user_only};
     return pg_meter_new(&s->native, &mo);
 }
 
@@ -133,13 +133,13 @@ int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, 
         (rc = pg_rundoc_set(&doc->commit, commit)) < 0 || (rc = pg_rundoc_set(&doc->start_time, started)) < 0 ||
         (rc = pg_rundoc_set(&doc->backend, pg_backend_name(s->backend))) < 0 ||
         (rc = pg_rundoc_set(&doc->stdin_path, "/dev/null")) < 0 ||
-        (s->backend == PG_BACKEND_PERF &&
+        (s->props->takes_events &&
          (rc = pg_rundoc_set(&doc->events, s->events ? s->events : PG_METRICS_PERF_DEFAULT)) < 0) ||
         (rc = add_uncontrolled(&doc->uncontrolled, cpu >= 0)) < 0 ||
         (s->notice[0] && (rc = pg_rundoc_strings_add(&doc->notices, s->notice)) < 0) ||
         (s->native_why[0] && (rc = pg_rundoc_strings_add(&doc->notices, s->native_why)) < 0))
         return rc;
-    if (s->backend == PG_BACKEND_VALGRIND) {
+    if (s->props->native_time) {
         doc->has_native = 1;
         doc->native = s->native != NULL;
     }

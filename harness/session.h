@@ -13,6 +13,7 @@
 
 typedef struct pg_session {
     pg_backend_kind backend;
+    const pg_backend_props *props;  /* what the chosen backend's measurements are */
     pg_meter *meter;
     pg_machine machine;
     char notice[1024];          /* the fallback notice, "" when none */

@@ -1,5 +1,6 @@
 /* harness/table.c — see table.h. */
 #include "harness/table.h"
+#include "counters/backend.h"
 #include "report/format.h"
 #include "report/stats.h"
 #include "util/metrics.h"
@@ -104,7 +105,8 @@ void pg_table_print_bench(FILE *out, const pg_rundoc_bench *b, int verbose)
         const pg_rundoc_metric *m = &b->metrics[i];
         if (pg_metric_find(m->name))
             continue;
-        if (!verbose && m->source && !strcmp(m->source, "valgrind") && !pg_metric_is_calls(m->name)) {
+        const pg_backend_props *by = m->source ? pg_backend_props_named(m->source) : NULL;
+        if (!verbose && by && by->simulated && !pg_metric_is_calls(m->name)) {
             hidden++;
             continue;
         }

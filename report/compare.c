@@ -54,6 +54,7 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
     mc->metric = sa->metric;
     mc->unit = sa->unit;
     mc->backend = sa->backend;
+    mc->simulated = sa->simulated;
     mc->na = sa->n;
     mc->nb = sb->n;
     mc->base = pg_stats_median(sa->v, sa->n);
@@ -89,9 +90,9 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
         mc->delta_abs = mc->delta_pct = NAN;
         return;
     }
-    /* valgrind's counts are a simulation: the same program gives the same count.
-     * Its wall-time and max-rss are still the machine's, and noisy. A call
-     * count is exact with either backend (a uprobe, or callgrind). */
+    /* An exact backend's counts (valgrind's simulation): the same program gives
+     * the same count. Its wall-time and max-rss are still the machine's, and
+     * noisy. A call count is exact with either backend (a uprobe, or callgrind). */
     mc->deterministic = (pg_series_exact(sa) && pg_series_exact(sb)) ||
                         (sa->n >= 2 && sb->n >= 2 && pg_stats_all_equal(sa->v, sa->n) && pg_stats_all_equal(sb->v, sb->n));
     /* A change from zero is infinitely many percent: beyond any threshold. */
@@ -149,6 +150,7 @@ static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const 
     mc->metric = s->metric;
     mc->unit = s->unit;
     mc->backend = s->backend;
+    mc->simulated = s->simulated;
     mc->base = mc->cand = mc->delta_abs = mc->delta_pct = NAN;
     if (in_base) {
         mc->na = s->n;

@@ -27,6 +27,7 @@ typedef struct pg_metric_cmp {
     double floor_pct;               /* noise floor measured by calibrate (report/calib.h), NAN: none */
     int gating;
     int deterministic;
+    int simulated;                  /* the baseline's series was measured on a model (pg_series) */
     int exceeds;                    /* |delta_pct| > threshold_pct (a change from 0 always does) */
     int tested;                     /* Mann-Whitney U was computed (every noisy pair with enough samples) */
     double p, q;                    /* raw and BH-adjusted p-values (NAN when not tested) */

@@ -9,7 +9,7 @@
  * simulator's, slowed fifty times, and says nothing about the program's. */
 static int is_native_time(const pg_metric_cmp *m, const char *name)
 {
-    return !strcmp(m->metric, name) && !m->not_compared && strcmp(m->backend, "valgrind") != 0;
+    return !strcmp(m->metric, name) && !m->not_compared && !m->simulated;
 }
 
 pg_divergence_kind pg_divergence_check(const pg_metric_cmp *count, const pg_metric_cmp *time, double alpha,

@@ -20,7 +20,7 @@ int pg_explain_wanted(const pg_bench_cmp *b)
 
 int pg_explain_exact(const pg_comparison *c)
 {
-    return !strcmp(c->base->backend, "valgrind") && !strcmp(c->cand->backend, "valgrind");
+    return c->base->stacks_exact && c->cand->stacks_exact;
 }
 
 /* The rows the table leaves out, and — for exact stacks — what the stacks do

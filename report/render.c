@@ -68,7 +68,7 @@ int pg_render_notable(const pg_metric_cmp *m)
 
 int pg_render_brief(const pg_metric_cmp *m)
 {
-    return pg_render_notable(m) && (m->gating || pg_metric_find(m->metric) || strcmp(m->backend, "valgrind"));
+    return pg_render_notable(m) && (m->gating || pg_metric_find(m->metric) || !m->simulated);
 }
 
 void pg_render_gates(char *buf, size_t len, const pg_gates *g)

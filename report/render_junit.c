@@ -44,8 +44,8 @@ static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
     size_t hidden = 0;
     for (size_t k = 0; k < b->nm; k++) {
         const pg_metric_cmp *m = &b->m[k];
-        /* the shared metrics; valgrind's own counters only counted */
-        if (!m->gating && !pg_render_brief(m) && !pg_metric_find(m->metric) && !strcmp(m->backend, "valgrind")) {
+        /* the shared metrics; a simulator's own counters (valgrind's D1mr...) only counted */
+        if (!m->gating && !pg_render_brief(m) && !pg_metric_find(m->metric) && m->simulated) {
             hidden++;
             continue;
         }

@@ -36,7 +36,7 @@ int pg_series_push(pg_series *s, double v)
 
 int pg_series_exact(const pg_series *s)
 {
-    return (!strcmp(s->source, "valgrind") && !strcmp(s->unit, "count")) || pg_metric_is_calls(s->metric);
+    return s->exact || pg_metric_is_calls(s->metric);
 }
 
 int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origin, const char *what)

@@ -18,6 +18,9 @@ typedef struct pg_series {
     char *unit;            /* "count", "ns", "bytes" */
     char *backend;         /* the run's backend, "perf" or "valgrind": never compared across */
     char *source;          /* what produced the value: "perf", "valgrind", "os" (rusage, clock) */
+    int exact;             /* its backend's counts of this unit are the same on every run
+                              (counters/backend.h, pg_backend_props; set by whoever builds it) */
+    int simulated;         /* measured on its backend's model of the machine, not on the machine */
     double *v;             /* raw samples, one per measured run */
     size_t n, cap;
     char *origin;          /* where v[0] came from ("run <id> in <dir>"); NULL: not said */
@@ -43,6 +46,7 @@ typedef struct pg_side {
     char machine_id[16];
     char machine_desc[256];/* "cpu model, N cores, kernel" */
     char backend[16];      /* of the latest run merged */
+    int stacks_exact;      /* its backend's stacks weigh exact counts, not samples */
     size_t nruns;          /* runs merged */
     int dirty;             /* a run measured a work tree with uncommitted changes */
     pg_bench_result *b;
@@ -53,7 +57,7 @@ typedef struct pg_side {
 int pg_series_push(pg_series *s, double v);
 
 /* Whether `s` is an exact count, the same number on every run of one
- * program: what valgrind simulates (unit "count"), and call counts. */
+ * program: an exact backend's counts (`exact`), and call counts. */
 int pg_series_exact(const pg_series *s);
 
 /* Appends the samples v[0..n) of one run, which came from `origin`, to `s`.

@@ -126,7 +126,7 @@ const char *pg_metric_canonical(const char *name)
     return m ? m->name : name;
 }
 
-const char *const pg_metric_valgrind_events[] = {"Ir",  "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
+const char *const pg_metric_backend_events[] = {"Ir",  "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
                                                  "D1mw", "DLmw", "Bc",   "Bcm", "Bi",  "Bim", NULL};
 
 int pg_metric_known(const char *name)
@@ -135,7 +135,7 @@ int pg_metric_known(const char *name)
     if (pg_metric_find(name) || pg_metric_find_alias(name) || !strcmp(name, "iterations") ||
         !strncmp(name, "counter:", 8))
         return 1;
-    for (const char *const *v = pg_metric_valgrind_events; *v; v++)
+    for (const char *const *v = pg_metric_backend_events; *v; v++)
         if (!strcmp(*v, name))
             return 1;
     return 0;
@@ -150,7 +150,7 @@ const char *pg_metric_suggest(char *buf, size_t len, const char *name, const cha
         for (const char *const *a = registry[i].aliases; a && *a; a++)
             pg_suggest_offer(&s, *a);
     }
-    for (const char *const *v = pg_metric_valgrind_events; *v; v++)
+    for (const char *const *v = pg_metric_backend_events; *v; v++)
         pg_suggest_offer(&s, *v);
     for (size_t i = 0; extra && i < n; i++)
         pg_suggest_offer(&s, extra[i]);

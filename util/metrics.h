@@ -69,9 +69,12 @@ void pg_metric_set_names(const char **out, pg_metric_set set);
  * gated and thresholded under one name. */
 const char *pg_metric_canonical(const char *name);
 
-/* valgrind's own counters (cachegrind's summary events), NULL-terminated, in
- * the order valgrind prints them. "Ir" is also an alias of instructions. */
-extern const char *const pg_metric_valgrind_events[];
+/* A backend's own counters beside the shared metrics, NULL-terminated: the
+ * kind of metric that is counted and stored but shown with -v only. Today
+ * those of valgrind (cachegrind's summary events, in the order it prints
+ * them; counters/valgrind.c fills its readings from this list). "Ir" is
+ * also an alias of instructions. */
+extern const char *const pg_metric_backend_events[];
 
 /* Whether `name` is a metric perfgate knows without measuring anything: a
  * registry name, an alias, one of valgrind's own counters, or a Google

@@ -29,6 +29,9 @@ static inline void fx_metric(pg_bench_result *b, const char *metric, const char 
     m->unit = strdup(unit);
     m->backend = strdup(backend);
     m->source = strdup(backend);
+    /* What results.c sets from the backend's properties (counters/backend.h). */
+    m->exact = !strcmp(backend, "valgrind") && !strcmp(unit, "count");
+    m->simulated = !strcmp(backend, "valgrind");
     for (size_t i = 0; i < n; i++)
         pg_series_push(m, v[i]);
 }
@@ -41,6 +44,7 @@ static inline void fx_side(pg_side *s, const char *label, const char *commit, co
     snprintf(s->machine_id, sizeof s->machine_id, "%s", machine);
     snprintf(s->machine_desc, sizeof s->machine_desc, "Test CPU, 2 cores, Linux 6");
     snprintf(s->backend, sizeof s->backend, "%s", backend);
+    s->stacks_exact = !strcmp(backend, "valgrind");
     s->nruns = 1;
 }
 

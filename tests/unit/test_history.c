@@ -126,6 +126,8 @@ static pg_side *series_side(const char *backend, const char *metric, const char 
     pg_series *m = &s->b[0].m[0];
     m->metric = strdup(metric), m->unit = strdup(unit), m->backend = strdup(backend);
     m->source = strdup(backend);
+    m->exact = !strcmp(backend, "valgrind") && !strcmp(unit, "count");
+    m->simulated = !strcmp(backend, "valgrind");
     for (size_t i = 0; i < n; i++)
         pg_series_push(m, v[i]);
     return s;
