@@ -12,8 +12,6 @@
 #include <unistd.h>
 
 /* Always counted, whatever -e says: they cost nothing and work without a PMU. */
-static const char *const software_events[] = {"task-clock", "page-faults", "context-switches", "cpu-migrations"};
-#define NSOFT (sizeof software_events / sizeof *software_events)
 
 /* A group is scheduled on the PMU all or nothing. Up to this many hardware
  * events form one group (their ratios are then exact); more than a PMU has
@@ -74,7 +72,10 @@ int pg_evlist_new(pg_evlist **out, const char *events, int user_only)
             rc = add_event(l, tok, user_only);
     }
     free(list);
-    for (size_t i = 0; i < NSOFT && rc == 0; i++)
+    /* The registry's software events (util/metrics.h): one list, wherever it is used. */
+    const char *software_events[16];
+    size_t nsoft = pg_metric_names(software_events, 16, PG_METRIC_SOFTWARE);
+    for (size_t i = 0; i < nsoft && i < 16 && rc == 0; i++)
         rc = add_event(l, software_events[i], user_only);
     if (rc < 0) {
         pg_evlist_free(l);

@@ -77,12 +77,13 @@ int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
     char pmu[64];
     pg_pfm_default_pmu(pmu, sizeof pmu);
     line("libpfm4 default PMU", pmu[0] != 0, pmu[0] ? pmu : "none detected: only the generic perf:: events are known");
-    static const char *const hw[] = {"instructions", "cycles", "cache-misses", "branch-misses"};
-    for (size_t i = 0; i < sizeof hw / sizeof *hw; i++)
-        event_line(hw[i]);
-    static const char *const sw[] = {"task-clock", "page-faults", "context-switches", "cpu-migrations"};
-    for (size_t i = 0; i < sizeof sw / sizeof *sw; i++)
-        event_line(sw[i]);
+    static const pg_metric_kind kinds[] = {PG_METRIC_HARDWARE, PG_METRIC_SOFTWARE};
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        const char *names[16];
+        size_t n = pg_metric_names(names, 16, kinds[k]);
+        for (size_t i = 0; i < n && i < 16; i++)
+            event_line(names[i]);
+    }
     line("sampling on cycles", p.sampling_hw, p.sampling_hw ? "" : "needs hardware counters (above)");
     line("sampling on cpu-clock", p.sampling_sw, p.sampling_sw ? "" : p.sw_why);
     char uwhy[512];

@@ -319,8 +319,9 @@ int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, con
 /* Whether a choice of metrics (0: none made, all) has one the native runs give. */
 static int wants_native(pg_metric_set metrics)
 {
-    static const char *const native[] = {"task-clock", "page-faults", "context-switches", "cpu-migrations"};
-    for (size_t i = 0; i < sizeof native / sizeof *native; i++)
+    const char *native[16];
+    size_t n = pg_metric_names(native, 16, PG_METRIC_SOFTWARE);
+    for (size_t i = 0; i < n && i < 16; i++)
         if (!metrics || pg_metric_set_has(metrics, native[i]))
             return 1;
     return 0;

@@ -18,21 +18,33 @@ static const char *const migrations_aliases[] = {"migrations", NULL};
  * Cycles and time move with frequency scaling and neighbours: 5%. Miss counts
  * are small numbers that move more: 10%. Scheduler counts: 50%. */
 static const pg_metric_info registry[] = {
-    {"instructions", "count", 0.1, 1, instructions_aliases},
-    {"cycles", "count", 5.0, 1, cycles_aliases},
-    {"cache-misses", "count", 10.0, 1, NULL},
-    {"branch-misses", "count", 10.0, 1, NULL},
-    {"task-clock", "ns", 5.0, 0, NULL},
-    {"wall-time", "ns", 5.0, 0, NULL},
-    {"page-faults", "count", 10.0, 0, faults_aliases},
-    {"context-switches", "count", 50.0, 0, cs_aliases},
-    {"cpu-migrations", "count", 50.0, 0, migrations_aliases},
-    {"max-rss", "bytes", 10.0, 0, NULL},
+    {"instructions", "count", 0.1, 1, instructions_aliases, PG_METRIC_HARDWARE},
+    {"cycles", "count", 5.0, 1, cycles_aliases, PG_METRIC_HARDWARE},
+    {"cache-misses", "count", 10.0, 1, NULL, PG_METRIC_HARDWARE},
+    {"branch-misses", "count", 10.0, 1, NULL, PG_METRIC_HARDWARE},
+    {"task-clock", "ns", 5.0, 0, NULL, PG_METRIC_SOFTWARE},
+    {"wall-time", "ns", 5.0, 0, NULL, PG_METRIC_OS},
+    {"page-faults", "count", 10.0, 0, faults_aliases, PG_METRIC_SOFTWARE},
+    {"context-switches", "count", 50.0, 0, cs_aliases, PG_METRIC_SOFTWARE},
+    {"cpu-migrations", "count", 50.0, 0, migrations_aliases, PG_METRIC_SOFTWARE},
+    {"max-rss", "bytes", 10.0, 0, NULL, PG_METRIC_OS},
     /* Google Benchmark's own, per iteration (docs/google-benchmark.md) */
-    {"real-time", "ns", 5.0, 0, NULL},
-    {"cpu-time", "ns", 5.0, 0, NULL},
+    {"real-time", "ns", 5.0, 0, NULL, PG_METRIC_GBENCH},
+    {"cpu-time", "ns", 5.0, 0, NULL, PG_METRIC_GBENCH},
 };
 #define NREG (sizeof registry / sizeof registry[0])
+
+size_t pg_metric_names(const char **out, size_t max, pg_metric_kind kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < NREG; i++)
+        if (registry[i].kind == kind) {
+            if (n < max)
+                out[n] = registry[i].name;
+            n++;
+        }
+    return n;
+}
 
 const pg_metric_info *pg_metric_at(size_t i) { return i < NREG ? &registry[i] : NULL; }
 

@@ -11,13 +11,27 @@
 
 #include <stddef.h>
 
+/* Where a metric comes from: every list of events is derived from this. */
+typedef enum pg_metric_kind {
+    PG_METRIC_HARDWARE,         /* a CPU counter (perf_event with a PMU; valgrind simulates some) */
+    PG_METRIC_SOFTWARE,         /* a kernel software event: counted on every run, and in the
+                                 * native runs beside a simulating backend */
+    PG_METRIC_OS,               /* from the OS without perf_event: wall clock, rusage */
+    PG_METRIC_GBENCH,           /* Google Benchmark's own report, per iteration */
+} pg_metric_kind;
+
 typedef struct pg_metric_info {
     const char *name;           /* "instructions" */
     const char *unit;           /* "count", "ns", "bytes" */
     double threshold_pct;       /* default regression threshold, % of the baseline median */
     int perf_default;           /* counted by the perf backend when no -e is given */
     const char *const *aliases; /* NULL-terminated: what else calls it ("Ir": valgrind) */
+    pg_metric_kind kind;
 } pg_metric_info;
+
+/* The names of the registry's metrics of `kind`, in display order, into
+ * out[0..max); returns how many there are (may exceed max). */
+size_t pg_metric_names(const char **out, size_t max, pg_metric_kind kind);
 
 /* The perf backend's default events: the perf_default metrics, in order. */
 #define PG_METRICS_PERF_DEFAULT "instructions,cycles,cache-misses,branch-misses"
