@@ -40,7 +40,7 @@
  * Free with pg_valgrind_argv_free. */
 int pg_gbench_wrap_callgrind(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);
 
-/* The stacks of the timed region (harness/stacks.h): `argv` (with
+/* The stacks of the timed region (harness/measure/stacks.h): `argv` (with
  * PG_GBENCH_MIN_TIME_ARG appended) under callgrind recording stacks
  * (callgrind.h), with dumps at the timed region's edges, into `outdir`. */
 int pg_gbench_wrap_stacks(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir);

@@ -51,7 +51,7 @@ const char *pg_stackrec_weight(const pg_stackrec *r);
 /* What is inexact about these stacks, for subtitles; "" for sampled stacks. */
 const char *pg_stackrec_note(const pg_stackrec *r);
 
-/* A Google Benchmark (harness/gbench.c) is recorded, with valgrind, only
+/* A Google Benchmark (harness/bench/gbench_suite.c) is recorded, with valgrind, only
  * in its timed region: the runs the library reports, as its per-iteration
  * count is (counters/gbench.h). Set before pg_stackrec_begin; after
  * pg_stackrec_end, pg_stackrec_collect_timed reads the stacks with the

@@ -83,7 +83,7 @@ static int read_version(char *out, size_t len, const char *path)
  * client's environment, so the count of one program would change with the
  * length of its checkout's path, and the variables make the program run
  * other code than it does natively. The launcher is run directly instead:
- * the program sees the environment perfgate gives it (harness/canon.h). */
+ * the program sees the environment perfgate gives it (harness/measure/canon.h). */
 static void launcher_of(char *path, size_t len)
 {
     char bin[PATH_MAX], head[2] = {0};

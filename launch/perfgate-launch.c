@@ -1,11 +1,11 @@
 /* launch/perfgate-launch.c — forks the benchmark from a small process, so
- * that its max-rss is its own (harness/launch.h says why and the protocol).
+ * that its max-rss is its own (harness/measure/launch.h says why and the protocol).
  *
  * usage: perfgate-launch GO_FD ERR_FD -- PROGRAM [ARG...]
  * (started by perfgate's spawner, never by hand). The benchmark inherits
  * everything the spawner set up: working directory, CPU, personality,
  * process group, cgroup, file descriptors, environment. */
-#include "harness/launch.h"
+#include "harness/measure/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>

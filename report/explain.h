@@ -2,7 +2,7 @@
  * and differential flamegraphs from the two sides' folded stacks.
  *
  * Pure computation: the caller reads the stacks and writes the SVGs
- * (harness/explain.h does both for `compare`). */
+ * (harness/cli/explain.h does both for `compare`). */
 #ifndef PG_REPORT_EXPLAIN_H
 #define PG_REPORT_EXPLAIN_H
 

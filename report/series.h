@@ -1,7 +1,7 @@
 /* report/series.h — the input of every comparison: one side's raw samples.
  *
  * report/ never reads the store: the harness loads result documents
- * (harness/results.h) into one pg_side per revision and hands both to
+ * (harness/store/results.h) into one pg_side per revision and hands both to
  * pg_compare() (report/compare.h). Samples are every raw value stored, so
  * statistics are recomputed at compare time. A pg_side owns everything it
  * points to; pg_side_free() releases it.

@@ -34,7 +34,7 @@ int pg_owned_mkdtemp(pg_owned_dir *d, const char *prefix);
 /* The same, its real path `want` bytes long when it can be (the name is
  * padded; a $TMPDIR already longer cannot be): *matched (when not NULL)
  * says whether it is. A program run from a checkout there sees its own path
- * as long as it would in a work tree of that length (harness/canon.h). */
+ * as long as it would in a work tree of that length (harness/measure/canon.h). */
 int pg_owned_mkdtemp_len(pg_owned_dir *d, int *matched, const char *prefix, size_t want);
 
 /* `path` (made with its parents when missing), owned. */

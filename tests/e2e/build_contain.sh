@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The manifest's build command is contained and timed like a benchmark
-# (harness/build.h): a daemon it starts does not outlive it; a build that
+# (harness/measure/build.h): a daemon it starts does not outlive it; a build that
 # hangs is killed at --build-timeout (or the manifest's "build_timeout") with
 # one line and exit 2; a build's output goes to its log, and only a failing
 # build's tail comes to stderr.

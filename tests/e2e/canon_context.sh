@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Same program, same count (harness/canon.h): a program whose work grows
+# Same program, same count (harness/measure/canon.h): a program whose work grows
 # with the length of its argv[0] and of its environment is measured once in
 # a work tree with a long path (`run`, from a shell with extra variables)
 # and once in --run-missing's temporary checkout (another path, another

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# max-rss is the benchmark's own (harness/launch.h): a program forked by
+# max-rss is the benchmark's own (harness/measure/launch.h): a program forked by
 # perfgate would start with a copy of perfgate's memory, which the kernel
 # counts in its peak. Measured by `run` and by `compare --run-missing` (a
 # perfgate holding more), one program's max-rss agrees within 1%, and a

@@ -7,7 +7,7 @@
  * Every side-band record is kept; samples only while the file is under
  * MAX_BYTES, so seeds stay small. STACK_BYTES: the dwarf stack copy size. */
 #include "counters/sampler.h"
-#include "harness/spawn.h"
+#include "harness/measure/spawn.h"
 #include "util/error.h"
 
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * benchmark accepted has a name the manifest's rule allows and runs the
  * suite with a filter matching just it. */
 #include "tests/fuzz/fuzz.h"
-#include "harness/bench.h"
+#include "harness/bench/bench.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

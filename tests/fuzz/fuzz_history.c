@@ -3,12 +3,12 @@
  * are dealt to commits in order (a run whose "commit" differs from the
  * previous one's starts a new commit, as the runs of a first-parent line
  * would come), collected into sides per machine and backend as the command
- * does (harness/results.h), analyzed and written as the page. Any
+ * does (harness/store/results.h), analyzed and written as the page. Any
  * combination of runs, backends and sample counts must be analyzed without
  * reading or writing out of bounds, and every finding points at a point. */
 #include "tests/fuzz/fuzz.h"
-#include "harness/results.h"
-#include "harness/rundoc.h"
+#include "harness/store/results.h"
+#include "harness/store/rundoc.h"
 #include "report/history.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

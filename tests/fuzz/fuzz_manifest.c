@@ -1,7 +1,7 @@
-/* Fuzz target: the manifest, perfgate.json (harness/manifest.c, pg_manifest_parse).
+/* Fuzz target: the manifest, perfgate.json (harness/bench/manifest.c, pg_manifest_parse).
  * An accepted manifest gives benchmarks a runner can use as they are. */
 #include "tests/fuzz/fuzz.h"
-#include "harness/bench.h"
+#include "harness/bench/bench.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

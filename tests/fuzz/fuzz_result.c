@@ -3,9 +3,9 @@
  * runs for a comparison (results.h), print every benchmark's table (table.h),
  * and write it back (the writer must accept whatever the reader accepted). */
 #include "tests/fuzz/fuzz.h"
-#include "harness/results.h"
-#include "harness/rundoc.h"
-#include "harness/table.h"
+#include "harness/store/results.h"
+#include "harness/store/rundoc.h"
+#include "harness/measure/table.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /* Fuzz target: merging a fetched stacks note (refs/notes/perfgate-stacks)
  * into the one held, through the notes' gate (tests/fuzz/notes_merge.h). */
 #include "tests/fuzz/notes_merge.h"
-#include "harness/notes_stacks.h"
+#include "harness/store/notes_stacks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

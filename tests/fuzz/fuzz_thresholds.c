@@ -1,9 +1,9 @@
 /* Fuzz target: the thresholds file calibrate writes and compare reads
- * (<store>/thresholds.json, harness/calibration.h), for the machine "m" and
+ * (<store>/thresholds.json, harness/store/calibration.h), for the machine "m" and
  * the backend "valgrind". What it accepts is a floor and a threshold that
  * are finite numbers >= 0 for each benchmark and metric. */
 #include "tests/fuzz/fuzz.h"
-#include "harness/calibration.h"
+#include "harness/store/calibration.h"
 
 #include <math.h>
 

@@ -2,7 +2,7 @@
  * (fuzz_notes.c: the results note, fuzz_stacksnote.c: the stacks note).
  *
  * The input is two documents, `held` and `fetched`, split at the first form
- * feed (none: nothing held). Their union by the gate (harness/notedoc.h)
+ * feed (none: nothing held). Their union by the gate (harness/store/notedoc.h)
  * must: refuse with one line, or give a note that passes the same gate when
  * what was held did (merge(valid, any) is valid); hold every run that was
  * held (merging the held note in again adds nothing); and be idempotent
@@ -11,7 +11,7 @@
 #define PG_TESTS_FUZZ_NOTES_MERGE_H
 
 #include "tests/fuzz/fuzz.h"
-#include "harness/notedoc.h"
+#include "harness/store/notedoc.h"
 
 #define PG_FUZZ_COMMIT "c0ffeec0ffeec0ffeec0ffeec0ffeec0ffee0001"
 

@@ -1,7 +1,7 @@
 /* Google Benchmark runs (counters/gbench.h): which callgrind dumps are the
  * timed region, and the JSON report's runs, units and counters. */
 #include "counters/gbench.h"
-#include "harness/bench.h"
+#include "harness/bench/bench.h"
 #include "util/error.h"
 #include "util/fileio.h"
 

@@ -1,5 +1,5 @@
 /* Manifest parsing: a good manifest's every field, and bad ones' messages. */
-#include "harness/bench.h"
+#include "harness/bench/bench.h"
 #include "tests/check.h"
 #include "util/error.h"
 #include "util/fileio.h"

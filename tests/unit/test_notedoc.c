@@ -1,7 +1,7 @@
-/* The notes' gate and union (harness/notedoc.h): what a note from a remote
+/* The notes' gate and union (harness/store/notedoc.h): what a note from a remote
  * may add, what it may never do (remove, replace, poison what is held), and
  * that what a merge writes passes the gate it was let through. */
-#include "harness/notedoc.h"
+#include "harness/store/notedoc.h"
 #include "tests/check.h"
 #include "util/error.h"
 

@@ -1,7 +1,7 @@
-/* The stacks note (harness/notes_stacks.h): the document a run's stacks make
+/* The stacks note (harness/store/notes_stacks.h): the document a run's stacks make
  * (benchmarks over the limit left out and named, unreadable ones named) and
  * its merge by run id, both sides validated. */
-#include "harness/notes_stacks.h"
+#include "harness/store/notes_stacks.h"
 #include "tests/check.h"
 #include "util/error.h"
 #include "util/fileio.h"

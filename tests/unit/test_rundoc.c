@@ -2,7 +2,7 @@
  * round-trips byte for byte), docs/result-schema.md documents exactly the
  * keys the writer emits, the reader refuses wrong shapes with file, JSON path
  * and reason, and the metric registry is consistent. */
-#include "harness/rundoc.h"
+#include "harness/store/rundoc.h"
 #include "tests/check.h"
 #include "util/error.h"
 #include "util/fileio.h"

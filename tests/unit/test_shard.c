@@ -1,8 +1,8 @@
 /* Shards and notes: the partition of `run --shard` (longest first by stored
  * time, ties by name; round robin by name without times) and the merge of
  * note documents by run id. */
-#include "harness/rundoc.h"
-#include "harness/shard.h"
+#include "harness/store/rundoc.h"
+#include "harness/bench/shard.h"
 #include "tests/check.h"
 #include "util/error.h"
 

@@ -1,7 +1,7 @@
 /* Spawning: exit codes, signals, timeouts that kill the whole group, bounded
  * logs, pinning, ASLR off, stdin from /dev/null, and a hook that sees the
  * child before it execs. */
-#include "harness/spawn.h"
+#include "harness/measure/spawn.h"
 #include "tests/check.h"
 
 #include <sched.h>

@@ -1,7 +1,7 @@
 /* The result store: round trip, appends that keep earlier runs, refusal to
  * overwrite a corrupt file, the check made before measuring, and single-run
  * documents read as files. */
-#include "harness/store.h"
+#include "harness/store/store.h"
 #include "tests/check.h"
 #include "util/error.h"
 #include "util/fileio.h"

@@ -1,6 +1,6 @@
 /* The per-benchmark table: median, spread, units, the running fraction
  * shown only when the PMU multiplexed the counter, and the registry's order. */
-#include "harness/table.h"
+#include "harness/measure/table.h"
 #include "report/format.h"
 #include "tests/check.h"
 

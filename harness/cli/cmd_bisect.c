@@ -1,0 +1,333 @@
+/* harness/cli/cmd_bisect.c — `perfgate bisect GOOD BAD`: the first commit on the
+ * first-parent line from GOOD to BAD that regresses against GOOD.
+ *
+ * A binary search over that line. Each step compares one commit with GOOD by
+ * the rules of `compare` (report/compare.h: the same thresholds and gates), on
+ * this machine and backend; a commit without such results is built and
+ * measured like `compare --run-missing` does (harness/measure/revisions.h) and stored,
+ * so a second bisect, or a compare, measures nothing again. Only "regressed"
+ * counts as bad: unchanged, improved and inconclusive probes are good.
+ *
+ * The search assumes the regression, once in, stays. When the commit found
+ * does not itself regress against its first parent (the change crept in over
+ * several commits, none past the threshold alone, or it came and went), no
+ * single commit explains it and bisect exits 1 saying so.
+ */
+#include "harness/cli/builtin.h"
+#include "harness/cli/commands.h"
+#include "harness/store/gitrepo.h"
+#include "harness/store/notes_stacks.h"
+#include "harness/store/results.h"
+#include "harness/measure/revisions.h"
+#include "harness/measure/session.h"
+#include "report/compare.h"
+#include "report/format.h"
+#include "report/threshold.h"
+#include "util/error.h"
+#include "util/suggest.h"
+#include "util/text.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const pg_opt_cmd spec = {
+    .prog = "perfgate bisect",
+    .usage = "usage: perfgate bisect [OPTIONS] GOOD BAD\n"
+             "\n"
+             "Find the first commit on the first-parent line from GOOD to BAD whose results\n"
+             "regress against GOOD's, by binary search (about log2(N) steps for N commits).\n"
+             "Each step compares a commit with GOOD like `perfgate compare GOOD COMMIT`;\n"
+             "a commit without results on this machine is checked out into a temporary\n"
+             "directory, built and measured like `compare --run-missing` does, and stored.\n",
+    .footer = "Exit status: 0 the commit was found, 1 no single commit explains the change (BAD\n"
+              "does not regress against GOOD, or the commit found does not regress against its\n"
+              "own parent), 2 error (bad revisions, unknown benchmark or metric), " PG_XSTR(PG_EXIT_INTERRUPT)
+              " interrupted.\n",
+};
+
+typedef struct opts {
+    pg_thresholds thresholds;
+    pg_gates gates;
+    const char *bench, *bench_dir;
+    pg_backend_kind backend;
+    pg_metric_set metrics;
+    int repeat, no_notes;
+    double build_timeout;
+} opts;
+
+/* One bisect: the line searched and what it needs to measure and compare. */
+typedef struct search {
+    pg_ctx *ctx;
+    const opts *o;
+    pg_session sess;
+    char good[PG_OID_HEXSZ + 1], bad[PG_OID_HEXSZ + 1];
+    char (*line)[PG_OID_HEXSZ + 1];     /* after GOOD, oldest first; BAD last */
+    unsigned long n;
+    size_t measured, steps;
+} search;
+
+/* Measures whichever of `a` and `b` has no results on this machine and
+ * backend yet (both at once, interleaved). */
+static int measure(search *s, const char *a, const char *b)
+{
+    const char *both[2] = {a, b}, *wd = s->ctx->workdir;
+    size_t measured;
+    pg_run_opts ro = {.repeat = s->o->repeat > 0 ? s->o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
+                      .round = -1, .progress = isatty(2), .metrics = s->o->metrics,
+                      .build_timeout = s->o->build_timeout};
+    /* --bench-dir as every path on the command line: from the current directory */
+    char bench[PATH_MAX + 8];
+    snprintf(bench, sizeof bench, "%s%s", s->o->bench_dir || !wd ? "" : wd, s->o->bench_dir ? s->o->bench_dir : "bench");
+    int rc = pg_revisions_measure_missing(&measured, s->ctx->repo, both, 2, bench, wd, &s->sess, &ro, s->ctx->store,
+                                          !s->o->no_notes);
+    s->measured += measured;
+    return rc;
+}
+
+/* The side of `commit` on this session's machine and backend. */
+static int load_side(pg_side *side, search *s, const char *commit, const char *label)
+{
+    pg_rundoc_list runs = {0};
+    int rc = pg_results_load(&runs, s->ctx->store, s->ctx->repo, commit);
+    if (rc == 0) {
+        pg_notes_stacks_fill(&runs, s->ctx->store, s->ctx->repo, commit);
+        snprintf(side->label, sizeof side->label, "%s", label);
+        snprintf(side->commit, sizeof side->commit, "%s", commit);
+        rc = pg_results_collect(side, &runs, s->sess.machine.id, pg_backend_name(s->sess.backend), s->ctx->store);
+    }
+    pg_rundoc_list_free(&runs);
+    return rc;
+}
+
+/* --bench and --gate must name what GOOD measured: else a did-you-mean error. */
+static const char *closest(char *buf, size_t len, const char *typed, const char *const *names, size_t n)
+{
+    pg_suggest s;
+    pg_suggest_init(&s, typed);
+    for (size_t i = 0; i < n; i++)
+        pg_suggest_offer(&s, names[i]);
+    return pg_suggest_clause(&s, buf, len);
+}
+
+static int check_names(const pg_side *good, const opts *o)
+{
+    char mean[128];
+    const char *names[256];
+    size_t n = 0;
+    const pg_bench_result *chosen = NULL;
+    for (size_t i = 0; i < good->nb && n < 256; i++) {
+        names[n++] = good->b[i].name;
+        if (o->bench && !strcmp(good->b[i].name, o->bench))
+            chosen = &good->b[i];
+    }
+    if (o->bench && !chosen) {
+        return pg_error_set(PG_EINVAL, "--bench '%s': no such benchmark in GOOD's results%s", o->bench,
+                            closest(mean, sizeof mean, o->bench, names, n));
+    }
+    for (size_t g = 0; g < o->gates.n; g++) {
+        n = 0;
+        int seen = 0;
+        for (size_t i = 0; i < good->nb && !seen; i++) {
+            if (chosen && chosen != &good->b[i])
+                continue;
+            for (size_t k = 0; k < good->b[i].nm && !seen; k++) {
+                seen = !strcmp(good->b[i].m[k].metric, o->gates.v[g]);
+                if (n < 256)
+                    names[n++] = good->b[i].m[k].metric;
+            }
+        }
+        if (!seen) {
+            return pg_error_set(PG_EINVAL, "--gate '%s': no such metric in GOOD's results%s", o->gates.v[g],
+                                closest(mean, sizeof mean, o->gates.v[g], names, n));
+        }
+    }
+    return 0;
+}
+
+/* The verdict that decides: --bench's, else the whole comparison's. */
+static pg_verdict verdict_of(const pg_comparison *c, const opts *o)
+{
+    if (!o->bench)
+        return c->verdict;
+    for (size_t i = 0; i < c->nbench; i++)
+        if (!strcmp(c->bench[i].name, o->bench))
+            return c->bench[i].verdict;
+    return PG_VERDICT_INCONCLUSIVE;     /* gone from the candidate */
+}
+
+/* Compares `base` (NULL: GOOD) with `cand` into *verdict; `print` (NULL: no)
+ * lists the gating metrics' deltas of each regressed benchmark. */
+static int judge(pg_verdict *verdict, search *s, const char *base, const char *cand, const char *print)
+{
+    pg_side side[2];
+    memset(side, 0, sizeof side);
+    int rc = measure(s, base ? base : s->good, cand);
+    if (rc == 0)
+        rc = load_side(&side[0], s, base ? base : s->good, base ? "parent" : "GOOD");
+    if (rc == 0)
+        rc = load_side(&side[1], s, cand, "candidate");
+    if (rc == 0 && !base && s->steps == 0)
+        rc = check_names(&side[0], s->o);
+    pg_comparison c;
+    pg_compare_opts co = {.thresholds = &s->o->thresholds, .gates = &s->o->gates};
+    if (rc == 0 && (rc = pg_compare(&c, &side[0], &side[1], &co)) == 0) {
+        *verdict = verdict_of(&c, s->o);
+        for (size_t i = 0; print && i < c.nbench; i++) {
+            const pg_bench_cmp *b = &c.bench[i];
+            if ((s->o->bench && strcmp(b->name, s->o->bench)) || b->verdict != PG_VERDICT_REGRESSED)
+                continue;
+            for (size_t k = 0; k < b->nm; k++) {
+                const pg_metric_cmp *m = &b->m[k];
+                if (!m->gating)
+                    continue;
+                char va[48], vb[48], d[48], pct[24], name[160];
+                pg_format_with_unit(va, sizeof va, m->base, m->unit, 0);
+                pg_format_with_unit(vb, sizeof vb, m->cand, m->unit, 0);
+                pg_format_with_unit(d, sizeof d, m->delta_abs, m->unit, 1);
+                pg_format_pct(pct, sizeof pct, m->delta_pct);
+                printf("  %s %s: %s -> %s (%s, %s) against %s\n", pg_text_escape_buf(name, sizeof name, b->name, PG_TEXT_TERM),
+                       m->metric, va, vb, d, pct, print);
+            }
+        }
+        pg_comparison_free(&c);
+    }
+    pg_side_free(&side[0]);
+    pg_side_free(&side[1]);
+    return rc;
+}
+
+/* One search step: line[i] against GOOD; *regressed says how it went. */
+static int step(int *regressed, search *s, unsigned long i)
+{
+    size_t before = s->measured;
+    pg_verdict v;
+    int rc = judge(&v, s, NULL, s->line[i], NULL);
+    if (rc < 0)
+        return rc;
+    s->steps++;
+    *regressed = v == PG_VERDICT_REGRESSED;
+    char subject[256], esc[256];
+    pg_repo_summary(subject, sizeof subject, s->ctx->repo, s->line[i]);
+    printf("step %zu: %.12s %s (%s)  %s\n", s->steps, s->line[i], pg_verdict_name(v),
+           s->measured > before ? "measured" : "stored", pg_text_escape_buf(esc, sizeof esc, subject, PG_TEXT_TERM));
+    fflush(stdout);
+    return 0;
+}
+
+static int bisect(int *status, search *s)
+{
+    unsigned long lo = 0, hi = s->n;    /* line[lo - 1] good (0: GOOD itself), line[hi - 1] regressed */
+    printf("bisect: %lu commit%s after GOOD %.12s up to BAD %.12s (log2 %lu = %.2f)\n", s->n, s->n == 1 ? "" : "s",
+           s->good, s->bad, s->n, log2((double)s->n));
+    int regressed, rc = step(&regressed, s, s->n - 1);
+    if (rc < 0)
+        return rc;
+    if (!regressed) {
+        printf("BAD %.12s does not regress against GOOD %.12s: nothing to bisect\n", s->bad, s->good);
+        *status = PG_EXIT_FAIL;
+        return 0;
+    }
+    while (hi - lo > 1) {
+        unsigned long mid = lo + (hi - lo) / 2;    /* line[mid - 1] */
+        if ((rc = step(&regressed, s, mid - 1)) < 0)
+            return rc;
+        if (regressed)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    const char *found = s->line[hi - 1], *parent = lo ? s->line[lo - 1] : s->good;
+    char subject[256], esc[256];
+    pg_repo_summary(subject, sizeof subject, s->ctx->repo, found);
+    pg_text_escape_buf(esc, sizeof esc, subject, PG_TEXT_TERM);
+    pg_verdict v;
+    if ((rc = judge(&v, s, parent, found, NULL)) < 0)
+        return rc;
+    if (v != PG_VERDICT_REGRESSED) {
+        printf("no single commit explains the regression: %.12s (%s) is the first to regress against GOOD, but not "
+               "against its parent %.12s (%s): the change is spread over several commits\n",
+               found, esc, parent, pg_verdict_name(v));
+        *status = PG_EXIT_FAIL;
+    } else {
+        printf("first regressing commit: %s %s\n", found, esc);
+        char label[64];
+        snprintf(label, sizeof label, "its parent %.12s", parent);
+        if ((rc = judge(&v, s, parent, found, label)) < 0 || (rc = judge(&v, s, NULL, found, "GOOD")) < 0)
+            return rc;
+        *status = PG_EXIT_OK;
+    }
+    /* The bound counts BAD's own check, which comes before the search. */
+    printf("bisect: %zu step%s for %lu commit%s (at most 1 + ceil(log2 %lu) = %.0f); measured %zu commit%s, the rest "
+           "were stored\n", s->steps, s->steps == 1 ? "" : "s", s->n, s->n == 1 ? "" : "s", s->n,
+           1 + ceil(log2((double)s->n)), s->measured, s->measured == 1 ? "" : "s");
+    return 0;
+}
+
+static int resolve(search *s, const char *good, const char *bad)
+{
+    int rc;
+    if ((rc = pg_ctx_repo(s->ctx)) < 0 || (rc = pg_ctx_store(s->ctx)) < 0)
+        return rc;
+    if ((rc = pg_repo_resolve(s->good, s->ctx->repo, good)) < 0 || (rc = pg_repo_resolve(s->bad, s->ctx->repo, bad)) < 0)
+        return rc;
+    if (!strcmp(s->good, s->bad))
+        return pg_error_set(PG_EINVAL, "GOOD and BAD are the same commit %.12s: nothing to bisect", s->good);
+    if ((rc = pg_repo_first_parents(&s->line, &s->n, s->ctx->repo, s->good, s->bad)) < 0)
+        return pg_error_wrap(rc, "GOOD must be an ancestor of BAD on its first-parent line (%s, %s)", good, bad);
+    return 0;
+}
+
+int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv)
+{
+    opts o = {0};
+    const pg_opt table[] = {
+        PG_OPT_STRING(0, "bench", "NAME", "bisect this benchmark's verdict (default: the comparison's,\n"
+                      "any benchmark regressing)", &o.bench),
+        PG_OPT_CALLBACK('g', "gate", "LIST", "metrics that decide the verdict (default: instructions)", &o.gates,
+                        pg_cmd_opt_gates),
+        PG_OPT_CALLBACK('t', "threshold", "M=PCT", "regression threshold for metric M, as for compare", &o.thresholds,
+                        pg_cmd_opt_threshold),
+        PG_OPT_STRING(0, "bench-dir", "PATH", "the benchmarks (a manifest, or a directory with one) applied\n"
+                      "to every commit measured; default: bench at the work tree root", &o.bench_dir),
+        PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure and compare with B", &o.backend,
+                        pg_cmd_opt_backend),
+        PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark of a commit measured", &o.repeat, 1, INT_MAX),
+        PG_OPT_PASS_ENV(),
+        PG_OPT_BUILD_TIMEOUT(&o.build_timeout),
+        PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &o.metrics, pg_opt_metrics),
+        PG_OPT_FLAG(0, "no-notes", "store what is measured in the local store only, not in git notes", &o.no_notes),
+        PG_OPT_END(),
+    };
+    int status;
+    search s = {.ctx = ctx, .o = &o};
+    if (pg_cmd_parse(&status, ctx, &spec, table, argc, argv))
+        goto out;
+    if (ctx->args.nargs != 2) {
+        status = pg_die("bisect takes two revisions, GOOD and BAD (got %d); see 'perfgate bisect --help'", ctx->args.nargs);
+        goto out;
+    }
+    int rc = 0;
+    if (!o.gates.n)
+        rc = pg_gates_parse(&o.gates, "instructions");
+    if (rc == 0)
+        rc = resolve(&s, ctx->args.args[0], ctx->args.args[1]);
+    if (rc == 0) {
+        rc = pg_session_open(&s.sess, o.backend, NULL, 1);
+        if (rc == 0) {
+            pg_session_tell(&s.sess);
+            rc = bisect(&status, &s);
+        }
+        pg_session_close(&s.sess);
+    }
+    if (rc < 0)
+        status = pg_exit_status(rc);
+out:
+    free(s.line);
+    pg_thresholds_free(&o.thresholds);
+    pg_gates_free(&o.gates);
+    return status;
+}

@@ -1,0 +1,318 @@
+/* harness/cli/cmd_record.c — `perfgate record`: sample one command, write a flamegraph
+ * and/or folded stacks. */
+#include "counters/sampler.h"
+#include "harness/cli/builtin.h"
+#include "harness/cli/commands.h"
+#include "harness/measure/runner.h"
+#include "harness/measure/sample_run.h"
+#include "report/flamegraph.h"
+#include "util/error.h"
+#include "util/folded.h"
+#include "util/text.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const pg_opt_cmd spec = {
+    .prog = "perfgate record",
+    .usage = "usage: perfgate record [OPTIONS] -- CMD [ARG...]\n"
+             "       perfgate record -a [OPTIONS] (--duration S | -- CMD [ARG...])\n"
+             "\n"
+             "Sample CMD's stacks (and its threads' and children's) and write a flamegraph;\n"
+             "with -a, every process's on every CPU while CMD runs or for S seconds.\n",
+    .footer = "The command's output is shown when it has finished (its stdout on stderr with\n"
+              "--folded -). Stacks are user space only, but with -a where the kernel allows.\n"
+              "See docs/sampling.md.\n"
+              "Exit status: 0 recorded; 1 the command failed (the stacks are still written);\n"
+              "2 usage or environment error (nothing written); " PG_XSTR(PG_EXIT_INTERRUPT)
+              " interrupted (stacks written).\n",
+    .rest = 1,
+};
+
+static int parse_callgraph(const pg_opt *opt, const char *name, const char *arg)
+{
+    return pg_callgraph_parse(opt->dest, arg);
+}
+
+static int parse_stack_size(const pg_opt *opt, const char *name, const char *arg)
+{
+    long long v;
+    if (pg_opt_whole(&v, arg, 1, LLONG_MAX) < 0)
+        return pg_error_set(PG_EINVAL, "%s: expected a whole number > 0, got '%s'", name, arg);
+    if (v % 8 || v > PG_SAMPLE_STACK_MAX)
+        return pg_error_set(PG_EINVAL, "%s %s: a multiple of 8 up to %d (the kernel's limit)", name, arg,
+                            PG_SAMPLE_STACK_MAX);
+    *(unsigned *)opt->dest = (unsigned)v;
+    return 0;
+}
+
+/* More than a tenth of the stacks cut short is a flamegraph that misleads.
+ * The fix depends on why: only stacks that ran out of the copied user stack
+ * in a frame the unwinder could follow get the advice to copy more; stacks
+ * that stopped in code without unwind information would stop there with any
+ * copy, so they are told apart. */
+static void warn_truncated(const pg_profile_stats *ps, const pg_sampler_opts *so)
+{
+    if (!ps->samples || ps->truncated * 10 <= ps->samples)
+        return;
+    double pct = 100.0 * (double)ps->truncated / (double)ps->samples;
+    if (so->callgraph == PG_CALLGRAPH_FP) {
+        fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated: frame pointers end early "
+                "(build with -fno-omit-frame-pointer, or use --call-graph dwarf)\n", pct);
+        return;
+    }
+    unsigned size = so->stack_size ? so->stack_size : PG_SAMPLE_STACK_DEFAULT;
+    uint64_t other = ps->truncated - ps->truncated_stack;
+    double deep = 100.0 * (double)ps->truncated_stack / (double)ps->samples;
+    if (ps->truncated_stack * 10 > ps->samples && size < PG_SAMPLE_STACK_MAX)
+        fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated: deeper than the %u bytes "
+                "copied per sample; raise --stack-size (up to %d)\n", deep, size, PG_SAMPLE_STACK_MAX);
+    else if (ps->truncated_stack * 10 > ps->samples)
+        fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated although the most stack the "
+                "kernel copies (%d bytes) was asked for: deep recursion\n", deep, PG_SAMPLE_STACK_MAX);
+    if (other * 10 > ps->samples)
+        fprintf(stderr, "perfgate: warning: %.1f%% of the stacks were truncated where unwinding could not go on: "
+                "code without unwind information (.eh_frame) or memory no file backs (JIT code); "
+                "--stack-size would not help\n", 100.0 * (double)other / (double)ps->samples);
+}
+
+/* What a system-wide recording could not see, and how to see it. */
+static void warn_system(const pg_profile_stats *ps)
+{
+    if (ps->kernel && ps->kernel_hidden)
+        fprintf(stderr, "perfgate: warning: kernel frames are unnamed ([kernel.kallsyms]_[k]): the kernel hides its "
+                "symbols' addresses (kernel.kptr_restrict); fix: sudo sysctl kernel.kptr_restrict=0\n");
+    if (ps->unmapped && ps->unmapped * 100 >= ps->samples)
+        fprintf(stderr, "perfgate: warning: %llu samples (%.1f%%) fell where perfgate knew no mapping: processes that "
+                "exited before perfgate read /proc, or code no file backs (JIT); their frames read [unknown]\n",
+                (unsigned long long)ps->unmapped, 100.0 * (double)ps->unmapped / (double)ps->samples);
+}
+
+/* The flamegraph of `f` at `path`; the subtitle says how it was sampled. */
+static int write_svg(const char *path, pg_folded *f, const char *title, const char *cmdline,
+                     const pg_sample_result *sr, const pg_sampler_opts *so)
+{
+    char t[512], sub[512];
+    snprintf(t, sizeof t, "%s", title ? title : cmdline);
+    char rate[64];
+    if (so->period)
+        snprintf(rate, sizeof rate, "every %llu events", (unsigned long long)so->period);
+    else
+        snprintf(rate, sizeof rate, "%lu Hz", so->freq ? so->freq : PG_SAMPLE_FREQ_DEFAULT);
+    snprintf(sub, sizeof sub, "%s%s, %s, %s unwinding, %llu samples, %.1f%% truncated stacks",
+             sr->event, so->system_wide ? " on every CPU" : "", rate, so->callgraph == PG_CALLGRAPH_FP ? "frame-pointer" : "DWARF",
+             (unsigned long long)sr->profile.samples,
+             sr->profile.samples ? 100.0 * (double)sr->profile.truncated / (double)sr->profile.samples : 0.0);
+    pg_flamegraph_opts fo;
+    pg_flamegraph_opts_init(&fo);
+    fo.title = t;
+    fo.subtitle = sub;
+    fo.unit = "samples";
+    return pg_flamegraph_write_file(path, f, &fo);
+}
+
+/* The command's output, after it ran; its stdout goes to stderr when stdout
+ * carries the folded stacks, so a pipe into flamegraph.pl stays clean. */
+static void replay_output(const pg_spawn_result *res, int stdout_taken)
+{
+    if (res->out_len)
+        fwrite(res->out_log, 1, res->out_len, stdout_taken ? stderr : stdout);
+    fflush(stdout);
+    if (res->err_len)
+        fwrite(res->err_log, 1, res->err_len, stderr);
+}
+
+/* What the command line asked for. */
+typedef struct record_args {
+    pg_sampler_opts so;
+    const char *svg, *folded, *title;
+    int cpu;
+    char **cmd;
+    int ncmd;
+    int all;                /* -a: system-wide */
+    double duration;        /* -a --duration S: the command is `sleep S` */
+    char *sleep_argv[3];
+    char sleep_for[32];
+} record_args;
+
+/* 0, or 1 with the exit status in *status. */
+static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char **argv)
+{
+    *a = (record_args){.so = {.freq = PG_SAMPLE_FREQ_DEFAULT}, .cpu = -1};
+    pg_sampler_opts *so = &a->so;
+    const pg_opt opts[] = {
+        PG_OPT_INT('F', "freq", "HZ", "samples per second (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) ")", &so->freq, 1,
+                   100000, .what = "a whole number > 0"),
+        PG_OPT_INT('c', "count", "N", "sample every N events instead of by frequency", &so->period, 1, LLONG_MAX,
+                   .what = "a whole number > 0"),
+        PG_OPT_CALLBACK('g', "call-graph", "M", "dwarf (default: copy the stack, unwind with libunwind;\n"
+                        "works without frame pointers) or fp (frame pointers)", &so->callgraph, parse_callgraph),
+        PG_OPT_CALLBACK(0, "stack-size", "B", "dwarf: bytes of stack copied per sample (default "
+                        PG_XSTR(PG_SAMPLE_STACK_DEFAULT) ", at most " PG_XSTR(PG_SAMPLE_STACK_MAX) ")",
+                        &so->stack_size, parse_stack_size),
+        PG_OPT_STRING('e', "event", "EVENT", "event to sample on (default: cycles, or cpu-clock when\n"
+                      "the machine has no PMU); any libpfm4 event name", &so->event),
+        PG_OPT_STRING('o', "output", "FILE.svg", "the flamegraph (default flamegraph.svg unless --folded)", &a->svg),
+        PG_OPT_STRING(0, "folded", "FILE", "folded stacks (flamegraph.pl / inferno / speedscope); - for stdout",
+                      &a->folded),
+        PG_OPT_STRING(0, "title", "TEXT", "the flamegraph's title", &a->title),
+        PG_OPT_INT(0, "cpu", "N", "pin the command to CPU N (default: chosen)", &a->cpu, 0, INT_MAX),
+        PG_OPT_SET_INT(0, "no-pin", "do not pin", &a->cpu, -2),
+        PG_OPT_FLAG('a', "all-cpus", "every process on every CPU, kernel stacks where the\n"
+                    "kernel allows (as perf record -ag)", &a->all),
+        PG_OPT_DOUBLE(0, "duration", "S", "with -a: record for S seconds instead of while a command runs",
+                      &a->duration, 0.001, 1e7),
+        PG_OPT_END(),
+    };
+    if (pg_cmd_parse(status, ctx, &spec, opts, argc, argv))
+        return 1;
+    a->cmd = ctx->args.rest;
+    a->ncmd = ctx->args.nrest;
+    if (ctx->args.nargs > 0)
+        *status = pg_die("unexpected argument '%s': put the command after '--'", ctx->args.args[0]);
+    else if (a->duration > 0 && !a->all)
+        *status = pg_die("--duration is for -a: a command is recorded while it runs");
+    else if (a->all && a->duration > 0 && a->ncmd > 0)
+        *status = pg_die("-a: --duration or a command, not both (the recording lasts while the command runs)");
+    else if (a->all && a->ncmd == 0 && !(a->duration > 0))
+        *status = pg_die("-a: what to record while: a command (perfgate record -a -- sleep 5) or --duration S");
+    else if (a->ncmd == 0 && !a->all)
+        *status = pg_die("no command to record: perfgate record [OPTIONS] -- CMD [ARG...]");
+    else if (a->cpu >= 0 && pg_check_cpu(a->cpu) < 0)
+        *status = pg_die_last();
+    else
+        *status = PG_EXIT_OK;
+    if (*status != PG_EXIT_OK)
+        return 1;
+    if (!a->svg && !a->folded)
+        a->svg = "flamegraph.svg";
+    if (a->all) {
+        /* The machine as it runs: nothing pinned unless asked, kernel stacks where allowed. */
+        so->system_wide = 1;
+        so->kernel = 1;
+        if (a->duration > 0) {
+            snprintf(a->sleep_for, sizeof a->sleep_for, "%.3f", a->duration);
+            a->sleep_argv[0] = "sleep";
+            a->sleep_argv[1] = a->sleep_for;
+            a->cmd = a->sleep_argv;
+            a->ncmd = 2;
+        }
+    } else if (a->cpu == -1) {
+        a->cpu = pg_runner_pick_cpu();
+    }
+    /* Memory bound of a long recording (docs/sampling.md); small values make tests flush often. */
+    const char *fb = getenv("PERFGATE_SAMPLE_FLUSH");
+    if (fb && *fb)
+        so->flush_bytes = (size_t)strtoull(fb, NULL, 10);
+    return 0;
+}
+
+int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
+{
+    record_args a;
+    int status;
+    if (parse_args(&status, &a, ctx, argc, argv))
+        return status;
+    pg_sampler_opts so = a.so;
+    const char *svg = a.svg, *folded = a.folded, *title = a.title;
+    char **cmd = a.cmd;
+    int ncmd = a.ncmd, cpu = a.cpu;
+
+    char cmdline[512] = "";
+    for (int i = 0; i < ncmd; i++) {
+        size_t l = strlen(cmdline);
+        snprintf(cmdline + l, sizeof cmdline - l, "%s%s", i ? " " : "", cmd[i]);
+    }
+
+    pg_spawn_install_sigint();
+    pg_spawn_opts sp = {
+        .argv = cmd, .cpu = cpu >= 0 ? cpu : -1, .aslr_off = 1, .log_cap = 4u << 20,
+    };
+    pg_folded *f;
+    if (pg_folded_new(&f) < 0)
+        return pg_die_last();
+    pg_sample_result sr;
+    pg_spawn_result res;
+    int rc = pg_sample_run(f, &sr, &res, &sp, &so);
+    replay_output(&res, folded && !strcmp(folded, "-"));
+    if (rc < 0 && !res.started) {
+        pg_spawn_result_free(&res);
+        pg_folded_free(f);
+        return pg_die("cannot record %s: %s", a.all ? "every CPU" : cmd[0], pg_error_last());
+    }
+    if (!res.started) {
+        /* exec failed: spawn put the reason in the captured stderr, already shown */
+        pg_spawn_result_free(&res);
+        pg_folded_free(f);
+        return PG_EXIT_USAGE;
+    }
+    if (sr.notice[0])
+        pg_text_warn("note: %s", sr.notice);
+    status = PG_EXIT_OK;
+    if (rc < 0) {
+        status = pg_die_last();
+    } else if (pg_folded_total(f) == 0) {
+        pg_die("no samples: %s ran for %.0f ms%s", cmd[0], res.wall_ns / 1e6,
+                        sr.sampler.lost ? " and every sample was lost" :
+                        so.period ? "; lower -c or record a longer run" : "; raise -F or record a longer run");
+        status = res.signal || res.exit_code || res.timed_out ? PG_EXIT_FAIL : PG_EXIT_USAGE;
+    } else {
+        if (folded && !strcmp(folded, "-")) {
+            if (pg_folded_write(f, stdout) < 0)
+                status = pg_die_last();
+            fflush(stdout);
+        } else if (folded && pg_folded_write_file(f, folded) < 0) {
+            status = pg_die_last();
+        }
+        if (status == PG_EXIT_OK && svg && write_svg(svg, f, title, cmdline, &sr, &so) < 0)
+            status = pg_die_last();
+    }
+    if (status == PG_EXIT_OK) {
+        const pg_profile_stats *ps = &sr.profile;
+        fprintf(stderr, "perfgate record: %llu samples (%s, ", (unsigned long long)ps->samples, sr.event);
+        if (so.period)
+            fprintf(stderr, "every %llu events", (unsigned long long)so.period);
+        else
+            fprintf(stderr, "%lu Hz", so.freq);
+        fprintf(stderr, ", %s%s), %llu lost, %.1f%% truncated stacks, %zu distinct stacks; "
+                "%s %.0f ms, unwinding after it took %.0f ms\n",
+                so.callgraph == PG_CALLGRAPH_FP ? "fp" : "dwarf", a.all ? ", every CPU" : "",
+                (unsigned long long)sr.sampler.lost,
+                ps->samples ? 100.0 * (double)ps->truncated / (double)ps->samples : 0.0,
+                pg_folded_count(f), a.all ? "recorded for" : "the command ran", res.wall_ns / 1e6, sr.unwind_ns / 1e6);
+        if (a.all)
+            warn_system(ps);
+        if (so.flush_bytes)     /* only with PERFGATE_SAMPLE_FLUSH: says whether it had an effect */
+            fprintf(stderr, "perfgate record: %llu stacks unwound while the command ran (flush past %zu bytes)\n",
+                    (unsigned long long)sr.early, so.flush_bytes);
+        if (sr.sampler.dropped)
+            fprintf(stderr, "perfgate: warning: %llu samples dropped (more than 512 MiB of stacks buffered)\n",
+                    (unsigned long long)sr.sampler.dropped);
+        if (sr.sampler.lost)
+            fprintf(stderr, "perfgate: warning: the kernel lost %llu samples (buffer full); lower -F\n",
+                    (unsigned long long)sr.sampler.lost);
+        warn_truncated(ps, &so);
+        if (svg)
+            fprintf(stderr, "wrote: %s\n", svg);
+        if (folded && strcmp(folded, "-"))
+            fprintf(stderr, "wrote: %s\n", folded);
+    }
+    if (res.interrupted) {
+        status = status == PG_EXIT_OK ? PG_EXIT_INTERRUPT : status;
+    } else if (status != PG_EXIT_USAGE && (res.signal || res.exit_code || res.timed_out)) {
+        if (res.signal)
+            pg_text_warn("%s was killed by signal %d (SIG%s)", cmd[0], res.signal,
+                         sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?");
+        else
+            pg_text_warn("%s exited with status %d", cmd[0], res.exit_code);
+        status = PG_EXIT_FAIL;
+    }
+    pg_spawn_result_free(&res);
+    pg_folded_free(f);
+    return status;
+}

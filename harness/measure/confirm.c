@@ -1,0 +1,76 @@
+/* harness/measure/confirm.c — see confirm.h. */
+#include "harness/measure/confirm.h"
+#include "harness/store/results.h"
+#include "harness/measure/revisions.h"
+#include "harness/measure/session.h"
+#include "harness/store/store.h"
+#include "report/confirm.h"
+#include "util/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The run just stored for the session's machine and backend: the last such in `runs`. */
+static const pg_rundoc *newest(const pg_rundoc_list *runs, const pg_session *sess)
+{
+    const pg_rundoc *found = NULL;
+    for (size_t i = 0; i < runs->n; i++)
+        if (!strcmp(runs->v[i].machine.id, sess->machine.id) && !strcmp(runs->v[i].backend, pg_backend_name(sess->backend)))
+            found = &runs->v[i];
+    return found;
+}
+
+int pg_round2_run(pg_round2 *r, pg_comparison *c, pg_repo *repo, const char *const commits[2], const char *bench_path,
+                  const char *worktree, pg_backend_kind backend, int native, int notes, const pg_run_opts *ro,
+                  const char *store_root, const pg_compare_opts *co)
+{
+    size_t n = 0;
+    const char **names = calloc(c->nbench ? c->nbench : 1, sizeof *names);
+    if (!names)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < c->nbench; i++)
+        if (pg_confirm_wanted(&c->bench[i]))
+            names[n++] = c->bench[i].name;
+    fprintf(stderr, "perfgate: %zu benchmark%s regressed on noisy metrics only: measuring both revisions again, "
+            "interleaved, to confirm\n", n, n == 1 ? "" : "s");
+    pg_session sess;
+    int rc = pg_session_open(&sess, backend, NULL, 1);
+    if (rc == 0 && native)
+        rc = pg_session_open_native(&sess);
+    pg_run_opts o = *ro;
+    o.sample = 0;       /* the stacks of round 1 explain it */
+    o.native = sess.native;
+    if (rc == 0)
+        rc = pg_revisions_measure(repo, commits, 2, bench_path, worktree, &sess, &o, store_root, notes, names, n);
+    free(names);
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        rc = pg_store_load(&r->runs[i], store_root, commits[i]);
+        const pg_rundoc *run = rc == 0 ? newest(&r->runs[i], &sess) : NULL;
+        if (rc == 0 && !run)
+            rc = pg_error_set(PG_ENOTFOUND, "the runs of the second round of %.12s are not in %s", commits[i], store_root);
+        if (rc < 0)
+            break;
+        /* the second round alone: a list of that one run, borrowed */
+        pg_rundoc_list one = {.v = (pg_rundoc *)run, .n = 1};
+        snprintf(r->side[i].label, sizeof r->side[i].label, "%s", i ? c->cand->label : c->base->label);
+        snprintf(r->side[i].commit, sizeof r->side[i].commit, "%s", commits[i]);
+        rc = pg_results_collect(&r->side[i], &one, sess.machine.id, run->backend, store_root);
+    }
+    pg_session_close(&sess);
+    if (rc == 0 && (rc = pg_compare(&r->c, &r->side[0], &r->side[1], co)) == 0) {
+        r->compared = 1;
+        pg_confirm_apply(c, &r->c);
+    }
+    return rc;
+}
+
+void pg_round2_free(pg_round2 *r)
+{
+    if (r->compared)
+        pg_comparison_free(&r->c);
+    for (int i = 0; i < 2; i++) {
+        pg_side_free(&r->side[i]);
+        pg_rundoc_list_free(&r->runs[i]);
+    }
+}

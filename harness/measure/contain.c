@@ -1,0 +1,577 @@
+/* harness/measure/contain.c — see contain.h.
+ *
+ * The cgroup helpers below run in the watchdog too, a child forked from a
+ * process that may have threads: they use system calls only (no malloc, no
+ * stdio), which is all that is safe there. */
+#include "harness/measure/contain.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>    /* struct clone_args, CLONE_INTO_CGROUP */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- small async-signal-safe pieces ---- */
+
+/* dst = a + b (+ c), truncated safely; returns 0 when it fit. */
+static int join(char *dst, size_t len, const char *a, const char *b, const char *c)
+{
+    size_t n = 0;
+    for (const char *s = a; s && *s; s++)
+        if (n + 1 < len) dst[n++] = *s; else return -1;
+    for (const char *s = b; s && *s; s++)
+        if (n + 1 < len) dst[n++] = *s; else return -1;
+    for (const char *s = c; s && *s; s++)
+        if (n + 1 < len) dst[n++] = *s; else return -1;
+    dst[n] = '\0';
+    return 0;
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static int write_text(const char *dir, const char *file, const char *text)
+{
+    char path[600];
+    if (join(path, sizeof path, dir, file, NULL) < 0)
+        return -1;
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t w = write(fd, text, strlen(text));
+    close(fd);
+    return w == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* Calls fn for each pid in <dir>/cgroup.procs; returns how many, -1 when it cannot be read. */
+static int cg_each_pid(const char *dir, void (*fn)(pid_t, int), int arg)
+{
+    char path[600], buf[1024];
+    if (join(path, sizeof path, dir, "/cgroup.procs", NULL) < 0)
+        return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    long cur = -1;
+    int n = 0;
+    ssize_t r;
+    while ((r = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < r; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9') {
+                cur = (cur < 0 ? 0 : cur * 10) + (buf[i] - '0');
+            } else if (cur >= 0) {
+                fn((pid_t)cur, arg);
+                n++;
+                cur = -1;
+            }
+        }
+    if (cur >= 0) {
+        fn((pid_t)cur, arg);
+        n++;
+    }
+    close(fd);
+    return n;
+}
+
+static void send_sig(pid_t pid, int sig) { kill(pid, sig); }
+
+/* 1 while any process is in the cgroup (or below), 0 when empty, -1 when unknown. */
+static int cg_populated(const char *dir)
+{
+    char path[600], buf[256];
+    if (join(path, sizeof path, dir, "/cgroup.events", NULL) < 0)
+        return -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t r = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (r <= 0)
+        return -1;
+    buf[r] = '\0';
+    const char *p = strstr(buf, "populated ");
+    return p ? p[10] == '1' : -1;
+}
+
+/* SIGKILL to everything in the cgroup: cgroup.kill (Linux 5.14) reaches a
+ * process even as it forks; older kernels get a kill of each member until
+ * none is left. */
+static void cg_kill(const char *dir)
+{
+    if (write_text(dir, "/cgroup.kill", "1") == 0)
+        return;
+    for (int round = 0; round < 100 && cg_each_pid(dir, send_sig, SIGKILL) > 0; round++)
+        nap_ms(1);
+}
+
+/* Kills what is left, waits (bounded) for the last to go, removes the
+ * directory. -1 when it stayed (the next perfgate's sweep retries). */
+static int cg_remove(const char *dir)
+{
+    long waited = 0;
+    for (long ms = 1; waited < 10000; waited += ms, ms = ms < 50 ? ms * 2 : ms) {
+        cg_kill(dir);
+        int populated = cg_populated(dir);
+        if (populated < 0 && access(dir, F_OK) < 0)
+            return 0;       /* already gone */
+        if (populated == 0 && (rmdir(dir) == 0 || errno == ENOENT))
+            return 0;
+        nap_ms(ms);
+    }
+    return -1;
+}
+
+/* ---- where cgroups can be made: the cgroup v2 perfgate itself is in ---- */
+
+static struct {
+    int probed, usable;
+    char base[400];         /* <cgroup2 mount><perfgate's own cgroup> */
+    char why[600];          /* why not usable */
+    unsigned seq;
+    int clone3;             /* children born inside their cgroup: 1 works, -1 not here, 0 not tried */
+} cg;
+
+/* perfgate's own cgroup v2 path ("0::/a/b" in /proc/self/cgroup) into out. */
+static int own_cgroup(char *out, size_t len)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f)
+        return -1;
+    char line[1024];
+    int rc = -1;
+    while (rc < 0 && fgets(line, sizeof line, f))
+        if (!strncmp(line, "0::", 3)) {
+            line[strcspn(line, "\n")] = '\0';
+            rc = snprintf(out, len, "%s", line + 3) < (int)len ? 0 : -1;
+        }
+    fclose(f);
+    return rc;
+}
+
+/* The cgroup2 mount point and the hierarchy path at its root (mountinfo fields 5 and 4). */
+static int cgroup2_mount(char *mnt, size_t mlen, char *root, size_t rlen)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f)
+        return -1;
+    char line[4096];
+    int rc = -1;
+    while (rc < 0 && fgets(line, sizeof line, f)) {
+        const char *dash = strstr(line, " - cgroup2 ");
+        char r[1024], m[1024];
+        if (dash && sscanf(line, "%*s %*s %*s %1023s %1023s", r, m) == 2 &&
+            snprintf(mnt, mlen, "%s", m) < (int)mlen && snprintf(root, rlen, "%s", r) < (int)rlen)
+            rc = 0;
+    }
+    fclose(f);
+    return rc;
+}
+
+static void sweep_stale_cgroups(void);
+
+static void probe_cgroup(void)
+{
+    cg.probed = 1;
+    const char *no = getenv("PERFGATE_NO_CGROUP");
+    if (no && *no && strcmp(no, "0")) {
+        /* to test (and use) the way it works where no cgroup can be made */
+        snprintf(cg.why, sizeof cg.why, "PERFGATE_NO_CGROUP is set");
+        return;
+    }
+    char own[512], mnt[256], root[512];
+    snprintf(cg.why, sizeof cg.why, "no cgroup v2 hierarchy is mounted, or perfgate is not in one");
+    if (own_cgroup(own, sizeof own) < 0 || cgroup2_mount(mnt, sizeof mnt, root, sizeof root) < 0)
+        return;
+    size_t rl = strlen(root);
+    const char *rel = own;
+    if (strcmp(root, "/")) {    /* the mount shows a subtree (a cgroup namespace's view) */
+        if (strncmp(own, root, rl) || (own[rl] && own[rl] != '/'))
+            return;
+        rel = own + rl;
+    }
+    if (snprintf(cg.base, sizeof cg.base, "%s%s", mnt, strcmp(rel, "/") ? rel : "") >= (int)sizeof cg.base)
+        return;
+    char trial[512];
+    snprintf(trial, sizeof trial, "%s/perfgate-%d-%u", cg.base, (int)getpid(), cg.seq++);
+    if (mkdir(trial, 0755) < 0) {
+        snprintf(cg.why, sizeof cg.why, "cannot create a cgroup in %s: %s (not root, and no delegated cgroup)",
+                 cg.base, strerror(errno));
+        return;
+    }
+    rmdir(trial);
+    cg.usable = 1;
+    sweep_stale_cgroups();
+}
+
+/* perfgate-<pid>-<n> cgroups whose perfgate is gone: what a killed perfgate's
+ * run left when its watchdog died with it. */
+static void sweep_stale_cgroups(void)
+{
+    DIR *d = opendir(cg.base);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int owner = 0, used = 0;
+        unsigned n;
+        if (sscanf(e->d_name, "perfgate-%d-%u%n", &owner, &n, &used) != 2 || e->d_name[used] || owner <= 0)
+            continue;
+        if (owner == getpid() || kill(owner, 0) == 0 || errno != ESRCH)
+            continue;
+        char dir[700];
+        snprintf(dir, sizeof dir, "%s/%s", cg.base, e->d_name);
+        cg_remove(dir);
+    }
+    closedir(d);
+}
+
+/* ---- the watchdog ---- */
+
+typedef struct wd_msg {
+    pid_t pgid;
+    char cgroup[512];
+} wd_msg;
+
+static int wd_sock = -1, wd_started;
+static pid_t wd_pid;
+
+static void watchdog_main(int sock)
+{
+    setsid();       /* a kill of perfgate's process group or session must not take it too */
+    static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
+    for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
+        signal(ignored[i], SIG_IGN);
+    prctl(PR_SET_NAME, "perfgate-watch");
+    /* The socket out of 0..2 first: perfgate may have started with a standard
+     * stream closed, and the dup2s below would replace it. */
+    if (sock < 3 && (sock = fcntl(sock, F_DUPFD, 3)) < 0)
+        _exit(1);
+    /* Hold none of perfgate's files: a pipe a caller waits on must close when perfgate exits. */
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+    }
+    if (dup2(sock, 3) < 0)
+        _exit(1);
+    if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
+        for (int fd = 4; fd < 4096; fd++)
+            close(fd);
+    wd_msg cur = {0}, m;
+    for (;;) {
+        ssize_t r = recv(3, &m, sizeof m, 0);
+        if (r == (ssize_t)sizeof m)
+            cur = m;
+        else if (!(r < 0 && errno == EINTR))
+            break;      /* EOF: perfgate is gone, by exit or by kill */
+    }
+    if (cur.pgid > 0)
+        kill(-cur.pgid, SIGKILL);
+    if (cur.cgroup[0])
+        cg_remove(cur.cgroup);
+    _exit(0);
+}
+
+/* At a normal exit, the watchdog is told (EOF) and waited for, so nothing of
+ * perfgate is running once it has returned. */
+static void watchdog_stop(void)
+{
+    if (wd_sock < 0)
+        return;
+    close(wd_sock);
+    wd_sock = -1;
+    while (waitpid(wd_pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+static void watchdog_start(void)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(sv[0]);
+        watchdog_main(sv[1]);
+    }
+    close(sv[1]);
+    if (pid < 0) {
+        close(sv[0]);
+        return;
+    }
+    wd_sock = sv[0];
+    wd_pid = pid;
+    atexit(watchdog_stop);
+}
+
+static void watchdog_tell(pid_t pgid, const char *cgroup)
+{
+    if (wd_sock < 0)
+        return;
+    wd_msg m = {.pgid = pgid};
+    snprintf(m.cgroup, sizeof m.cgroup, "%s", cgroup);
+    send(wd_sock, &m, sizeof m, MSG_NOSIGNAL);
+}
+
+/* ---- perfgate's descendants, from /proc (what the subreaper collected) ---- */
+
+typedef struct proc_ent {
+    pid_t pid, ppid;
+    char state;
+} proc_ent;
+
+static size_t list_procs(proc_ent **out)
+{
+    *out = NULL;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    size_t n = 0, cap = 0;
+    proc_ent *v = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t r = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (r <= 0)
+            continue;
+        buf[r] = '\0';
+        const char *p = strrchr(buf, ')');     /* the name may hold ')' and spaces */
+        int ppid;
+        char st;
+        if (!p || sscanf(p + 1, " %c %d", &st, &ppid) != 2)
+            continue;
+        if (n == cap) {
+            proc_ent *nv = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof *v);
+            if (!nv)
+                break;
+            v = nv;
+        }
+        v[n++] = (proc_ent){(pid_t)atoi(e->d_name), (pid_t)ppid, st};
+    }
+    closedir(d);
+    *out = v;
+    return n;
+}
+
+/* Marks the descendants of `root` in v (ppid set to 0 for the others); returns how many. */
+static size_t mark_descendants(proc_ent *v, size_t n, pid_t root)
+{
+    /* A process is a descendant when its parent chain reaches root; chains are
+     * short, so walking up from each is cheap enough (n is a few hundred). */
+    size_t found = 0;
+    char *mark = calloc(n ? n : 1, 1);
+    if (!mark)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        pid_t p = v[i].ppid;
+        for (int depth = 0; p > 0 && depth < 64; depth++) {
+            if (p == root) {    /* tested first: perfgate may itself be PID 1 (a container) */
+                mark[i] = v[i].pid != wd_pid;
+                break;
+            }
+            if (p == 1)
+                break;
+            size_t j = 0;
+            while (j < n && v[j].pid != p)
+                j++;
+            if (j == n)
+                break;
+            p = v[j].ppid;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!mark[i])
+            v[i].ppid = 0;
+        found += mark[i];
+    }
+    free(mark);
+    return found;
+}
+
+/* Signals every live descendant of perfgate but the watchdog, and reaps
+ * those that are perfgate's zombie children, except `keep` (the run's first
+ * process, whose status the caller waits for). Returns how many descendants
+ * there were, *live how many of them were alive. */
+static int signal_descendants(int sig, pid_t keep, int *live)
+{
+    proc_ent *v;
+    size_t n = list_procs(&v);
+    int found = (int)mark_descendants(v, n, getpid());
+    *live = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].ppid)
+            continue;
+        if (v[i].state != 'Z') {
+            kill(v[i].pid, sig);
+            ++*live;
+        }
+        if (v[i].ppid == getpid() && v[i].pid != keep)
+            waitpid(v[i].pid, NULL, WNOHANG);
+    }
+    free(v);
+    return found;
+}
+
+/* Kills and reaps every descendant until none is left, zombies included
+ * (bounded: a fork bomb outpacing it is left to the cgroup, where there is
+ * one). Returns how many were alive at first. */
+static int sweep_descendants(void)
+{
+    int killed = 0, live;
+    for (int round = 0; round < 500; round++) {
+        int found = signal_descendants(SIGKILL, 0, &live);
+        if (round == 0)
+            killed = live;
+        if (!found)
+            break;
+        if (round > 0)
+            nap_ms(1);
+    }
+    return killed;
+}
+
+/* ---- the run ---- */
+
+void pg_contain_begin(pg_contain *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!cg.probed)
+        probe_cgroup();
+    if (!wd_started) {
+        wd_started = 1;
+        watchdog_start();
+    }
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    if (!cg.usable)
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "/perfgate-%d-%u", (int)getpid(), cg.seq++);
+    if (join(c->cgroup, sizeof c->cgroup, cg.base, name, NULL) < 0 || mkdir(c->cgroup, 0755) < 0) {
+        cg.usable = 0;      /* not here, then: the rest still contains the run */
+        c->cgroup[0] = '\0';
+    }
+}
+
+pid_t pg_contain_fork(pg_contain *c)
+{
+    c->born_inside = 0;
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+    if (c->cgroup[0] && cg.clone3 >= 0) {
+        int dirfd = open(c->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd >= 0) {
+            struct clone_args args;
+            memset(&args, 0, sizeof args);
+            args.flags = CLONE_INTO_CGROUP;
+            args.exit_signal = SIGCHLD;
+            args.cgroup = (uint64_t)dirfd;
+            long pid = syscall(SYS_clone3, &args, sizeof args);
+            if (pid == 0)
+                return 0;   /* the child: its copy of dirfd closes at exec */
+            int err = errno;
+            close(dirfd);
+            if (pid > 0) {
+                cg.clone3 = 1;
+                c->born_inside = 1;
+                return (pid_t)pid;
+            }
+            /* An older kernel (ENOSYS, E2BIG), or a seccomp filter: fork, and never try again. */
+            if (err == ENOSYS || err == E2BIG || err == EINVAL || err == EPERM || err == EOPNOTSUPP)
+                cg.clone3 = -1;
+        }
+    }
+#endif
+    return fork();
+}
+
+void pg_contain_child(pid_t parent)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* perfgate may have died before the line above: then nothing would kill us later. */
+    if (getppid() != parent)
+        _exit(127);
+}
+
+void pg_contain_adopt(pg_contain *c, pid_t pid)
+{
+    c->pid = pid;
+    setpgid(pid, pid);  /* also in the child: whichever runs first wins the race */
+    if (c->cgroup[0] && !c->born_inside) {
+        char text[32];
+        snprintf(text, sizeof text, "%d", (int)pid);
+        if (write_text(c->cgroup, "/cgroup.procs", text) < 0) {
+            /* e.g. a cgroup with controllers that forbid it: do without, from now on */
+            rmdir(c->cgroup);
+            c->cgroup[0] = '\0';
+            cg.usable = 0;
+        }
+    }
+    watchdog_tell(pid, c->cgroup);
+}
+
+void pg_contain_signal(const pg_contain *c, int sig)
+{
+    if (c->pid <= 0)
+        return;
+    if (kill(-c->pid, sig) < 0)
+        kill(c->pid, sig);
+    if (c->cgroup[0] && sig == SIGKILL)
+        cg_kill(c->cgroup);
+    else if (c->cgroup[0])
+        cg_each_pid(c->cgroup, send_sig, sig);
+    else {
+        int live;
+        signal_descendants(sig, c->pid, &live);    /* those that left the group (setsid) */
+    }
+}
+
+int pg_contain_end(pg_contain *c)
+{
+    int killed = 0;
+    if (c->cgroup[0]) {
+        killed = cg_each_pid(c->cgroup, send_sig, 0);   /* signal 0: only counted */
+        cg_kill(c->cgroup);
+    }
+    if (c->pid > 0)
+        kill(-c->pid, SIGKILL);
+    int swept = sweep_descendants();
+    killed = swept > killed ? swept : killed;
+    if (c->cgroup[0])
+        cg_remove(c->cgroup);
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    watchdog_tell(0, "");
+    memset(c, 0, sizeof *c);
+    return killed;
+}
+
+int pg_contain_cgroup(char *detail, size_t len)
+{
+    if (!cg.probed)
+        probe_cgroup();
+    snprintf(detail, len, "%s", cg.usable ? cg.base : cg.why);
+    return cg.usable;
+}

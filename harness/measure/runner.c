@@ -1,0 +1,455 @@
+/* harness/measure/runner.c — the measuring loop. See runner.h. */
+#include "harness/measure/runner.h"
+#include "counters/control.h"
+#include "counters/elfsym.h"
+#include "harness/measure/canon.h"
+#include "harness/measure/spawn.h"
+#include "harness/measure/stacks.h"
+#include "harness/measure/table.h"
+#include "util/error.h"
+#include "util/fileio.h"
+#include "util/text.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int pg_runner_pick_cpu(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) < 0)
+        return -1;
+    for (int c = CPU_SETSIZE - 1; c >= 0; c--)
+        if (CPU_ISSET(c, &set))
+            return c;
+    return -1;
+}
+
+static int attach_hook(void *ctx, pid_t pid) { return pg_meter_attach(ctx, pid); }
+static size_t pollfds_hook(void *ctx, int *fds, size_t max) { return pg_meter_pollfds(ctx, fds, max); }
+static int readable_hook(void *ctx) { return pg_meter_readable(ctx); }
+
+/* The value of `key` in `env` ("KEY=VALUE" entries), or NULL. */
+static const char *env_get(char **env, const char *key)
+{
+    size_t kl = strlen(key);
+    for (; env && *env; env++)
+        if (!strncmp(*env, key, kl) && (*env)[kl] == '=')
+            return *env + kl + 1;
+    return NULL;
+}
+
+/* The manifest's functions and --count-calls', one comma list (NULL: none). */
+static char *calls_of(const pg_benchset *set, const pg_bench *bench, const pg_run_opts *o)
+{
+    const char *own = bench->count_calls ? bench->count_calls : set->def_count_calls;
+    const char *cli = o->count_calls;
+    if (!own && !cli)
+        return NULL;
+    size_t n = (own ? strlen(own) : 0) + (cli ? strlen(cli) : 0) + 2;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s%s%s", own ? own : "", own && cli ? "," : "", cli ? cli : "");
+    return s;
+}
+
+/* Tells the meter what this benchmark asks for (regions, call counts). */
+static int target_meter(pg_meter *meter, const pg_benchset *set, const pg_bench *bench, const pg_run_opts *o,
+                        char **env)
+{
+    char exe[PATH_MAX];
+    const char *argv0 = bench->argv[0];
+    int found = 0;
+    if (strchr(argv0, '/') && bench->cwd && argv0[0] != '/') {
+        found = snprintf(exe, sizeof exe, "%s/%s", bench->cwd, argv0) < (int)sizeof exe;
+    } else {
+        found = pg_elfsym_which(exe, argv0, env_get(env, "PATH")) == 0;
+    }
+    char *calls = calls_of(set, bench, o);
+    pg_meter_target t = {
+        .exe = found ? exe : NULL,
+        .regions = bench->markers >= 0 ? bench->markers : set->def_markers,
+        .calls = calls,
+        .ld_library_path = env_get(env, "LD_LIBRARY_PATH"),
+    };
+    int rc = 0;
+    if (calls && !found)
+        rc = pg_error_set(PG_ENOTFOUND, "%s: not found, so its calls cannot be counted", argv0);
+    else
+        rc = pg_meter_set_target(meter, &t);
+    free(calls);
+    return rc;
+}
+
+static int pick(int cli, int bench, int manifest, int fallback)
+{
+    return cli >= 0 ? cli : bench >= 0 ? bench : manifest >= 0 ? manifest : fallback;
+}
+
+static int write_logs(const char *dir, const char *name, const pg_spawn_result *r, pg_rundoc_bench *b)
+{
+    if (!dir)
+        return 0;
+    char p[4096], fname[PG_SAFE_NAME_SIZE];
+    int rc = 0;
+    pg_path_safe_name(fname, name);
+    snprintf(p, sizeof p, "%s/%s.stdout", dir, fname);
+    if (pg_file_write_atomic(p, r->out_log ? r->out_log : "", r->out_len) == 0)
+        rc = pg_rundoc_set(&b->stdout_log, p);
+    snprintf(p, sizeof p, "%s/%s.stderr", dir, fname);
+    if (rc == 0 && pg_file_write_atomic(p, r->err_log ? r->err_log : "", r->err_len) == 0)
+        rc = pg_rundoc_set(&b->stderr_log, p);
+    return rc;
+}
+
+/* The failure of run j (measured or not) into b->failure. */
+static int record_failure(pg_rundoc_bench *b, const char *why, const char *phase, int run,
+                          const pg_spawn_result *res, double timeout)
+{
+    pg_rundoc_failure *f = &b->failure;
+    b->failed = 1;
+    f->run = run;
+    if (res->timed_out)
+        f->timeout = timeout;
+    else if (res->signal)
+        f->has_signal = 1, f->signal = res->signal;
+    else if (res->started)
+        f->has_exit_code = 1, f->exit_code = res->exit_code;
+    int rc = pg_rundoc_set(&f->reason, why);
+    if (rc == 0)
+        rc = pg_rundoc_set(&f->phase, phase);
+    if (rc == 0)
+        rc = pg_rundoc_set(&f->stderr_tail, pg_spawn_tail(res->err_log, res->err_len, 2000));
+    return rc;
+}
+
+/* The readings of one measured run into the benchmark's metrics; without
+ * wall-time and max-rss when `drop_times` (the native runs give those). */
+static int record_readings(pg_rundoc_bench *b, const pg_readings *rd, int drop_times)
+{
+    int rc = 0;
+    for (size_t k = 0; k < rd->n && rc == 0; k++) {
+        const pg_reading *r = &rd->v[k];
+        if (drop_times && (!strcmp(r->name, "wall-time") || !strcmp(r->name, "max-rss")))
+            continue;
+        pg_rundoc_metric *m;
+        if ((rc = pg_rundoc_metric_get(&m, b, r->name, r->unit, r->backend)) == 0)
+            rc = pg_rundoc_metric_push(m, r->value, r->running);
+    }
+    return rc;
+}
+
+/* The benchmark's description, before anything runs. */
+static int describe_bench(pg_rundoc_bench *b, const pg_benchset *set, const pg_bench *bench, char **argv, int repeat,
+                          int warmup, double timeout, pg_metric_set metrics)
+{
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    b->repeat = repeat;
+    b->warmup = warmup;
+    b->timeout = timeout > 0 ? timeout : 0;
+    int rc = pg_rundoc_set(&b->name, bench->name);
+    if (rc == 0 && !(b->command = calloc(n + 1, sizeof *b->command)))
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = pg_rundoc_set(&b->command[i], argv[i]);
+    if (rc == 0)
+        rc = pg_rundoc_set(&b->cwd, bench->cwd);
+    const pg_thresholds *th = bench->has_thresholds ? &bench->thresholds : set->has_def_thresholds ? &set->def_thresholds : NULL;
+    if (rc == 0 && th) {
+        b->has_thresholds = 1;
+        rc = pg_thresholds_copy(&b->thresholds, th);
+    }
+    const char *names[32];
+    pg_metric_set_names(names, metrics);
+    for (size_t i = 0; names[i] && rc == 0; i++)
+        rc = pg_rundoc_strings_add(&b->selected_metrics, names[i]);
+    return rc;
+}
+
+/* Why a run failed, as stored and shown; NULL when it succeeded. */
+static const char *failure_of(const pg_spawn_result *r, char *buf, size_t len)
+{
+    if (r->timed_out)
+        snprintf(buf, len, "timeout");
+    else if (!r->started)
+        snprintf(buf, len, "could not start: %s", strerror(r->exec_errno ? r->exec_errno : 0));
+    else if (r->signal)
+        snprintf(buf, len, "killed by signal %d (SIG%s)", r->signal, sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "?");
+    else if (r->exit_code)
+        snprintf(buf, len, "exit status %d", r->exit_code);
+    else
+        return NULL;
+    return buf;
+}
+
+static void progress(const pg_run_opts *o, size_t bi, size_t bn, const char *name, const char *phase, int j, int m)
+{
+    if (!o->progress)
+        return;
+    char shown[256];
+    fprintf(stderr, "\r\033[K[%zu/%zu] %s: %s %d/%d", bi + 1, bn, pg_text_escape_buf(shown, sizeof shown, name, PG_TEXT_TERM),
+            phase, j, m);
+    fflush(stderr);
+}
+
+int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b)
+{
+    return pick(o->repeat, set->v[i].repeat, set->def_repeat, b->repeat);
+}
+
+/* One series of runs of a benchmark with `meter`: `warmup` bare runs, then
+ * `runs` measured ones (numbered from `first` + 1 of `repeat`). The native
+ * series of the valgrind backend (`native`) is the same loop with the perf
+ * meter: its runs are not counted in `runs` (the document's runs are the
+ * backend's), and valgrind's own wall-time and max-rss, which describe
+ * valgrind rather than the program, give way to the native ones. */
+typedef struct series {
+    pg_meter *meter;
+    int native;                 /* this is the native series of the valgrind backend */
+    int drop_sim_times;         /* the simulator's series of a run that has a native one too */
+    int gb;                     /* a Google Benchmark: wrapped and read as counters/gbench.h says */
+    int warmup, runs, first, repeat;
+    char **argv;                /* the benchmark's, canonical (harness/measure/canon.h) */
+    char **env;                 /* the spawn's environment, whose slot env[nenv] is the meter's */
+    size_t nenv;
+    const char *child_env;      /* the native series: the entry of that slot */
+} series;
+
+static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t whylen, const series *sr,
+                      pg_spawn_opts *so, const pg_bench *bench, const pg_run_opts *o, size_t bi, size_t bn,
+                      double timeout)
+{
+    pg_spawn_hooks hooks = {.ctx = sr->meter, .attach = attach_hook, .pollfds = pollfds_hook, .readable = readable_hook};
+    pg_readings rd = {0};
+    pg_spawn_result res;
+    int keep[2];
+    int rc = 0;
+    int total = sr->warmup + sr->runs;
+    for (int j = 0; j < total && !*fail && rc == 0; j++) {
+        int measured = j >= sr->warmup;
+        int shown = measured ? sr->first + (j - sr->warmup) + 1 : j + 1;
+        progress(o, bi, bn, bench->name,
+                 sr->native ? (measured ? "native run" : "native warmup") : (measured ? "run" : "warmup"), shown,
+                 measured ? sr->repeat : sr->warmup);
+        char **argv = sr->argv;
+        if (measured && (rc = sr->gb ? pg_meter_wrap_gbench(sr->meter, &argv, sr->argv)
+                                     : pg_meter_wrap_argv(sr->meter, &argv, sr->argv)) < 0)
+            break;
+        so->argv = argv;
+        so->hooks = measured ? &hooks : NULL;
+        /* Its max-rss is measured natively; under valgrind it is the simulator's anyway,
+         * and the exact counts need no extra process before them. */
+        so->own_rss = measured && (sr->native || pg_backend_props_of(pg_meter_backend(sr->meter))->max_rss);
+        /* A marked program's channel (or its markers turned off), on measured runs only. */
+        sr->env[sr->nenv] = !measured ? NULL : sr->native ? (char *)sr->child_env : (char *)pg_meter_child_env(sr->meter);
+        so->keep_fds = keep;
+        so->nkeep = measured && !sr->native ? pg_meter_child_fds(sr->meter, keep, 2) : 0;
+        if ((rc = pg_spawn_run(&res, so)) < 0)
+            break;
+        if (res.interrupted) {
+            pg_spawn_result_free(&res);
+            rc = pg_error_set(PG_EINTR, "interrupted");
+            break;
+        }
+        *fail = failure_of(&res, why, whylen);
+        if (measured && !*fail) {
+            pg_readings_clear(&rd);
+            double rss = (double)res.ru.ru_maxrss * 1024.0;
+            rc = sr->gb ? pg_meter_collect_gbench(sr->meter, &rd, res.out_log ? res.out_log : "", res.out_len,
+                                                  res.wall_ns, rss)
+                        : pg_meter_collect(sr->meter, &rd, res.wall_ns, rss);
+            /* A report cut in its middle may still parse, with runs lost. */
+            if (rc == 0 && sr->gb && res.out_cut)
+                rc = pg_error_set(PG_EINVAL, "its Google Benchmark JSON report is over %d MiB, the most perfgate reads",
+                                  PG_GBENCH_OUTPUT_CAP_MIB);
+            if (rc < 0) {
+                /* The program ran but the backend produced nothing: a failure of this
+                 * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
+                snprintf(why, whylen, "%s", pg_error_last());
+                *fail = why;
+                rc = 0;
+            } else {
+                rc = record_readings(b, &rd, sr->drop_sim_times);
+                b->runs += !sr->native;
+            }
+        } else if (measured) {
+            /* A failed measured run still leaves backend output behind: drop it. */
+            pg_readings_clear(&rd);
+            if (sr->gb)
+                pg_meter_collect_gbench(sr->meter, &rd, "", 0, 0, 0);
+            else
+                pg_meter_collect(sr->meter, &rd, 0, 0);
+        }
+        if (rc == 0 && (*fail || j == total - 1))
+            rc = write_logs(o->log_dir, bench->name, &res, b);
+        if (rc == 0 && *fail) {
+            const char *phase = sr->native ? (measured ? "native run" : "native warmup")
+                                           : (measured ? "measured run" : "warmup");
+            rc = record_failure(b, *fail, phase, shown, &res, timeout);
+        }
+        pg_spawn_result_free(&res);
+    }
+    pg_readings_free(&rd);
+    return rc;
+}
+
+/* Native runs per benchmark with the valgrind backend: --native-repeat, else
+ * the repeat the perf backend would make (valgrind's default of 1 is for
+ * exact counts; time needs samples to be tested). */
+static int native_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o)
+{
+    return o->native_repeat > 0 ? o->native_repeat : pg_runner_repeat(set, i, o, pg_backend_props_of(pg_backend_native()));
+}
+
+int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b)
+{
+    int r = pg_runner_repeat(set, i, o, b);
+    int n = b->native_time && o->native ? native_repeat(set, i, o) : 0;
+    return n > r ? n : r;
+}
+
+/* Whether a choice of metrics (0: none made, all) has one the native runs give. */
+static int wants_native(pg_metric_set metrics)
+{
+    const char *native[16];
+    size_t n = pg_metric_names(native, 16, PG_METRIC_SOFTWARE);
+    for (size_t i = 0; i < n && i < 16; i++)
+        if (!metrics || pg_metric_set_has(metrics, native[i]))
+            return 1;
+    return 0;
+}
+
+static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t bi, pg_meter *meter,
+                   const pg_run_opts *o)
+{
+    const pg_bench *bench = &set->v[bi];
+    const pg_backend_props *be = pg_backend_props_of(pg_meter_backend(meter));
+    int gb = bench->kind == PG_BENCH_GB_ONE;
+    pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
+    /* A Google Benchmark's own report is its time per iteration already; a
+     * choice of metrics (--metrics) without a native one wants no native runs. */
+    pg_meter *native = be->native_time && !gb && wants_native(metrics) ? o->native : NULL;
+    int repeat = pg_runner_repeat(set, bi, o, be);
+    int warmup = pick(o->warmup, bench->warmup, set->def_warmup, be->warmup);
+    int nrepeat = native ? native_repeat(set, bi, o) : 0;
+    int nwarmup = native ? pick(o->warmup, bench->warmup, set->def_warmup, pg_backend_props_of(pg_backend_native())->warmup) : 0;
+    int runs = repeat, nruns = nrepeat, first = 0;
+    if (o->round >= 0) {
+        if (o->round >= repeat && o->round >= nrepeat)
+            return 0;
+        if (o->round > 0)
+            warmup = nwarmup = 0;
+        runs = o->round < repeat;
+        nruns = o->round < nrepeat;
+        first = o->round;
+    }
+    double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
+    pg_meter_select(meter, metrics);
+    size_t nenv = 0;
+    char **env = pg_canon_env(bench->env, &nenv), **argv = NULL;
+    if (!env || pg_canon_argv(&argv, bench) < 0) {
+        free(env);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+
+    pg_rundoc_bench bd = {0}, *b = &bd;
+    int rc = describe_bench(b, set, bench, argv, repeat, warmup, timeout, metrics);
+    pg_spawn_opts so = {
+        .cwd = bench->cwd, .tree = o->tree, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
+        .timeout_sec = timeout, .log_cap = gb ? (size_t)PG_GBENCH_OUTPUT_CAP_MIB << 20 : 0,
+    };
+    char why[640];
+    const char *fail = NULL;
+    if (rc == 0 && target_meter(meter, set, bench, o, env) < 0) {
+        /* What the benchmark asks for cannot be had (a function not found):
+         * a failure of this benchmark, said with the fix, before anything runs. */
+        pg_spawn_result none;
+        memset(&none, 0, sizeof none);
+        snprintf(why, sizeof why, "%s", pg_error_last());
+        fail = why;
+        rc = record_failure(b, fail, "measured run", 1, &none, timeout);
+    }
+    /* The backend's runs, then the native ones: one after the other, never
+     * side by side, so neither disturbs the other's time. The native runs
+     * time the whole program (their meter has no regions). */
+    series main_sr = {.meter = meter, .drop_sim_times = native != NULL, .gb = gb, .warmup = runs ? warmup : 0, .runs = runs,
+                      .first = first, .repeat = repeat, .argv = argv, .env = env, .nenv = nenv};
+    if (rc == 0 && !fail && (main_sr.runs || main_sr.warmup))
+        rc = run_series(b, &fail, why, sizeof why, &main_sr, &so, bench, o, bi, set->n, timeout);
+    series native_sr = {.meter = native, .native = 1, .warmup = nwarmup, .runs = nruns, .first = first,
+                        .repeat = nrepeat, .argv = argv, .env = env, .nenv = nenv};
+    if (rc == 0 && !fail && native && (nruns || nwarmup)) {
+        /* A marked program measured whole must not act on its markers. */
+        native_sr.child_env = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
+        rc = run_series(b, &fail, why, sizeof why, &native_sr, &so, bench, o, bi, set->n, timeout);
+    }
+    if (rc == 0 && !fail && o->stacks && o->round <= 0) {
+        /* Stacks come from a run of their own, so profiling cannot touch the counts. */
+        progress(o, bi, set->n, bench->name, "stacks", 1, 1);
+        int sfailed = 0;
+        so.argv = argv;
+        so.tree = NULL;     /* the sampler reads the program's files by the paths it maps */
+        so.own_rss = 0;
+        so.hooks = NULL;
+        so.nkeep = 0;
+        /* Stacks cover the whole program, markers or not (perf's sampler
+         * knows no regions; callgrind's would stop at the first STOP). */
+        env[nenv] = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
+        rc = pg_stacks_record(o->stacks, b, bench->name, &so, bench->kind == PG_BENCH_GB_ONE, &sfailed);
+        if (rc == 0 && sfailed) {
+            rc = pg_rundoc_set(&b->stacks_error, pg_error_last());
+            pg_text_warn("%s: no stacks: %s", bench->name, b->stacks_error ? b->stacks_error : "");
+        }
+    }
+    free(env);
+    pg_canon_argv_free(argv);
+    if (o->progress)
+        fprintf(stderr, "\r\033[K");
+    pg_rundoc_bench *added = NULL;
+    if (rc == 0 && (rc = pg_rundoc_add_bench(&added, doc)) == 0) {
+        *added = bd;
+        memset(&bd, 0, sizeof bd);
+    }
+    pg_rundoc_bench_free(&bd);
+    if (rc < 0)
+        return rc;
+    if (fail)
+        ++*failed;
+    if (o->out)
+        pg_table_print_bench(o->out, added, o->verbose);
+    return 0;
+}
+
+int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter *meter,
+                  const pg_run_opts *o)
+{
+    *nfailed = 0;
+    pg_spawn_install_sigint();
+    for (size_t i = 0; i < set->n; i++) {
+        int rc = run_one(doc, nfailed, set, i, meter, o);
+        if (rc < 0)
+            return rc;
+        if (pg_spawn_interrupted())
+            return pg_error_set(PG_EINTR, "interrupted");
+    }
+    return 0;
+}
+
+int pg_runner_merge(pg_rundoc *into, pg_rundoc *from)
+{
+    int rc = 0;
+    for (size_t i = 0; i < from->nbench; i++) {
+        int r = pg_rundoc_merge_bench(into, &from->bench[i]);
+        rc = rc < 0 ? rc : r;
+    }
+    from->nbench = 0;
+    return rc;
+}

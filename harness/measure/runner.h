@@ -1,0 +1,70 @@
+/* harness/measure/runner.h — measuring a set of benchmarks into a run document.
+ *
+ * For each benchmark: `warmup` unmeasured runs of the bare command, then
+ * `repeat` measured runs through the meter, each a fresh child (spawn.h).
+ * With the valgrind backend and a native meter, then its native runs (a
+ * warmup and the native repeat, with perf software events), after and never
+ * beside the valgrind ones, so one result has exact counts and native time.
+ * A benchmark that fails (exec error, non-zero exit, signal, timeout) in any
+ * run is recorded as failed with the reason and the tail of its stderr, and the
+ * others still run. Every raw reading of every run is kept.
+ */
+#ifndef PG_HARNESS_RUNNER_H
+#define PG_HARNESS_RUNNER_H
+
+#include "counters/backend.h"
+#include "harness/bench/bench.h"
+#include "harness/store/rundoc.h"
+
+#include <stdio.h>
+
+typedef struct pg_run_opts {
+    int repeat, warmup;         /* -1: manifest, else backend default */
+    double timeout;             /* <= 0: manifest, else none */
+    pg_metric_set metrics;      /* --metrics; 0: the manifest's, else every default metric */
+    int cpu;                    /* -1: choose; -2: do not pin */
+    const char *log_dir;        /* per-benchmark stdout/stderr logs go here */
+    const char *tree;           /* the root of the tree the benchmarks run from (a work tree, a
+                                   checkout): measured runs see it at one path (harness/measure/canon.h) */
+    int progress;               /* live progress line on stderr */
+    FILE *out;                  /* per-benchmark tables as they finish; NULL: none */
+    int verbose;                /* tables show backend-specific extras too */
+    int round;                  /* -1: all runs of each benchmark; k >= 0: only measured run k
+                                   (warmups in round 0; benchmarks with repeat <= k skipped), so
+                                   two revisions' runs can be interleaved round by round */
+    int sample;                 /* --sample was given (the caller makes `stacks`) */
+    unsigned long sample_freq;  /* Hz */
+    struct pg_stacks *stacks;   /* non-NULL: one more run per benchmark records its
+                                   stacks (harness/measure/stacks.h); round 0 only */
+    const char *count_calls;    /* --count-calls: functions whose calls every benchmark counts
+                                   (with the manifest's own); NULL: only the manifest's */
+    pg_meter *native;           /* valgrind backend: after each benchmark's runs, its native
+                                   runs with this perf meter (session.h); NULL: none */
+    int native_repeat;          /* native runs per benchmark; <= 0: as the perf backend's repeat */
+    double build_timeout;       /* --build-timeout (harness/measure/build.h); <= 0: the manifest's, or the default */
+} pg_run_opts;
+
+/* The CPU perfgate pins to when not told: the last one it may use, away from
+ * CPU 0 where most interrupts land. -1 when none can be determined. */
+int pg_runner_pick_cpu(void);
+
+/* Runs every benchmark of `set` with `meter`, appending their results to
+ * `doc`'s benchmarks, and counts the failed ones in *nfailed.
+ * Returns PG_EINTR when SIGINT stopped it (results incomplete: store nothing). */
+int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter *meter,
+                  const pg_run_opts *o);
+
+/* Resolved repeat count of benchmark i (command line, manifest, the
+ * default of backend `b`). */
+int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b);
+
+/* Rounds benchmark i needs when revisions are interleaved: the larger of its
+ * backend's runs and, when `b` measures time natively beside itself and
+ * `native` is set, its native runs. */
+int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b);
+
+/* Merges the benchmarks of `from` (one round) into `into` by name:
+ * samples appended, runs added, failure kept. `from` is emptied. */
+int pg_runner_merge(pg_rundoc *into, pg_rundoc *from);
+
+#endif

@@ -1,0 +1,291 @@
+/* harness/store/results.c — see results.h. */
+#include "harness/store/results.h"
+#include "counters/backend.h"
+#include "harness/store/notes.h"
+#include "harness/store/store.h"
+#include "util/array.h"
+#include "util/error.h"
+#include "util/jsonfile.h"
+#include "util/strindex.h"
+#include "util/text.h"
+
+#include <limits.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct collector {
+    pg_side *side;
+    pg_strindex index;      /* bench name -> position in side->b */
+} collector;
+
+static pg_bench_result *bench_get(collector *c, const char *name)
+{
+    pg_side *s = c->side;
+    size_t i;
+    if (pg_strindex_get(&c->index, name, &i))
+        return &s->b[i];
+    if (pg_array_grow(&s->b, &s->cap, s->nb, sizeof *s->b, 16) < 0)
+        return NULL;
+    pg_bench_result *b = &s->b[s->nb];
+    memset(b, 0, sizeof *b);
+    b->name = strdup(name);
+    if (!b->name || pg_strindex_put(&c->index, b->name, s->nb) < 0) {
+        free(b->name);
+        return NULL;
+    }
+    s->nb++;
+    return b;
+}
+
+/* A wall-time measured under valgrind is not one measured natively: metrics
+ * are keyed by what measured them as well as their name (measured_by()). */
+static pg_series *metric_get(pg_bench_result *b, const char *name, const char *unit, const char *backend,
+                             const char *source)
+{
+    for (size_t i = 0; i < b->nm; i++)
+        if (!strcmp(b->m[i].metric, name) && !strcmp(b->m[i].backend, backend))
+            return &b->m[i];
+    pg_series *nm = realloc(b->m, (b->nm + 1) * sizeof *nm);
+    if (!nm)
+        return NULL;
+    b->m = nm;
+    pg_series *m = &b->m[b->nm];
+    memset(m, 0, sizeof *m);
+    m->metric = strdup(name);
+    m->unit = strdup(unit);
+    m->backend = strdup(backend);
+    m->source = strdup(source);
+    /* What its backend says of it (counters/backend.h): report/ asks these, never a name. */
+    const pg_backend_props *p = pg_backend_props_named(source);
+    m->exact = p && p->exact && !strcmp(unit, "count");
+    m->simulated = p && p->simulated;
+    if (!m->metric || !m->unit || !m->backend || !m->source) {
+        free(m->metric);
+        free(m->unit);
+        free(m->backend);
+        free(m->source);
+        return NULL;
+    }
+    b->nm++;
+    return m;
+}
+
+static int set_str(char **dst, const char *s)
+{
+    char *c = s ? strdup(s) : NULL;
+    if (s && !c)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    free(*dst);
+    *dst = c;
+    return 0;
+}
+
+/* What measured a metric: its own backend ("perf" for the native time of a
+ * valgrind run), else the run's. So the native time of a valgrind run is set
+ * against native time only, and never against valgrind's slowed wall-time of
+ * a document older than native runs. */
+static const char *measured_by(const char *source, const char *run_backend)
+{
+    if (pg_backend_props_named(source) || !*run_backend)
+        return source;
+    return run_backend;
+}
+
+static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const pg_rundoc *run, const char *stacks_base)
+{
+    const char *run_backend = run->backend;
+    char origin[600], what[400], name[300];
+    /* Where the samples came from, should an exact metric disagree: the run
+     * and the directory it ran in (a work tree, a temporary checkout). */
+    snprintf(origin, sizeof origin, "run %.100s%s%.400s", run->id ? run->id : "without id", rb->cwd ? " in " : "",
+             rb->cwd ? rb->cwd : "");
+    snprintf(what, sizeof what, "%.12s %s", run->commit ? run->commit : "",
+             pg_text_escape_buf(name, sizeof name, rb->name, PG_TEXT_TERM));
+    b->failed = rb->failed;
+    int rc = set_str(&b->failure, rb->failed ? rb->failure.reason : NULL);
+    if (rc == 0 && rb->has_thresholds) {
+        pg_thresholds_free(&b->thresholds);
+        rc = pg_thresholds_copy(&b->thresholds, &rb->thresholds);
+    }
+    if (rc == 0 && rb->stacks && *rb->stacks && stacks_base) {
+        char path[4096];
+        if (pg_results_stacks_path(path, sizeof path, rb->stacks, stacks_base) < 0) {
+            pg_text_warn("warning: %s", pg_error_last());
+            pg_error_clear();
+        } else if ((rc = set_str(&b->stacks, path)) == 0) {
+            rc = set_str(&b->stacks_note, rb->stacks_note);
+            b->stacks_iterations = rb->stacks_iterations;
+        }
+    }
+    for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {
+        const pg_rundoc_metric *rm = &rb->metrics[i];
+        pg_series *m = metric_get(b, rm->name, rm->unit, measured_by(rm->source, run_backend), rm->source);
+        if (!m)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        /* "Ir" beside "instructions" is the same number: said once. */
+        rc = pg_series_add_run(m, rm->samples, rm->n, origin, pg_series_duplicate_alias(b, m) ? NULL : what);
+    }
+    return rc;
+}
+
+static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_base)
+{
+    pg_side *side = c->side;
+    const pg_machine *mach = &run->machine;
+    side->nruns++;
+    snprintf(side->machine_id, sizeof side->machine_id, "%s", mach->id);
+    snprintf(side->machine_desc, sizeof side->machine_desc, "%.120s, %d cores, %.120s", mach->cpu_model, mach->cores,
+             mach->kernel);
+    snprintf(side->backend, sizeof side->backend, "%s", run->backend);
+    const pg_backend_props *props = pg_backend_props_named(run->backend);
+    side->stacks_exact = props && props->exact;
+    side->dirty |= run->dirty;
+    if (!side->commit[0] && run->commit && *run->commit)
+        snprintf(side->commit, sizeof side->commit, "%s", run->commit);
+    int rc = 0;
+    for (size_t i = 0; i < run->nbench && rc == 0; i++) {
+        pg_bench_result *b = bench_get(c, run->bench[i].name);
+        if (!b)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        rc = collect_bench(b, &run->bench[i], run, stacks_base);
+    }
+    return rc;
+}
+
+/* Shards of one sharded run never share a benchmark; two sharded runs
+ * partitioned differently (another N, other stored durations) do, and
+ * merging them would mix two suites' measurements: refused. The same shard
+ * measured twice (a retried job) is merged like any repeated run. */
+static int check_shards(const pg_rundoc_list *runs, const char *machine_id, const char *backend)
+{
+    pg_strindex first = {0};       /* benchmark -> the shard run that had it first */
+    int rc = 0;
+    for (size_t i = 0; i < runs->n && rc == 0; i++) {
+        const pg_rundoc *run = &runs->v[i];
+        if (!run->shard_count || (machine_id && strcmp(run->machine.id, machine_id)) ||
+            (backend && strcmp(run->backend, backend)))
+            continue;
+        for (size_t b = 0; b < run->nbench && rc == 0; b++) {
+            size_t k;
+            const char *name = run->bench[b].name;
+            if (!pg_strindex_get(&first, name, &k)) {
+                rc = pg_strindex_put(&first, name, i);
+                continue;
+            }
+            const pg_rundoc *o = &runs->v[k];
+            if (o->shard_index != run->shard_index || o->shard_count != run->shard_count)
+                rc = pg_error_set(PG_EINVAL,
+                                  "overlapping shards of different runs: benchmark '%s' is in shard %d/%d (run %s) "
+                                  "and in shard %d/%d (run %s); compare the shards of one sharded run",
+                                  name, o->shard_index, o->shard_count, o->id ? o->id : "?", run->shard_index,
+                                  run->shard_count, run->id ? run->id : "?");
+        }
+    }
+    pg_strindex_free(&first);
+    return rc;
+}
+
+int pg_results_stacks_path(char *out, size_t len, const char *stacks, const char *base)
+{
+    char shown[200], real[PATH_MAX], real_base[PATH_MAX];
+    pg_text_escape_buf(shown, sizeof shown, stacks, PG_TEXT_TERM);
+    *out = '\0';
+    if (!base || !*base || !pg_notedoc_path_ok(stacks))
+        return pg_error_set(PG_EINVAL, "stacks '%s' not read: only a relative path inside the store is", shown);
+    int n = snprintf(out, len, "%s/%s", base, stacks);
+    if (n < 0 || (size_t)n >= len)
+        return pg_error_set(PG_EINVAL, "stacks '%s' not read: the path is too long", shown);
+    /* A link inside the store may point anywhere: where it leads must be inside too. */
+    if (realpath(out, real) && realpath(base, real_base)) {
+        size_t k = strlen(real_base);
+        if (strncmp(real, real_base, k) || (real[k] != '/' && k > 1)) {
+            *out = '\0';
+            return pg_error_set(PG_EINVAL, "stacks '%s' not read: a link leads out of the store", shown);
+        }
+    }
+    return 0;
+}
+
+int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
+                       const char *stacks_base)
+{
+    collector c = {.side = side};
+    int rc = check_shards(runs, machine_id, backend);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < side->nb && rc == 0; i++)
+        rc = pg_strindex_put(&c.index, side->b[i].name, i);
+    for (size_t i = 0; i < runs->n && rc == 0; i++) {
+        const pg_rundoc *run = &runs->v[i];
+        if (machine_id && strcmp(run->machine.id, machine_id))
+            continue;
+        if (backend && strcmp(run->backend, backend))
+            continue;
+        rc = collect_run(&c, run, stacks_base);
+    }
+    pg_strindex_free(&c.index);
+    return rc;
+}
+
+int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo, const char *commit)
+{
+    size_t before = runs->n, added = 0;
+    int rc = store_root && *store_root ? pg_store_load(runs, store_root, commit) : PG_ENOTFOUND;
+    if (rc == PG_ENOTFOUND) {
+        pg_error_clear();
+        rc = 0;
+    }
+    if (rc == 0 && repo)
+        rc = pg_notes_load(runs, &added, repo, commit);
+    if (rc == 0 && runs->n == before)
+        rc = pg_error_set(PG_ENOTFOUND, "no results for %.12s in %s or in %s", commit,
+                          store_root && *store_root ? store_root : "(no store)", PG_NOTES_REF);
+    if (rc < 0)
+        pg_rundoc_list_truncate(runs, before);
+    return rc;
+}
+
+void pg_results_check_exact(const pg_rundoc_list *runs)
+{
+    for (size_t i = 0; i < runs->n; i++) {
+        const pg_rundoc *r = &runs->v[i];
+        size_t k = 0;
+        while (k < i && (strcmp(runs->v[k].machine.id, r->machine.id) || strcmp(runs->v[k].backend, r->backend)))
+            k++;
+        if (k < i)
+            continue;           /* that machine and backend were checked with run k */
+        pg_side side = {0};
+        if (pg_results_collect(&side, runs, r->machine.id, r->backend, NULL) < 0)
+            pg_error_clear();
+        pg_side_free(&side);
+    }
+}
+
+int pg_results_history_add(pg_history *h, const pg_rundoc_list *runs, const char *commit, const char *store,
+                           const char *machine, const char *backend)
+{
+    for (size_t i = 0; i < runs->n; i++) {
+        const pg_rundoc *r = &runs->v[i];
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(runs->v[j].machine.id, r->machine.id) && !strcmp(runs->v[j].backend, r->backend);
+        if (seen || (machine && strncmp(r->machine.id, machine, strlen(machine))) || (backend && strcmp(r->backend, backend)))
+            continue;
+        pg_side *side = calloc(1, sizeof *side);
+        if (!side)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        snprintf(side->label, sizeof side->label, "%.12s", commit);
+        snprintf(side->commit, sizeof side->commit, "%.40s", commit);
+        int rc = pg_results_collect(side, runs, r->machine.id, r->backend, store);
+        if (rc < 0) {
+            pg_side_free(side);
+            free(side);
+            return rc;
+        }
+        if ((rc = pg_history_add_side(h, side)) < 0)
+            return rc;
+    }
+    return 0;
+}

@@ -1,0 +1,206 @@
+/* harness/store/rundoc.c — building and releasing run documents. See rundoc.h;
+ * the writer is rundoc_write.c, the reader rundoc_read.c. */
+#include "harness/store/rundoc.h"
+#include "util/array.h"
+#include "util/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int pg_rundoc_set(char **dst, const char *s)
+{
+    char *c = NULL;
+    if (s && !(c = strdup(s)))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    free(*dst);
+    *dst = c;
+    return 0;
+}
+
+int pg_rundoc_strings_add(pg_rundoc_strings *l, const char *s)
+{
+    int rc = pg_array_grow(&l->v, &l->cap, l->n, sizeof *l->v, 4);
+    if (rc < 0)
+        return rc;
+    l->v[l->n] = NULL;
+    if ((rc = pg_rundoc_set(&l->v[l->n], s)) < 0)
+        return rc;
+    l->n++;
+    return 0;
+}
+
+static void strings_free(pg_rundoc_strings *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static void metric_free(pg_rundoc_metric *m)
+{
+    free(m->name);
+    free(m->unit);
+    free(m->source);
+    free(m->samples);
+    free(m->running);
+}
+
+void pg_rundoc_bench_free(pg_rundoc_bench *b)
+{
+    free(b->name);
+    for (char **a = b->command; a && *a; a++)
+        free(*a);
+    free(b->command);
+    free(b->cwd);
+    pg_thresholds_free(&b->thresholds);
+    free(b->failure.reason);
+    free(b->failure.phase);
+    free(b->failure.stderr_tail);
+    free(b->stdout_log);
+    free(b->stderr_log);
+    free(b->stacks);
+    free(b->stacks_weight);
+    free(b->stacks_note);
+    free(b->stacks_error);
+    strings_free(&b->selected_metrics);
+    for (size_t i = 0; i < b->nmetrics; i++)
+        metric_free(&b->metrics[i]);
+    free(b->metrics);
+    memset(b, 0, sizeof *b);
+}
+
+void pg_rundoc_free(pg_rundoc *r)
+{
+    free(r->perfgate_version);
+    free(r->id);
+    free(r->commit);
+    free(r->start_time);
+    free(r->end_time);
+    free(r->backend);
+    free(r->stdin_path);
+    free(r->events);
+    strings_free(&r->uncontrolled);
+    strings_free(&r->notices);
+    for (size_t i = 0; i < r->nbench; i++)
+        pg_rundoc_bench_free(&r->bench[i]);
+    free(r->bench);
+    memset(r, 0, sizeof *r);
+}
+
+void pg_rundoc_list_free(pg_rundoc_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        pg_rundoc_free(&l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+void pg_rundoc_list_truncate(pg_rundoc_list *l, size_t n)
+{
+    while (l->n > n)
+        pg_rundoc_free(&l->v[--l->n]);
+}
+
+int pg_rundoc_add_bench(pg_rundoc_bench **out, pg_rundoc *r)
+{
+    int rc = pg_array_grow(&r->bench, &r->capbench, r->nbench, sizeof *r->bench, 8);
+    if (rc < 0)
+        return rc;
+    pg_rundoc_bench *b = &r->bench[r->nbench++];
+    memset(b, 0, sizeof *b);
+    b->repeat = b->warmup = -1;
+    *out = b;
+    return 0;
+}
+
+pg_rundoc_bench *pg_rundoc_find_bench(pg_rundoc *r, const char *name)
+{
+    for (size_t i = 0; i < r->nbench; i++)
+        if (r->bench[i].name && !strcmp(r->bench[i].name, name))
+            return &r->bench[i];
+    return NULL;
+}
+
+const pg_rundoc_metric *pg_rundoc_metric_find(const pg_rundoc_bench *b, const char *name)
+{
+    for (size_t i = 0; i < b->nmetrics; i++)
+        if (!strcmp(b->metrics[i].name, name))
+            return &b->metrics[i];
+    return NULL;
+}
+
+int pg_rundoc_metric_get(pg_rundoc_metric **out, pg_rundoc_bench *b, const char *name, const char *unit,
+                         const char *source)
+{
+    pg_rundoc_metric *m = (pg_rundoc_metric *)pg_rundoc_metric_find(b, name);
+    if (m) {
+        *out = m;
+        return 0;
+    }
+    int rc = pg_array_grow(&b->metrics, &b->capmetrics, b->nmetrics, sizeof *b->metrics, 8);
+    if (rc < 0)
+        return rc;
+    m = &b->metrics[b->nmetrics];
+    memset(m, 0, sizeof *m);
+    if ((rc = pg_rundoc_set(&m->name, name)) < 0 || (rc = pg_rundoc_set(&m->unit, unit)) < 0 ||
+        (rc = pg_rundoc_set(&m->source, source)) < 0) {
+        metric_free(m);
+        return rc;
+    }
+    b->nmetrics++;
+    *out = m;
+    return 0;
+}
+
+int pg_rundoc_metric_push(pg_rundoc_metric *m, double value, double running)
+{
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 8;
+        double *s = realloc(m->samples, cap * sizeof *s);
+        if (!s)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        m->samples = s;
+        double *r = realloc(m->running, cap * sizeof *r);
+        if (!r)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        m->running = r;
+        m->cap = cap;
+    }
+    m->samples[m->n] = value;
+    m->running[m->n++] = running;
+    return 0;
+}
+
+int pg_rundoc_merge_bench(pg_rundoc *into, pg_rundoc_bench *from)
+{
+    pg_rundoc_bench *ib = from->name ? pg_rundoc_find_bench(into, from->name) : NULL;
+    int rc = 0;
+    if (!ib) {
+        pg_rundoc_bench *nb;
+        if ((rc = pg_rundoc_add_bench(&nb, into)) == 0) {
+            *nb = *from;
+            memset(from, 0, sizeof *from);
+        }
+        pg_rundoc_bench_free(from);
+        return rc;
+    }
+    ib->runs += from->runs;
+    for (size_t i = 0; i < from->nmetrics && rc == 0; i++) {
+        const pg_rundoc_metric *fm = &from->metrics[i];
+        pg_rundoc_metric *m;
+        rc = pg_rundoc_metric_get(&m, ib, fm->name, fm->unit, fm->source);
+        for (size_t k = 0; k < fm->n && rc == 0; k++)
+            rc = pg_rundoc_metric_push(m, fm->samples[k], fm->running[k]);
+    }
+    if (rc == 0 && from->failed) {
+        ib->failed = 1;
+        free(ib->failure.reason);
+        free(ib->failure.phase);
+        free(ib->failure.stderr_tail);
+        ib->failure = from->failure;
+        memset(&from->failure, 0, sizeof from->failure);
+    }
+    pg_rundoc_bench_free(from);
+    return rc;
+}
