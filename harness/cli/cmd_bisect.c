@@ -4,7 +4,7 @@
  * A binary search over that line. Each step compares one commit with GOOD by
  * the rules of `compare` (report/compare.h: the same thresholds and gates), on
  * this machine and backend; a commit without such results is built and
- * measured like `compare --run-missing` does (harness/measure/revisions.h) and stored,
+ * measured like `compare --run-missing` does (harness/measure/plan.h) and stored,
  * so a second bisect, or a compare, measures nothing again. Only "regressed"
  * counts as bad: unchanged, improved and inconclusive probes are good.
  *
@@ -18,7 +18,7 @@
 #include "harness/store/gitrepo.h"
 #include "harness/store/notes_stacks.h"
 #include "harness/store/results.h"
-#include "harness/measure/revisions.h"
+#include "harness/measure/plan.h"
 #include "harness/measure/session.h"
 #include "report/compare.h"
 #include "report/format.h"
@@ -82,8 +82,9 @@ static int measure(search *s, const char *a, const char *b)
     /* --bench-dir as every path on the command line: from the current directory */
     char bench[PATH_MAX + 8];
     snprintf(bench, sizeof bench, "%s%s", s->o->bench_dir || !wd ? "" : wd, s->o->bench_dir ? s->o->bench_dir : "bench");
-    int rc = pg_revisions_measure_missing(&measured, s->ctx->repo, both, 2, bench, wd, &s->sess, &ro, s->ctx->store,
-                                          !s->o->no_notes);
+    pg_measure_plan plan = {.repo = s->ctx->repo, .commits = both, .ncommits = 2, .bench_path = bench, .worktree = wd,
+                            .sess = &s->sess, .ro = &ro, .store_root = s->ctx->store, .notes = !s->o->no_notes};
+    int rc = pg_measure_missing(&measured, &plan);
     s->measured += measured;
     return rc;
 }

@@ -16,7 +16,7 @@
 #include "harness/store/notes.h"
 #include "harness/store/notes_stacks.h"
 #include "harness/store/results.h"
-#include "harness/measure/revisions.h"
+#include "harness/measure/plan.h"
 #include "harness/measure/session.h"
 #include "harness/store/store.h"
 #include "report/calib.h"
@@ -354,10 +354,12 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
     if (n > 0) {
         pg_run_opts ro = missing_run_opts(o, sess.native);
         pg_leftovers_sweep(root);   /* what a killed perfgate left */
-        /* (pg_revisions_measure checks the store before measuring anything) */
+        /* (pg_measure checks the store before measuring anything) */
         char bench[PATH_MAX + 8];
-        rc = pg_revisions_measure(repo, commits, n, missing_bench(bench, sizeof bench, workdir, o), workdir, &sess, &ro,
-                                  root, notes_of(o), NULL, 0);
+        pg_measure_plan plan = {.repo = repo, .commits = commits, .ncommits = n,
+                                .bench_path = missing_bench(bench, sizeof bench, workdir, o), .worktree = workdir,
+                                .sess = &sess, .ro = &ro, .store_root = root, .notes = notes_of(o)};
+        rc = pg_measure(&plan);
     }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {
@@ -507,8 +509,11 @@ static int confirm(pg_round2 *r2, pg_comparison *c, input *in[2], pg_ctx *ctx, c
     pg_run_opts ro = missing_run_opts(o, NULL);     /* the round's own session gives the native meter */
     const char *commits[2] = {in[0]->commit, in[1]->commit};
     char bench[PATH_MAX + 8];
-    return pg_round2_run(r2, c, ctx->repo, commits, missing_bench(bench, sizeof bench, ctx->workdir, o), ctx->workdir,
-                         o->backend, !o->no_native, notes_of(o), &ro, ctx->store, co);
+    pg_measure_plan plan = {.repo = ctx->repo, .commits = commits, .ncommits = 2,
+                            .bench_path = missing_bench(bench, sizeof bench, ctx->workdir, o), .worktree = ctx->workdir,
+                            .ro = &ro, .store_root = ctx->store, .notes = notes_of(o)};
+    pg_round2_opts r2o = {.backend = o->backend, .native = !o->no_native, .co = co};
+    return pg_round2_run(r2, c, &plan, &r2o);
 }
 
 /* --sample/--flamegraph on a side stored without stacks: say so, with the fix,

@@ -1,7 +1,7 @@
 /* harness/measure/confirm.c — see confirm.h. */
 #include "harness/measure/confirm.h"
 #include "harness/store/results.h"
-#include "harness/measure/revisions.h"
+#include "harness/measure/plan.h"
 #include "harness/measure/session.h"
 #include "harness/store/store.h"
 #include "report/confirm.h"
@@ -21,9 +21,30 @@ static const pg_rundoc *newest(const pg_rundoc_list *runs, const pg_session *ses
     return found;
 }
 
-int pg_round2_run(pg_round2 *r, pg_comparison *c, pg_repo *repo, const char *const commits[2], const char *bench_path,
-                  const char *worktree, pg_backend_kind backend, int native, int notes, const pg_run_opts *ro,
-                  const char *store_root, const pg_compare_opts *co)
+/* The second round's runs, compared into r->c. */
+static int compare_round(pg_round2 *r, const pg_comparison *c, const pg_measure_plan *plan, const pg_compare_opts *co)
+{
+    int rc = 0;
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        const char *commit = plan->commits[i];
+        rc = pg_store_load(&r->runs[i], plan->store_root, commit);
+        const pg_rundoc *run = rc == 0 ? newest(&r->runs[i], plan->sess) : NULL;
+        if (rc == 0 && !run)
+            rc = pg_error_set(PG_ENOTFOUND, "the runs of the second round of %.12s are not in %s", commit, plan->store_root);
+        if (rc < 0)
+            break;
+        /* the second round alone: a list of that one run, borrowed */
+        pg_rundoc_list one = {.v = (pg_rundoc *)run, .n = 1};
+        snprintf(r->side[i].label, sizeof r->side[i].label, "%s", i ? c->cand->label : c->base->label);
+        snprintf(r->side[i].commit, sizeof r->side[i].commit, "%s", commit);
+        rc = pg_results_collect(&r->side[i], &one, plan->sess->machine.id, run->backend, plan->store_root);
+    }
+    if (rc == 0 && (rc = pg_compare(&r->c, &r->side[0], &r->side[1], co)) == 0)
+        r->compared = 1;
+    return rc;
+}
+
+int pg_round2_run(pg_round2 *r, pg_comparison *c, const pg_measure_plan *plan, const pg_round2_opts *ro2)
 {
     size_t n = 0;
     const char **names = calloc(c->nbench ? c->nbench : 1, sizeof *names);
@@ -35,33 +56,20 @@ int pg_round2_run(pg_round2 *r, pg_comparison *c, pg_repo *repo, const char *con
     fprintf(stderr, "perfgate: %zu benchmark%s regressed on noisy metrics only: measuring both revisions again, "
             "interleaved, to confirm\n", n, n == 1 ? "" : "s");
     pg_session sess;
-    int rc = pg_session_open(&sess, backend, NULL, 1);
-    if (rc == 0 && native)
+    int rc = pg_session_open(&sess, ro2->backend, NULL, 1);
+    if (rc == 0 && ro2->native)
         rc = pg_session_open_native(&sess);
-    pg_run_opts o = *ro;
+    pg_run_opts o = *plan->ro;
     o.sample = 0;       /* the stacks of round 1 explain it */
     o.native = sess.native;
+    pg_measure_plan p = *plan;
+    p.sess = &sess, p.ro = &o, p.only = names, p.nonly = n;
     if (rc == 0)
-        rc = pg_revisions_measure(repo, commits, 2, bench_path, worktree, &sess, &o, store_root, notes, names, n);
+        rc = pg_measure(&p);
     free(names);
-    for (int i = 0; i < 2 && rc == 0; i++) {
-        rc = pg_store_load(&r->runs[i], store_root, commits[i]);
-        const pg_rundoc *run = rc == 0 ? newest(&r->runs[i], &sess) : NULL;
-        if (rc == 0 && !run)
-            rc = pg_error_set(PG_ENOTFOUND, "the runs of the second round of %.12s are not in %s", commits[i], store_root);
-        if (rc < 0)
-            break;
-        /* the second round alone: a list of that one run, borrowed */
-        pg_rundoc_list one = {.v = (pg_rundoc *)run, .n = 1};
-        snprintf(r->side[i].label, sizeof r->side[i].label, "%s", i ? c->cand->label : c->base->label);
-        snprintf(r->side[i].commit, sizeof r->side[i].commit, "%s", commits[i]);
-        rc = pg_results_collect(&r->side[i], &one, sess.machine.id, run->backend, store_root);
-    }
-    pg_session_close(&sess);
-    if (rc == 0 && (rc = pg_compare(&r->c, &r->side[0], &r->side[1], co)) == 0) {
-        r->compared = 1;
+    if (rc == 0 && (rc = compare_round(r, c, &p, ro2->co)) == 0)
         pg_confirm_apply(c, &r->c);
-    }
+    pg_session_close(&sess);
     return rc;
 }
 

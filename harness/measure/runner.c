@@ -146,34 +146,6 @@ static int record_readings(pg_rundoc_bench *b, const pg_readings *rd, int drop_t
 }
 
 /* The benchmark's description, before anything runs. */
-static int describe_bench(pg_rundoc_bench *b, const pg_benchset *set, const pg_bench *bench, char **argv, int repeat,
-                          int warmup, double timeout, pg_metric_set metrics)
-{
-    size_t n = 0;
-    while (argv[n])
-        n++;
-    b->repeat = repeat;
-    b->warmup = warmup;
-    b->timeout = timeout > 0 ? timeout : 0;
-    int rc = pg_rundoc_set(&b->name, bench->name);
-    if (rc == 0 && !(b->command = calloc(n + 1, sizeof *b->command)))
-        rc = pg_error_set(PG_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n && rc == 0; i++)
-        rc = pg_rundoc_set(&b->command[i], argv[i]);
-    if (rc == 0)
-        rc = pg_rundoc_set(&b->cwd, bench->cwd);
-    const pg_thresholds *th = bench->has_thresholds ? &bench->thresholds : set->has_def_thresholds ? &set->def_thresholds : NULL;
-    if (rc == 0 && th) {
-        b->has_thresholds = 1;
-        rc = pg_thresholds_copy(&b->thresholds, th);
-    }
-    const char *names[32];
-    pg_metric_set_names(names, metrics);
-    for (size_t i = 0; names[i] && rc == 0; i++)
-        rc = pg_rundoc_strings_add(&b->selected_metrics, names[i]);
-    return rc;
-}
-
 /* Why a run failed, as stored and shown; NULL when it succeeded. */
 static const char *failure_of(const pg_spawn_result *r, char *buf, size_t len)
 {
@@ -211,6 +183,18 @@ int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, con
  * meter: its runs are not counted in `runs` (the document's runs are the
  * backend's), and valgrind's own wall-time and max-rss, which describe
  * valgrind rather than the program, give way to the native ones. */
+/* One benchmark being run: what every series of its runs shares. */
+typedef struct bench_run {
+    const pg_bench *bench;
+    const pg_run_opts *o;
+    size_t bi, bn;              /* its place in the set, for the progress line */
+    double timeout;
+    pg_spawn_opts so;           /* how its processes are spawned; each series sets argv and hooks */
+    pg_rundoc_bench *b;         /* its entry of the run document */
+    const char *fail;           /* why it failed (points into why, or a constant), NULL: not */
+    char why[640];
+} bench_run;
+
 typedef struct series {
     pg_meter *meter;
     int native;                 /* this is the native series of the valgrind backend */
@@ -223,20 +207,57 @@ typedef struct series {
     const char *child_env;      /* the native series: the entry of that slot */
 } series;
 
-static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t whylen, const series *sr,
-                      pg_spawn_opts *so, const pg_bench *bench, const pg_run_opts *o, size_t bi, size_t bn,
-                      double timeout)
+/* A measured run's readings into the document, or, when the run failed or
+ * the backend produced nothing from it, its output dropped (and that a
+ * failure of this benchmark, not of perfgate). */
+static int collect(bench_run *br, const series *sr, const pg_spawn_result *res, pg_readings *rd)
 {
+    int rc = 0;
+    pg_readings_clear(rd);
+    if (br->fail) {
+        /* A failed measured run still leaves backend output behind: drop it. */
+        if (sr->gb)
+            pg_meter_collect_gbench(sr->meter, rd, "", 0, 0, 0);
+        else
+            pg_meter_collect(sr->meter, rd, 0, 0);
+        return 0;
+    }
+    double rss = (double)res->ru.ru_maxrss * 1024.0;
+    rc = sr->gb ? pg_meter_collect_gbench(sr->meter, rd, res->out_log ? res->out_log : "", res->out_len, res->wall_ns, rss)
+                : pg_meter_collect(sr->meter, rd, res->wall_ns, rss);
+    /* A report cut in its middle may still parse, with runs lost. */
+    if (rc == 0 && sr->gb && res->out_cut)
+        rc = pg_error_set(PG_EINVAL, "its Google Benchmark JSON report is over %d MiB, the most perfgate reads",
+                          PG_GBENCH_OUTPUT_CAP_MIB);
+    if (rc < 0) {
+        /* The program ran but the backend produced nothing: a failure of this
+         * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
+        snprintf(br->why, sizeof br->why, "%s", pg_error_last());
+        br->fail = br->why;
+        return 0;
+    }
+    rc = record_readings(br->b, rd, sr->drop_sim_times);
+    br->b->runs += !sr->native;
+    return rc;
+}
+
+static int run_series(bench_run *br, const series *sr)
+{
+    pg_rundoc_bench *b = br->b;
+    pg_spawn_opts *so = &br->so;
+    const pg_run_opts *o = br->o;
+    char *why = br->why;
+    size_t whylen = sizeof br->why;
     pg_spawn_hooks hooks = {.ctx = sr->meter, .attach = attach_hook, .pollfds = pollfds_hook, .readable = readable_hook};
     pg_readings rd = {0};
     pg_spawn_result res;
     int keep[2];
     int rc = 0;
     int total = sr->warmup + sr->runs;
-    for (int j = 0; j < total && !*fail && rc == 0; j++) {
+    for (int j = 0; j < total && !br->fail && rc == 0; j++) {
         int measured = j >= sr->warmup;
         int shown = measured ? sr->first + (j - sr->warmup) + 1 : j + 1;
-        progress(o, bi, bn, bench->name,
+        progress(o, br->bi, br->bn, br->bench->name,
                  sr->native ? (measured ? "native run" : "native warmup") : (measured ? "run" : "warmup"), shown,
                  measured ? sr->repeat : sr->warmup);
         char **argv = sr->argv;
@@ -259,41 +280,15 @@ static int run_series(pg_rundoc_bench *b, const char **fail, char *why, size_t w
             rc = pg_error_set(PG_EINTR, "interrupted");
             break;
         }
-        *fail = failure_of(&res, why, whylen);
-        if (measured && !*fail) {
-            pg_readings_clear(&rd);
-            double rss = (double)res.ru.ru_maxrss * 1024.0;
-            rc = sr->gb ? pg_meter_collect_gbench(sr->meter, &rd, res.out_log ? res.out_log : "", res.out_len,
-                                                  res.wall_ns, rss)
-                        : pg_meter_collect(sr->meter, &rd, res.wall_ns, rss);
-            /* A report cut in its middle may still parse, with runs lost. */
-            if (rc == 0 && sr->gb && res.out_cut)
-                rc = pg_error_set(PG_EINVAL, "its Google Benchmark JSON report is over %d MiB, the most perfgate reads",
-                                  PG_GBENCH_OUTPUT_CAP_MIB);
-            if (rc < 0) {
-                /* The program ran but the backend produced nothing: a failure of this
-                 * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
-                snprintf(why, whylen, "%s", pg_error_last());
-                *fail = why;
-                rc = 0;
-            } else {
-                rc = record_readings(b, &rd, sr->drop_sim_times);
-                b->runs += !sr->native;
-            }
-        } else if (measured) {
-            /* A failed measured run still leaves backend output behind: drop it. */
-            pg_readings_clear(&rd);
-            if (sr->gb)
-                pg_meter_collect_gbench(sr->meter, &rd, "", 0, 0, 0);
-            else
-                pg_meter_collect(sr->meter, &rd, 0, 0);
-        }
-        if (rc == 0 && (*fail || j == total - 1))
-            rc = write_logs(o->log_dir, bench->name, &res, b);
-        if (rc == 0 && *fail) {
+        br->fail = failure_of(&res, why, whylen);
+        if (measured)
+            rc = collect(br, sr, &res, &rd);
+        if (rc == 0 && (br->fail || j == total - 1))
+            rc = write_logs(o->log_dir, br->bench->name, &res, b);
+        if (rc == 0 && br->fail) {
             const char *phase = sr->native ? (measured ? "native run" : "native warmup")
                                            : (measured ? "measured run" : "warmup");
-            rc = record_failure(b, *fail, phase, shown, &res, timeout);
+            rc = record_failure(b, br->fail, phase, shown, &res, br->timeout);
         }
         pg_spawn_result_free(&res);
     }
@@ -327,9 +322,144 @@ static int wants_native(pg_metric_set metrics)
     return 0;
 }
 
-static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t bi, pg_meter *meter,
-                   const pg_run_opts *o)
+
+/* How many runs of each series a call makes: all of them, or with
+ * o->round >= 0 that round's one (an interleaved measurement). */
+typedef struct run_counts {
+    int repeat, warmup;         /* the backend's series, as configured */
+    int nrepeat, nwarmup;       /* the native series (0 without one) */
+    int runs, nruns, first;     /* this call's measured runs of each, numbered from first + 1 */
+} run_counts;
+
+/* The counts of br's benchmark, measured by `be` (and natively beside it when
+ * `native`); 0 when this round has none of it. */
+static int count_runs(run_counts *c, const bench_run *br, const pg_benchset *set, const pg_backend_props *be, int native)
 {
+    const pg_run_opts *o = br->o;
+    const pg_bench *bench = br->bench;
+    c->repeat = pg_runner_repeat(set, br->bi, o, be);
+    c->warmup = pick(o->warmup, bench->warmup, set->def_warmup, be->warmup);
+    c->nrepeat = native ? native_repeat(set, br->bi, o) : 0;
+    c->nwarmup = native ? pick(o->warmup, bench->warmup, set->def_warmup, pg_backend_props_of(pg_backend_native())->warmup) : 0;
+    c->runs = c->repeat, c->nruns = c->nrepeat, c->first = 0;
+    if (o->round < 0)
+        return 1;
+    if (o->round >= c->repeat && o->round >= c->nrepeat)
+        return 0;
+    if (o->round > 0)
+        c->warmup = c->nwarmup = 0;
+    c->runs = o->round < c->repeat;
+    c->nruns = o->round < c->nrepeat;
+    c->first = o->round;
+    return 1;
+}
+
+/* br's entry of the document: what ran, how, and the metrics chosen. */
+static int describe_bench(bench_run *br, const pg_benchset *set, char **argv, const run_counts *c, pg_metric_set metrics)
+{
+    pg_rundoc_bench *b = br->b;
+    const pg_bench *bench = br->bench;
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    b->repeat = c->repeat;
+    b->warmup = c->warmup;
+    b->timeout = br->timeout > 0 ? br->timeout : 0;
+    int rc = pg_rundoc_set(&b->name, bench->name);
+    if (rc == 0 && !(b->command = calloc(n + 1, sizeof *b->command)))
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = pg_rundoc_set(&b->command[i], argv[i]);
+    if (rc == 0)
+        rc = pg_rundoc_set(&b->cwd, bench->cwd);
+    const pg_thresholds *th = bench->has_thresholds ? &bench->thresholds : set->has_def_thresholds ? &set->def_thresholds : NULL;
+    if (rc == 0 && th) {
+        b->has_thresholds = 1;
+        rc = pg_thresholds_copy(&b->thresholds, th);
+    }
+    const char *names[32];
+    pg_metric_set_names(names, metrics);
+    for (size_t i = 0; names[i] && rc == 0; i++)
+        rc = pg_rundoc_strings_add(&b->selected_metrics, names[i]);
+    return rc;
+}
+
+/* The stacks, from a run of their own, so profiling cannot touch the counts.
+ * They cover the whole program, markers or not (perf's sampler knows no
+ * regions; callgrind's would stop at the first STOP). */
+static int record_stacks(bench_run *br, const pg_meter *meter, char **argv, char **env, size_t nenv)
+{
+    const pg_run_opts *o = br->o;
+    progress(o, br->bi, br->bn, br->bench->name, "stacks", 1, 1);
+    int sfailed = 0;
+    pg_spawn_opts so = br->so;
+    so.argv = argv;
+    so.tree = NULL;     /* the sampler reads the program's files by the paths it maps */
+    so.own_rss = 0;
+    so.hooks = NULL;
+    so.nkeep = 0;
+    env[nenv] = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
+    int rc = pg_stacks_record(o->stacks, br->b, br->bench->name, &so, br->bench->kind == PG_BENCH_GB_ONE, &sfailed);
+    if (rc == 0 && sfailed) {
+        rc = pg_rundoc_set(&br->b->stacks_error, pg_error_last());
+        pg_text_warn("%s: no stacks: %s", br->bench->name, br->b->stacks_error ? br->b->stacks_error : "");
+    }
+    return rc;
+}
+
+/* The backend's runs, then the native ones: one after the other, never side
+ * by side, so neither disturbs the other's time. The native runs time the
+ * whole program (their meter has no regions). */
+static int run_both(bench_run *br, pg_meter *meter, pg_meter *native, const run_counts *c, series *proto)
+{
+    series main_sr = *proto, native_sr = *proto;
+    main_sr.meter = meter, main_sr.drop_sim_times = native != NULL;
+    main_sr.warmup = c->runs ? c->warmup : 0, main_sr.runs = c->runs, main_sr.repeat = c->repeat;
+    int rc = 0;
+    if (!br->fail && (main_sr.runs || main_sr.warmup))
+        rc = run_series(br, &main_sr);
+    native_sr.meter = native, native_sr.native = 1, native_sr.gb = 0;
+    native_sr.warmup = c->nwarmup, native_sr.runs = c->nruns, native_sr.repeat = c->nrepeat;
+    /* A marked program measured whole must not act on its markers. */
+    native_sr.child_env = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
+    if (rc == 0 && !br->fail && native && (c->nruns || c->nwarmup))
+        rc = run_series(br, &native_sr);
+    return rc;
+}
+
+/* The benchmark's entry into the document (and its table on o->out). */
+static int add_bench(pg_rundoc *doc, int *failed, bench_run *br)
+{
+    pg_rundoc_bench *added = NULL;
+    int rc = pg_rundoc_add_bench(&added, doc);
+    if (rc == 0) {
+        *added = *br->b;
+        memset(br->b, 0, sizeof *br->b);
+    }
+    if (rc < 0)
+        return rc;
+    if (br->fail)
+        ++*failed;
+    if (br->o->out)
+        pg_table_print_bench(br->o->out, added, br->o->verbose);
+    return 0;
+}
+
+/* A set's measurement: into `doc`, failures counted in *failed. */
+typedef struct set_run {
+    pg_rundoc *doc;
+    int *failed;
+    const pg_benchset *set;
+    pg_meter *meter;
+    const pg_run_opts *o;
+} set_run;
+
+/* Benchmark `bi` of the set: its series of runs (and its stacks), into the document. */
+static int run_one(const set_run *sr, size_t bi)
+{
+    const pg_benchset *set = sr->set;
+    pg_meter *meter = sr->meter;
+    const pg_run_opts *o = sr->o;
     const pg_bench *bench = &set->v[bi];
     const pg_backend_props *be = pg_backend_props_of(pg_meter_backend(meter));
     int gb = bench->kind == PG_BENCH_GB_ONE;
@@ -337,21 +467,12 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
     /* A Google Benchmark's own report is its time per iteration already; a
      * choice of metrics (--metrics) without a native one wants no native runs. */
     pg_meter *native = be->native_time && !gb && wants_native(metrics) ? o->native : NULL;
-    int repeat = pg_runner_repeat(set, bi, o, be);
-    int warmup = pick(o->warmup, bench->warmup, set->def_warmup, be->warmup);
-    int nrepeat = native ? native_repeat(set, bi, o) : 0;
-    int nwarmup = native ? pick(o->warmup, bench->warmup, set->def_warmup, pg_backend_props_of(pg_backend_native())->warmup) : 0;
-    int runs = repeat, nruns = nrepeat, first = 0;
-    if (o->round >= 0) {
-        if (o->round >= repeat && o->round >= nrepeat)
-            return 0;
-        if (o->round > 0)
-            warmup = nwarmup = 0;
-        runs = o->round < repeat;
-        nruns = o->round < nrepeat;
-        first = o->round;
-    }
-    double timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout;
+    pg_rundoc_bench bd = {0};
+    bench_run br = {.bench = bench, .o = o, .bi = bi, .bn = set->n, .b = &bd,
+                    .timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout};
+    run_counts c;
+    if (!count_runs(&c, &br, set, be, native != NULL))
+        return 0;
     pg_meter_select(meter, metrics);
     size_t nenv = 0;
     char **env = pg_canon_env(bench->env, &nenv), **argv = NULL;
@@ -359,73 +480,32 @@ static int run_one(pg_rundoc *doc, int *failed, const pg_benchset *set, size_t b
         free(env);
         return pg_error_set(PG_ENOMEM, "out of memory");
     }
-
-    pg_rundoc_bench bd = {0}, *b = &bd;
-    int rc = describe_bench(b, set, bench, argv, repeat, warmup, timeout, metrics);
-    pg_spawn_opts so = {
-        .cwd = bench->cwd, .tree = o->tree, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1, .aslr_off = 1,
-        .timeout_sec = timeout, .log_cap = gb ? (size_t)PG_GBENCH_OUTPUT_CAP_MIB << 20 : 0,
-    };
-    char why[640];
-    const char *fail = NULL;
+    int rc = describe_bench(&br, set, argv, &c, metrics);
+    br.so = (pg_spawn_opts){.cwd = bench->cwd, .tree = o->tree, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1,
+                            .aslr_off = 1, .timeout_sec = br.timeout,
+                            .log_cap = gb ? (size_t)PG_GBENCH_OUTPUT_CAP_MIB << 20 : 0};
     if (rc == 0 && target_meter(meter, set, bench, o, env) < 0) {
         /* What the benchmark asks for cannot be had (a function not found):
          * a failure of this benchmark, said with the fix, before anything runs. */
         pg_spawn_result none;
         memset(&none, 0, sizeof none);
-        snprintf(why, sizeof why, "%s", pg_error_last());
-        fail = why;
-        rc = record_failure(b, fail, "measured run", 1, &none, timeout);
+        snprintf(br.why, sizeof br.why, "%s", pg_error_last());
+        br.fail = br.why;
+        rc = record_failure(&bd, br.fail, "measured run", 1, &none, br.timeout);
     }
-    /* The backend's runs, then the native ones: one after the other, never
-     * side by side, so neither disturbs the other's time. The native runs
-     * time the whole program (their meter has no regions). */
-    series main_sr = {.meter = meter, .drop_sim_times = native != NULL, .gb = gb, .warmup = runs ? warmup : 0, .runs = runs,
-                      .first = first, .repeat = repeat, .argv = argv, .env = env, .nenv = nenv};
-    if (rc == 0 && !fail && (main_sr.runs || main_sr.warmup))
-        rc = run_series(b, &fail, why, sizeof why, &main_sr, &so, bench, o, bi, set->n, timeout);
-    series native_sr = {.meter = native, .native = 1, .warmup = nwarmup, .runs = nruns, .first = first,
-                        .repeat = nrepeat, .argv = argv, .env = env, .nenv = nenv};
-    if (rc == 0 && !fail && native && (nruns || nwarmup)) {
-        /* A marked program measured whole must not act on its markers. */
-        native_sr.child_env = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
-        rc = run_series(b, &fail, why, sizeof why, &native_sr, &so, bench, o, bi, set->n, timeout);
-    }
-    if (rc == 0 && !fail && o->stacks && o->round <= 0) {
-        /* Stacks come from a run of their own, so profiling cannot touch the counts. */
-        progress(o, bi, set->n, bench->name, "stacks", 1, 1);
-        int sfailed = 0;
-        so.argv = argv;
-        so.tree = NULL;     /* the sampler reads the program's files by the paths it maps */
-        so.own_rss = 0;
-        so.hooks = NULL;
-        so.nkeep = 0;
-        /* Stacks cover the whole program, markers or not (perf's sampler
-         * knows no regions; callgrind's would stop at the first STOP). */
-        env[nenv] = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
-        rc = pg_stacks_record(o->stacks, b, bench->name, &so, bench->kind == PG_BENCH_GB_ONE, &sfailed);
-        if (rc == 0 && sfailed) {
-            rc = pg_rundoc_set(&b->stacks_error, pg_error_last());
-            pg_text_warn("%s: no stacks: %s", bench->name, b->stacks_error ? b->stacks_error : "");
-        }
-    }
+    series proto = {.gb = gb, .first = c.first, .argv = argv, .env = env, .nenv = nenv};
+    if (rc == 0)
+        rc = run_both(&br, meter, native, &c, &proto);
+    if (rc == 0 && !br.fail && o->stacks && o->round <= 0)
+        rc = record_stacks(&br, meter, argv, env, nenv);
     free(env);
     pg_canon_argv_free(argv);
     if (o->progress)
         fprintf(stderr, "\r\033[K");
-    pg_rundoc_bench *added = NULL;
-    if (rc == 0 && (rc = pg_rundoc_add_bench(&added, doc)) == 0) {
-        *added = bd;
-        memset(&bd, 0, sizeof bd);
-    }
+    if (rc == 0)
+        rc = add_bench(sr->doc, sr->failed, &br);
     pg_rundoc_bench_free(&bd);
-    if (rc < 0)
-        return rc;
-    if (fail)
-        ++*failed;
-    if (o->out)
-        pg_table_print_bench(o->out, added, o->verbose);
-    return 0;
+    return rc;
 }
 
 int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter *meter,
@@ -433,8 +513,9 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
 {
     *nfailed = 0;
     pg_spawn_install_sigint();
+    set_run sr = {.doc = doc, .failed = nfailed, .set = set, .meter = meter, .o = o};
     for (size_t i = 0; i < set->n; i++) {
-        int rc = run_one(doc, nfailed, set, i, meter, o);
+        int rc = run_one(&sr, i);
         if (rc < 0)
             return rc;
         if (pg_spawn_interrupted())

@@ -24,7 +24,7 @@
 
 /* PG_NOTES_REF, "refs/notes/perfgate": harness/store/notedoc.h */
 
-/* What a measuring command puts in the notes (`notes` of harness/measure/revisions.h). */
+/* What a measuring command puts in the notes (`notes` of harness/measure/plan.h). */
 enum { PG_NOTES_NONE = 0, PG_NOTES_RUNS = 1, PG_NOTES_WITH_STACKS = 2 };
 
 /* The note text of `commit` (full id) in `ref`; *text NULL when there is none.

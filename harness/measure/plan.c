@@ -1,0 +1,228 @@
+/* harness/measure/plan.c — see plan.h. */
+#include "harness/measure/plan.h"
+#include "harness/measure/build.h"
+#include "harness/measure/canon.h"
+#include "harness/measure/gbench_list.h"
+#include "harness/measure/spawn.h"
+#include "harness/measure/stacks.h"
+#include "harness/store/leftovers.h"
+#include "harness/store/notes.h"
+#include "harness/store/notes_record.h"
+#include "harness/store/results.h"
+#include "harness/store/store.h"
+#include "util/error.h"
+#include "util/fileio.h"
+#include "util/owned_dir.h"
+#include "util/text.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One revision being measured. */
+typedef struct side {
+    const char *commit;
+    pg_owned_dir dir;               /* the checkout: a killed perfgate's is swept by the next */
+    pg_benchset set;
+    pg_rundoc doc;
+    pg_stacks *stacks;              /* --sample: this revision's stacks, beside its results */
+    pg_owned_dir logs;              /* this revision's run's logs, in the store */
+    char stacks_dir[PATH_MAX * 2];
+} side;
+
+/* The revision's tree, in a temporary directory as long as the work tree's
+ * path: what a program reads of its own path (static glibc does at start-up)
+ * is then as long too. */
+static int check_out(const pg_measure_plan *p, side *s, int first)
+{
+    char wt[PATH_MAX];
+    int matched = 1;
+    size_t want = p->worktree && realpath(p->worktree, wt) ? strlen(wt) : 0;
+    int rc = pg_owned_mkdtemp_len(&s->dir, &matched, "perfgate-rev-", want);
+    if (rc < 0)
+        return pg_error_wrap(rc, "revision %.12s", s->commit);
+    if (want && !matched && first && !pg_canon_tree_ready())
+        pg_text_warn("note: the checkout's path (%zu characters) is longer than the work tree's (%zu): a program "
+                     "that reads its own path may count a few instructions more there; a shorter TMPDIR avoids it "
+                     "(docs/metrics.md, \"The execution context\")", strlen(s->dir.path), want);
+    fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit,
+            p->only ? "again, to confirm" : "no stored results, or none with stacks", s->dir.path);
+    return pg_repo_export(p->repo, s->commit, s->dir.path);
+}
+
+/* Today's benchmarks placed in the checkout, built and listed there. */
+static int benchmarks(const pg_measure_plan *p, side *s)
+{
+    char bp[PATH_MAX + 64], log[PATH_MAX];
+    snprintf(bp, sizeof bp, "%s/%s", s->dir.path, p->bench_path);
+    /* A bare repository has no tree of today: a relative path is the revision's own. */
+    pg_bench_place at = {.worktree = p->worktree ? p->worktree : s->dir.path, .root = s->dir.path};
+    int rc = pg_bench_discover(&s->set, p->worktree || p->bench_path[0] == '/' ? p->bench_path : bp, &at);
+    snprintf(log, sizeof log, "%s/logs/%s/build.log", p->store_root, s->commit);
+    pg_build b = {.cmd = s->set.build, .dir = s->dir.path,
+                  .timeout = pg_build_timeout(p->ro->build_timeout, s->set.build_timeout), .log = log};
+    if (rc == 0 && s->set.build)
+        rc = pg_build_run(&b);
+    if (rc == 0)
+        rc = pg_benchset_expand(&s->set);
+    if (rc < 0)
+        return pg_error_wrap(rc, "revision %.12s", s->commit);
+    if (p->only)    /* after the expansion: a suite's benchmarks are named only then */
+        pg_benchset_keep_named(&s->set, p->only, p->nonly);
+    return 0;
+}
+
+/* Everything revision `s` needs before its first run. A store that cannot
+ * take the results fails before any measuring. */
+static int prepare(const pg_measure_plan *p, side *s, int first)
+{
+    const pg_session *sess = p->sess;
+    int rc;
+    if ((rc = pg_store_check(p->store_root, s->commit, sess->machine.id)) < 0 || (rc = check_out(p, s, first)) < 0 ||
+        (rc = benchmarks(p, s)) < 0 || (rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, p->ro->cpu)) < 0 ||
+        (rc = pg_store_logs_open(&s->logs, p->store_root, s->commit, sess->machine.id, s->doc.id)) < 0)
+        return rc;
+    if (p->ro->sample)
+        rc = pg_stacks_new_in_store(&s->stacks, s->stacks_dir, sizeof s->stacks_dir, sess->backend, p->ro->sample_freq,
+                                    p->store_root, s->commit, sess->machine.id, s->doc.id);
+    return rc;
+}
+
+/* Round by round, each revision in turn; failed benchmark runs into *nfailed. */
+static int run_rounds(const pg_measure_plan *p, side *sides, int *nfailed)
+{
+    int rounds = 0, rc = 0;
+    for (size_t i = 0; i < p->ncommits; i++)
+        for (size_t b = 0; b < sides[i].set.n; b++) {
+            int r = pg_runner_rounds(&sides[i].set, b, p->ro, p->sess->props);
+            rounds = r > rounds ? r : rounds;
+        }
+    pg_run_opts o = *p->ro;
+    o.out = NULL;
+    for (int k = 0; k < rounds && rc == 0; k++) {
+        for (size_t i = 0; i < p->ncommits && rc == 0; i++) {
+            pg_rundoc round = {0};
+            o.round = k;
+            o.stacks = sides[i].stacks;
+            o.log_dir = sides[i].logs.path;
+            o.tree = sides[i].dir.path;
+            int nf = 0;
+            rc = pg_runner_run(&round, &nf, &sides[i].set, p->sess->meter, &o);
+            *nfailed += nf;
+            int mrc = pg_runner_merge(&sides[i].doc, &round);
+            rc = rc < 0 ? rc : mrc;
+            pg_rundoc_free(&round);
+        }
+    }
+    return rc;
+}
+
+/* Each revision's run into the store, and into the notes. */
+static int store_all(const pg_measure_plan *p, side *sides)
+{
+    int rc = 0;
+    for (size_t i = 0; i < p->ncommits && rc == 0; i++) {
+        char path[PATH_MAX + 64];
+        side *s = &sides[i];
+        rc = pg_session_finish_doc(p->sess, &s->doc);
+        if (rc == 0)
+            rc = pg_store_append(path, sizeof path, p->store_root, s->commit, p->sess->machine.id, &s->doc);
+        if (rc < 0)
+            break;
+        pg_stacks_keep(s->stacks);
+        pg_owned_release(&s->logs, 0);
+        fprintf(stderr, "perfgate: stored %.12s: %s\n", s->commit, path);
+        if (p->notes)
+            pg_notes_record(p->repo, &s->doc, p->store_root, p->notes == PG_NOTES_WITH_STACKS);
+    }
+    return rc;
+}
+
+/* The checkouts always go; logs and stacks of what was not stored too. */
+static void release(side *sides, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pg_owned_release(&sides[i].dir, 1);
+        pg_owned_release(&sides[i].logs, 1);
+        pg_stacks_free(sides[i].stacks);
+        pg_benchset_free(&sides[i].set);
+        pg_rundoc_free(&sides[i].doc);
+    }
+    free(sides);
+}
+
+int pg_measure(const pg_measure_plan *p)
+{
+    side *sides = calloc(p->ncommits ? p->ncommits : 1, sizeof *sides);
+    if (!sides)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->ncommits; i++) {
+        sides[i].commit = p->commits[i];
+        pg_owned_init(&sides[i].dir);
+        pg_owned_init(&sides[i].logs);
+        pg_benchset_init(&sides[i].set);
+    }
+    pg_spawn_install_sigint();
+    int rc = 0, nfailed = 0;
+    for (size_t i = 0; i < p->ncommits && rc == 0; i++)
+        rc = prepare(p, &sides[i], i == 0);
+    if (rc == 0)
+        rc = run_rounds(p, sides, &nfailed);
+    if (rc == 0)
+        rc = store_all(p, sides);
+    if (rc == PG_EINTR)
+        pg_error_set(PG_EINTR, "interrupted; nothing was stored");
+    release(sides, p->ncommits);
+    if (rc == 0 && nfailed)
+        fprintf(stderr, "perfgate: %d benchmark run%s failed while measuring (see the comparison)\n", nfailed,
+                nfailed == 1 ? "" : "s");
+    return rc;
+}
+
+/* A run of the session's machine and backend is stored for `commit`. */
+static int has_stored_run(int *yes, const pg_measure_plan *p, const char *commit)
+{
+    pg_rundoc_list runs = {0};
+    *yes = 0;
+    int rc = pg_results_load(&runs, p->store_root, p->repo, commit);
+    if (rc == PG_ENOTFOUND) {
+        pg_error_clear();
+        rc = 0;
+    }
+    const char *backend = pg_backend_name(p->sess->backend);
+    for (size_t i = 0; i < runs.n && !*yes; i++)
+        *yes = !strcmp(runs.v[i].machine.id, p->sess->machine.id) && !strcmp(runs.v[i].backend, backend);
+    pg_rundoc_list_free(&runs);
+    return rc;
+}
+
+int pg_measure_missing(size_t *measured, const pg_measure_plan *plan)
+{
+    *measured = 0;
+    const char **todo = calloc(plan->ncommits ? plan->ncommits : 1, sizeof *todo);
+    if (!todo)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    int rc = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < plan->ncommits && rc == 0; i++) {
+        int dup = 0, stored = 0;
+        for (size_t j = 0; j < k && !dup; j++)
+            dup = !strcmp(todo[j], plan->commits[i]);
+        if (!dup)
+            rc = has_stored_run(&stored, plan, plan->commits[i]);
+        if (rc == 0 && !dup && !stored)
+            todo[k++] = plan->commits[i];
+    }
+    if (rc == 0 && k > 0) {
+        pg_leftovers_sweep(plan->store_root);     /* what a killed perfgate left */
+        pg_measure_plan p = *plan;
+        p.commits = todo, p.ncommits = k, p.only = NULL, p.nonly = 0;
+        rc = pg_measure(&p);
+        if (rc == 0)
+            *measured = k;
+    }
+    free(todo);
+    return rc;
+}
