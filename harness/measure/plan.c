@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One revision being measured. */
@@ -90,32 +92,54 @@ static int prepare(const pg_measure_plan *p, side *s, int first)
     return rc;
 }
 
-/* Round by round, each revision in turn; failed benchmark runs into *nfailed. */
+/* One run (round k) of benchmark b of revision i, merged into its document. */
+static int run_one(const pg_measure_plan *p, side *s, size_t b, int k, int *nfailed)
+{
+    pg_run_opts o = *p->ro;
+    o.out = NULL;
+    o.round = k;
+    o.one = b + 1;
+    o.stacks = s->stacks;
+    o.log_dir = s->logs.path;
+    o.tree = s->dir.path;
+    pg_rundoc round = {0};
+    int nf = 0;
+    int rc = pg_runner_run(&round, &nf, &s->set, p->sess->meter, &o);
+    *nfailed += nf;
+    int mrc = pg_runner_merge(&s->doc, &round);
+    pg_rundoc_free(&round);
+    return rc < 0 ? rc : mrc;
+}
+
+/* Round by round, and in each round benchmark by benchmark, every revision's
+ * run of it side by side, in an order drawn anew for each benchmark (ABBA...,
+ * as tango and asv's continuous mode do): a machine whose load changes
+ * midway (a CPU hog starting after the base's first runs) then slows both
+ * revisions of a benchmark alike, instead of all of one revision's runs.
+ * Failed benchmark runs into *nfailed. */
 static int run_rounds(const pg_measure_plan *p, side *sides, int *nfailed)
 {
     int rounds = 0, rc = 0;
-    for (size_t i = 0; i < p->ncommits; i++)
+    size_t most = 0;
+    for (size_t i = 0; i < p->ncommits; i++) {
+        most = sides[i].set.n > most ? sides[i].set.n : most;
         for (size_t b = 0; b < sides[i].set.n; b++) {
             int r = pg_runner_rounds(&sides[i].set, b, p->ro, p->sess->props);
             rounds = r > rounds ? r : rounds;
         }
-    pg_run_opts o = *p->ro;
-    o.out = NULL;
-    for (int k = 0; k < rounds && rc == 0; k++) {
-        for (size_t i = 0; i < p->ncommits && rc == 0; i++) {
-            pg_rundoc round = {0};
-            o.round = k;
-            o.stacks = sides[i].stacks;
-            o.log_dir = sides[i].logs.path;
-            o.tree = sides[i].dir.path;
-            int nf = 0;
-            rc = pg_runner_run(&round, &nf, &sides[i].set, p->sess->meter, &o);
-            *nfailed += nf;
-            int mrc = pg_runner_merge(&sides[i].doc, &round);
-            rc = rc < 0 ? rc : mrc;
-            pg_rundoc_free(&round);
-        }
     }
+    unsigned seed = 0;
+    if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed)
+        seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+    for (int k = 0; k < rounds && rc == 0; k++)
+        for (size_t b = 0; b < most && rc == 0; b++) {
+            size_t first = (size_t)rand_r(&seed) % p->ncommits;
+            for (size_t t = 0; t < p->ncommits && rc == 0; t++) {
+                side *s = &sides[(first + t) % p->ncommits];
+                if (b < s->set.n)
+                    rc = run_one(p, s, b, k, nfailed);
+            }
+        }
     return rc;
 }
 

@@ -515,6 +515,8 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
     pg_spawn_install_sigint();
     set_run sr = {.doc = doc, .failed = nfailed, .set = set, .meter = meter, .o = o};
     for (size_t i = 0; i < set->n; i++) {
+        if (o->one && i != o->one - 1)
+            continue;
         int rc = run_one(&sr, i);
         if (rc < 0)
             return rc;
