@@ -255,6 +255,20 @@ int pg_folded_read_file(pg_folded *f, const char *path)
     return rc;
 }
 
+int pg_folded_read_path(pg_folded *f, const char *path)
+{
+    if (strcmp(path, "-") != 0)
+        return pg_folded_read_file(f, path);
+    char *buf;
+    size_t n;
+    int rc = pg_fd_read(&buf, &n, 0, "standard input");
+    if (rc < 0)
+        return rc;
+    rc = pg_folded_parse(f, buf, n, "<stdin>");
+    free(buf);
+    return rc;
+}
+
 size_t pg_folded_prefix_len(const char *a, const char *b, size_t n)
 {
     size_t i = 0;

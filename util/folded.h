@@ -37,6 +37,9 @@ int pg_folded_add_frames(pg_folded *f, const char *const *frames, size_t nframes
  * line stays added). */
 int pg_folded_parse(pg_folded *f, const char *text, size_t len, const char *name);
 int pg_folded_read_file(pg_folded *f, const char *path);
+/* The same, "-" reading standard input to its end (messages call it
+ * "<stdin>"): what every command taking a FOLDED operand accepts. */
+int pg_folded_read_path(pg_folded *f, const char *path);
 
 /* Writes lines sorted by stack (stable output; the order of
  * pg_folded_stack_cmp, so equal prefixes stay adjacent), as valid UTF-8:

@@ -25,6 +25,7 @@ int pg_cmd_bisect(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_history(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_record(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_flamegraph(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_top(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_doctor(struct pg_ctx *ctx, int argc, char **argv);
 
 #endif

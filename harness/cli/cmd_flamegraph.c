@@ -35,17 +35,9 @@ static int load(pg_folded **out, const char *path, int *stdin_used)
     int rc = pg_folded_new(out);
     if (rc < 0)
         return rc;
-    if (strcmp(path, "-") != 0)
-        return pg_folded_read_file(*out, path);
-    if ((*stdin_used)++)
+    if (strcmp(path, "-") == 0 && (*stdin_used)++)
         return pg_error_set(PG_EINVAL, "standard input ('-') can be read only once");
-    char *buf;
-    size_t n;
-    if ((rc = pg_fd_read(&buf, &n, 0, "standard input")) < 0)
-        return rc;
-    rc = pg_folded_parse(*out, buf, n, "<stdin>");
-    free(buf);
-    return rc;
+    return pg_folded_read_path(*out, path);
 }
 
 /* --minwidth: a percentage, or pixels with "px". */
