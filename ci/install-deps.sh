@@ -7,12 +7,14 @@ pkgs=(
   build-essential cmake pkgconf git
   clang-14 libfuzzer-14-dev   # ci/fuzz.sh: libFuzzer targets (tests/fuzz/)
   libpfm4-dev libcjson-dev libgit2-dev libunwind-dev libdw-dev libelf-dev
+  zlib1g-dev          # pprof profiles are gzip-compressed (report/pprof.c)
   libiberty-dev       # the C++ and Rust (legacy and v0) demangler, linked in statically
   valgrind            # the valgrind backend; its <valgrind/callgrind.h> gives the region markers (include/perfgate.h)
   libbenchmark-dev    # tests/progs/gbench: a real Google Benchmark suite the tests measure
   lld mold            # record_linkers: programs linked by LLVM's and mold's linkers, as rustc links by default
   linux-perf          # the sampling tests compare perfgate record's shares with perf's on the same program
   chromium            # the flamegraph SVG's interactive test runs in headless Chromium
+  protobuf-compiler   # protoc --decode: the tests read perfgate's pprof profiles with protobuf's own decoder
   libxml2-utils       # xmllint: the tests validate JUnit and SVG output with a real XML parser
   nodejs              # runs the CI template linters (npm packages, below) in the test suite
   shellcheck          # the test suite lints the CI templates' shell steps
@@ -21,7 +23,7 @@ pkgs=(
 # PERFGATE_DEPS=build: only what building and running perfgate needs, not the
 # test suite's tools (the GitHub action and the GitLab template build so).
 if [ "${PERFGATE_DEPS:-all}" = build ]; then
-  test_only=" chromium libbenchmark-dev libxml2-utils clang-14 libfuzzer-14-dev nodejs shellcheck python3-yaml lld mold linux-perf "
+  test_only=" chromium protobuf-compiler libbenchmark-dev libxml2-utils clang-14 libfuzzer-14-dev nodejs shellcheck python3-yaml lld mold linux-perf "
   keep=(); for p in "${pkgs[@]}"; do [[ $test_only == *" $p "* ]] || keep+=("$p"); done; pkgs=("${keep[@]}")
 fi
 

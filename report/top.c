@@ -1,9 +1,9 @@
-/* report/top.c — see top.h. Stacks become arrays of function ids once; the
- * table and every peek are then passes over small integers, and "once per
- * stack" is a stamp per function (the index of the last stack that counted
- * it) rather than a set cleared for every stack. */
+/* report/top.c — see top.h. Stacks become arrays of function ids once
+ * (report/stackids.h); the table and every peek are then passes over small
+ * integers, and "once per stack" is a stamp per function (the index of the
+ * last stack that counted it) rather than a set cleared for every stack. */
 #include "report/top.h"
-#include "util/array.h"
+#include "report/stackids.h"
 #include "util/error.h"
 #include "util/strindex.h"
 #include "util/suggest.h"
@@ -13,40 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The kept stacks: ids[off[i]..off[i+1]) root first, with count[i]. */
+/* The kept stacks, and each function's row. */
 typedef struct pg_top_stacks {
-    uint32_t *ids;
-    size_t nids, capids;
-    size_t *off;             /* n + 1 of them */
-    uint64_t *count;
-    size_t n, cap, capoff;
-    char **names;            /* by id: every frame name of the profile */
-    size_t nnames, capnames;
-    pg_strindex index;       /* name -> id */
+    pg_stackids s;
     size_t *row;             /* by id: its index in pg_top.fn + 1; 0 when not kept */
 } pg_top_stacks;
-
-static void stacks_free(pg_top_stacks *s)
-{
-    if (!s)
-        return;
-    for (size_t i = 0; i < s->nnames; i++)
-        free(s->names[i]);
-    free(s->names);
-    free(s->ids);
-    free(s->off);
-    free(s->count);
-    free(s->row);
-    pg_strindex_free(&s->index);
-    free(s);
-}
 
 void pg_top_free(pg_top *t)
 {
     if (!t)
         return;
     free(t->fn);
-    stacks_free(t->st);
+    if (t->st) {
+        pg_stackids_free(&t->st->s);
+        free(t->st->row);
+        free(t->st);
+    }
     free(t);
 }
 
@@ -55,62 +37,6 @@ uint64_t pg_top_pct100(const pg_top *t, uint64_t part)
     /* The flamegraph's arithmetic (report/flamegraph.c, pct): same operations, same result. */
     double v = t->total ? (double)part * 100.0 / (double)t->total : 0.0;
     return (uint64_t)llround(v * 100.0);
-}
-
-/* The id of frame s[0..n), added when new. */
-static int intern(uint32_t *id, pg_top_stacks *s, const char *name, size_t n)
-{
-    char small[256], *key = n < sizeof small ? small : malloc(n + 1);
-    if (!key)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    memcpy(key, name, n);
-    key[n] = '\0';
-    size_t v;
-    int rc = 0;
-    if (pg_strindex_get(&s->index, key, &v)) {
-        *id = (uint32_t)v;
-    } else if (s->nnames >= UINT32_MAX) {
-        rc = pg_error_set(PG_EINVAL, "too many distinct functions");
-    } else if (pg_array_grow(&s->names, &s->capnames, s->nnames, sizeof *s->names, 256) < 0) {
-        rc = PG_ENOMEM;
-    } else if (!(s->names[s->nnames] = key == small ? strdup(key) : key)) {
-        rc = pg_error_set(PG_ENOMEM, "out of memory");
-    } else {
-        key = small;    /* owned by names[] now */
-        *id = (uint32_t)s->nnames;
-        rc = pg_strindex_put(&s->index, s->names[s->nnames], s->nnames);
-        s->nnames++;
-    }
-    if (key != small)
-        free(key);
-    return rc;
-}
-
-/* Appends one stack's ids (frames split at ';', as the flamegraph splits them). */
-static int add_stack(pg_top_stacks *s, const char *stack, uint64_t count)
-{
-    if (pg_array_grow(&s->count, &s->cap, s->n, sizeof *s->count, 256) < 0 ||
-        pg_array_grow(&s->off, &s->capoff, s->n + 1, sizeof *s->off, 256) < 0)
-        return PG_ENOMEM;
-    if (s->n == 0)
-        s->off[0] = 0;
-    for (const char *p = stack;;) {
-        const char *e = strchr(p, ';');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        uint32_t id;
-        int rc = intern(&id, s, p, l);
-        if (rc == 0 && pg_array_grow(&s->ids, &s->capids, s->nids, sizeof *s->ids, 1024) < 0)
-            rc = PG_ENOMEM;
-        if (rc < 0)
-            return rc;
-        s->ids[s->nids++] = id;
-        if (!e)
-            break;
-        p = e + 1;
-    }
-    s->count[s->n++] = count;
-    s->off[s->n] = s->nids;
-    return 0;
 }
 
 static int compile(regex_t *re, const char *pattern, const char *option)
@@ -124,7 +50,7 @@ static int compile(regex_t *re, const char *pattern, const char *option)
 }
 
 /* Per function id: 1 when its name matches `re`. */
-static int match_names(char **out, const pg_top_stacks *s, const regex_t *re)
+static int match_names(char **out, const pg_stackids *s, const regex_t *re)
 {
     char *m = calloc(s->nnames ? s->nnames : 1, 1);
     if (!m)
@@ -135,8 +61,24 @@ static int match_names(char **out, const pg_top_stacks *s, const regex_t *re)
     return 0;
 }
 
-/* Drops from `s` the stacks the filters do not keep (in place, order kept). */
-static int filter(pg_top_stacks *s, const pg_top_opts *o)
+/* Which stacks the filters keep: per function id, whether it matches. */
+typedef struct matches {
+    const char *focus, *ignore;     /* NULL: that filter is not asked for */
+} matches;
+
+static int keep_stack(void *ctx, const uint32_t *ids, size_t len)
+{
+    const matches *m = ctx;
+    int focused = !m->focus, ignored = 0;
+    for (size_t k = 0; k < len; k++) {
+        focused |= m->focus && m->focus[ids[k]];
+        ignored |= m->ignore && m->ignore[ids[k]];
+    }
+    return focused && !ignored;
+}
+
+/* Drops from `s` the stacks the filters do not keep (order kept). */
+static int filter(pg_stackids *s, const pg_top_opts *o)
 {
     regex_t fre, ire;
     char *fm = NULL, *im = NULL;
@@ -149,27 +91,8 @@ static int filter(pg_top_stacks *s, const pg_top_opts *o)
         rc = match_names(&fm, s, &fre);
     if (rc == 0 && have_i)
         rc = match_names(&im, s, &ire);
-    if (rc == 0 && (have_f || have_i)) {
-        size_t n = 0, nids = 0;
-        for (size_t i = 0; i < s->n; i++) {
-            int focused = !fm, ignored = 0;
-            for (size_t k = s->off[i]; k < s->off[i + 1]; k++) {
-                focused |= fm && fm[s->ids[k]];
-                ignored |= im && im[s->ids[k]];
-            }
-            if (!focused || ignored)
-                continue;
-            size_t len = s->off[i + 1] - s->off[i], from = s->off[i];
-            memmove(s->ids + nids, s->ids + from, len * sizeof *s->ids);
-            s->count[n] = s->count[i];
-            s->off[n] = nids;
-            nids += len;
-            n++;
-        }
-        s->n = n;
-        s->nids = nids;
-        s->off[n] = nids;
-    }
+    if (rc == 0 && (have_f || have_i))
+        pg_stackids_filter(s, keep_stack, &(matches){fm, im});
     if (have_f)
         regfree(&fre);
     if (have_i)
@@ -206,12 +129,12 @@ static int by_total(const void *pa, const void *pb)
 /* Self and total per function of the kept stacks, then the rows. */
 static int tabulate(pg_top *t, pg_top_sort sort)
 {
-    pg_top_stacks *s = t->st;
+    pg_stackids *s = &t->st->s;
     size_t nn = s->nnames ? s->nnames : 1;
     uint64_t *self = calloc(nn, sizeof *self), *total = calloc(nn, sizeof *total);
     size_t *stamp = calloc(nn, sizeof *stamp);
     int rc = 0;
-    if (!self || !total || !stamp || !(s->row = calloc(nn, sizeof *s->row)))
+    if (!self || !total || !stamp || !(t->st->row = calloc(nn, sizeof *t->st->row)))
         rc = pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; i < s->n && rc == 0; i++) {
         uint64_t c = s->count[i];
@@ -238,7 +161,7 @@ static int tabulate(pg_top *t, pg_top_sort sort)
         for (size_t r = 0; r < t->nfn; r++) {
             size_t id;
             pg_strindex_get(&s->index, t->fn[r].name, &id);
-            s->row[id] = r + 1;
+            t->st->row[id] = r + 1;
         }
     }
     free(self);
@@ -259,18 +182,13 @@ int pg_top_build(pg_top **out, pg_folded *f, const pg_top_opts *o)
         return pg_error_set(PG_ENOMEM, "out of memory");
     }
     t->total = pg_folded_total(f);
-    size_t n = pg_folded_count(f);
-    const pg_folded_entry *e = pg_folded_entries(f);
     int rc = 0;
     if (t->total == 0)
         rc = pg_error_set(PG_EINVAL, "no samples (an empty profile)");
-    else if (!e)
-        rc = pg_error_set(PG_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n && rc == 0; i++)
-        if (e[i].count)
-            rc = add_stack(t->st, e[i].stack, e[i].count);
+    else
+        rc = pg_stackids_build(&t->st->s, f);
     if (rc == 0)
-        rc = filter(t->st, o);
+        rc = filter(&t->st->s, o);
     if (rc == 0)
         rc = tabulate(t, o->sort);
     if (rc < 0) {
@@ -294,7 +212,7 @@ static int cmp_edge(const void *pa, const void *pb)
     return rank(a->count, b->count, 0, 0, a->name, b->name);
 }
 
-static int collect(pg_top_edge **out, size_t *nout, const pg_top_stacks *s, const uint64_t *count)
+static int collect(pg_top_edge **out, size_t *nout, const pg_stackids *s, const uint64_t *count)
 {
     size_t n = 0;
     for (size_t id = 0; id < s->nnames; id++)
@@ -315,7 +233,7 @@ static int collect(pg_top_edge **out, size_t *nout, const pg_top_stacks *s, cons
 static int not_found(const pg_top *t, const char *name)
 {
     size_t id;
-    if (pg_strindex_get(&t->st->index, name, &id))
+    if (pg_strindex_get(&t->st->s.index, name, &id))
         return pg_error_set(PG_ENOTFOUND, "'%s' is in no stack that --focus/--ignore kept", name);
     pg_suggest sg;
     char buf[160];
@@ -329,11 +247,11 @@ static int not_found(const pg_top *t, const char *name)
 int pg_top_peek_of(pg_top_peek *out, const pg_top *t, const char *name)
 {
     memset(out, 0, sizeof *out);
-    const pg_top_stacks *s = t->st;
+    const pg_stackids *s = &t->st->s;
     size_t fid;
-    if (!pg_strindex_get(&s->index, name, &fid) || !s->row[fid])
+    if (!pg_strindex_get(&s->index, name, &fid) || !t->st->row[fid])
         return not_found(t, name);
-    out->fn = &t->fn[s->row[fid] - 1];
+    out->fn = &t->fn[t->st->row[fid] - 1];
     size_t nn = s->nnames;
     uint64_t *up = calloc(nn, sizeof *up), *down = calloc(nn, sizeof *down);
     size_t *sup = calloc(nn, sizeof *sup), *sdown = calloc(nn, sizeof *sdown);

@@ -2,6 +2,7 @@
 #include "harness/cli/builtin.h"
 #include "harness/cli/commands.h"
 #include "report/flamegraph.h"
+#include "report/profile_out.h"
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/folded.h"
@@ -18,6 +19,7 @@ static const pg_opt_cmd spec = {
     .prog = "perfgate flamegraph",
     .usage = "usage: perfgate flamegraph [OPTIONS] FOLDED\n"
              "       perfgate flamegraph --diff [OPTIONS] BEFORE AFTER\n"
+             "       perfgate flamegraph --output-format pprof|speedscope FOLDED -o OUT\n"
              "\n"
              "Draw folded stacks (one 'root;...;leaf COUNT' line per stack, as written by\n"
              "perfgate record --folded, stackcollapse-*.pl or inferno-collapse-*) as an\n"
@@ -26,7 +28,10 @@ static const pg_opt_cmd spec = {
              "\n"
              "With --diff, a differential flamegraph: widths from AFTER, colour from the\n"
              "change of each frame's self cost (red grew, blue shrank), BEFORE scaled to\n"
-             "AFTER's total unless --raw.\n",
+             "AFTER's total unless --raw.\n"
+             "\n"
+             "--output-format (or -o's extension: .pb.gz, .speedscope.json) converts the\n"
+             "stacks to a pprof profile or a speedscope file instead (docs/flamegraph.md).\n",
     .footer = "Exit status: 0 written, 2 bad arguments or input (nothing written).\n",
 };
 
@@ -71,10 +76,13 @@ int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv)
     pg_flamegraph_opts o;
     pg_flamegraph_opts_init(&o);
     const char *output = NULL;
-    int diff = 0, status;
+    int diff = 0, format = PG_PROFILE_SVG, format_given = 0, status;
     min_width mw = {.value = o.min_width_pct};
     const pg_opt opts[] = {
-        PG_OPT_STRING('o', "output", "FILE", "write the SVG to FILE (default: standard output)", &output),
+        PG_OPT_STRING('o', "output", "FILE", "write to FILE (default: standard output)", &output),
+        PG_OPT_CHOICE(0, "output-format", "F", "svg, pprof (gzip'd profile.proto) or speedscope (JSON);\n"
+                      "default: by -o's extension (.pb.gz, .speedscope.json), else svg", &format,
+                      pg_profile_format_names, .seen = &format_given),
         PG_OPT_STRING(0, "title", "TEXT", "title (default \"Flame Graph\")", &o.title),
         PG_OPT_STRING(0, "subtitle", "TEXT", "a second line under the title", &o.subtitle),
         PG_OPT_STRING(0, "unit", "NAME", "what the counts are (default: samples)", &o.unit),
@@ -98,6 +106,12 @@ int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv)
     int nargs = ctx->args.nargs, want = diff ? 2 : 1;
     if ((o.reverse || !o.normalize) && !diff)
         return pg_die("--reverse and --raw need --diff; see 'perfgate flamegraph --help'");
+    if (!format_given)
+        format = pg_profile_format_of(output);
+    if (format == PG_PROFILE_SPEEDSCOPE && !o.title && nargs == 1)
+        o.title = args[0];      /* the profile's name in speedscope */
+    if (diff && format != PG_PROFILE_SVG)
+        return pg_die("--diff draws an SVG: a %s file holds one profile", pg_profile_format_names[format]);
     if (nargs != want && diff)
         return pg_die("--diff needs two folded files, BEFORE and AFTER; see 'perfgate flamegraph --help'");
     if (nargs == 0)
@@ -114,7 +128,7 @@ int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0 && diff)
         rc = load(&b, args[1], &stdin_used);
     if (rc == 0) {
-        rc = diff ? pg_flamegraph_render_diff(&svg, &len, a, b, &o) : pg_flamegraph_render(&svg, &len, a, &o);
+        rc = diff ? pg_flamegraph_render_diff(&svg, &len, a, b, &o) : pg_profile_encode(&svg, &len, format, a, &o);
         if (rc == PG_EINVAL)
             pg_error_wrap(rc, "%s", diff && o.reverse ? args[0] : what);
     }
@@ -122,7 +136,7 @@ int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv)
         if (output)
             rc = pg_file_write_atomic(output, svg, len);
         else if (fwrite(svg, 1, len, stdout) != len || fflush(stdout) != 0)
-            rc = pg_error_errno(PG_EIO, "cannot write the SVG to standard output");
+            rc = pg_error_errno(PG_EIO, "cannot write to standard output");
     }
     free(svg);
     pg_folded_free(a);

@@ -6,6 +6,7 @@
 #include "harness/measure/runner.h"
 #include "harness/measure/sample_run.h"
 #include "report/flamegraph.h"
+#include "report/profile_out.h"
 #include "util/error.h"
 #include "util/folded.h"
 #include "util/text.h"
@@ -93,8 +94,9 @@ static void warn_system(const pg_profile_stats *ps)
                 (unsigned long long)ps->unmapped, 100.0 * (double)ps->unmapped / (double)ps->samples);
 }
 
-/* The flamegraph of `f` at `path`; the subtitle says how it was sampled. */
-static int write_svg(const char *path, pg_folded *f, const char *title, const char *cmdline,
+/* The flamegraph of `f` at `path` (the subtitle says how it was sampled), or
+ * by its extension a pprof profile or a speedscope file (report/profile_out.h). */
+static int write_output(const char *path, pg_folded *f, const char *title, const char *cmdline,
                      const pg_sample_result *sr, const pg_sampler_opts *so)
 {
     char t[512], sub[512];
@@ -113,7 +115,7 @@ static int write_svg(const char *path, pg_folded *f, const char *title, const ch
     fo.title = t;
     fo.subtitle = sub;
     fo.unit = "samples";
-    return pg_flamegraph_write_file(path, f, &fo);
+    return pg_profile_write_file(path, pg_profile_format_of(path), f, &fo);
 }
 
 /* The command's output, after it ran; its stdout goes to stderr when stdout
@@ -157,7 +159,8 @@ static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char *
                         &so->stack_size, parse_stack_size),
         PG_OPT_STRING('e', "event", "EVENT", "event to sample on (default: cycles, or cpu-clock when\n"
                       "the machine has no PMU); any libpfm4 event name", &so->event),
-        PG_OPT_STRING('o', "output", "FILE.svg", "the flamegraph (default flamegraph.svg unless --folded)", &a->svg),
+        PG_OPT_STRING('o', "output", "FILE", "the flamegraph (default flamegraph.svg unless --folded);\n"
+                      "FILE.pb.gz: a pprof profile, FILE.speedscope.json: speedscope", &a->svg),
         PG_OPT_STRING(0, "folded", "FILE", "folded stacks (flamegraph.pl / inferno / speedscope); - for stdout",
                       &a->folded),
         PG_OPT_STRING(0, "title", "TEXT", "the flamegraph's title", &a->title),
@@ -269,7 +272,7 @@ int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
         } else if (folded && pg_folded_write_file(f, folded) < 0) {
             status = pg_die_last();
         }
-        if (status == PG_EXIT_OK && svg && write_svg(svg, f, title, cmdline, &sr, &so) < 0)
+        if (status == PG_EXIT_OK && svg && write_output(svg, f, title, cmdline, &sr, &so) < 0)
             status = pg_die_last();
     }
     if (status == PG_EXIT_OK) {
