@@ -136,5 +136,26 @@ check "top agrees with the flamegraph (recorded)" $VS_FG rec.svg rec.json
 [ "$(json rec.json "[r['total_pct'] for r in d['rows'] if r['name'] == 'shares']")" = "[100]" ] && ok \
   || bad "the comm's total is 100%"
 
+# REV:BENCHMARK: the stacks a run --sample stored (valgrind's: instructions).
+R=$T/repo
+make_repo "$R"
+mkdir -p "$R/b"
+printf '{ "benchmarks": [ { "name": "tree:1", "command": ["%s/cgtree"] } ] }\n' "$PROGS" > "$R/b/perfgate.json"
+cd "$R"
+expect_exit 0 "run --sample" "$PG" run --backend valgrind --sample b/
+expect_exit 0 "top HEAD:tree:1" "$PG" top -n 0 --format json HEAD:tree:1
+cp "$T/out" stored.json
+[ "$(json stored.json "d['source'], d['unit']")" = "('HEAD:tree:1', 'instructions')" ] && ok || bad "named REV:BENCH, in instructions"
+rel=$(json .perfgate/results/*/*.json "d['runs'][0]['benchmarks'][0]['stacks']")
+"$PG" top -n 0 --format json ".perfgate/$rel" > file.json
+[ "$(json stored.json "d['rows']")" = "$(json file.json "d['rows']")" ] && ok || bad "the same rows as the stored file's"
+expect_exit 0 "--callers of a stored run" "$PG" top --callers hash HEAD:tree:1
+contains "$T/out" "callers of hash:"
+expect_exit 2 "unknown benchmark" "$PG" top HEAD:tree:2
+contains "$T/err" "no benchmark 'tree:2' in the results of HEAD (did you mean 'tree:1'?)"
+expect_exit 2 "unknown revision" "$PG" top nosuchrev:tree:1
+contains "$T/err" "nosuchrev"
+cd "$T"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
