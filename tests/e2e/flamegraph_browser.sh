@@ -5,11 +5,7 @@
 # the Search button highlight matches and show the matched share, and a
 # function name carrying a script tag does not run.
 . "$(dirname "$0")/lib/common.sh"
-CHROMIUM=
-for c in chromium chromium-browser google-chrome; do
-  if command -v "$c" >/dev/null 2>&1; then CHROMIUM=$(command -v "$c"); break; fi
-done
-if [ -z "$CHROMIUM" ]; then echo "skip: no chromium (ci/install-deps.sh installs it)"; exit 77; fi
+need_chromium
 command -v python3 >/dev/null || { echo "FAIL: python3 is needed to drive the browser" >&2; exit 1; }
 
 cd "$T"

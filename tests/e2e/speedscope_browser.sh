@@ -5,11 +5,7 @@
 # view must list each function with the total and self `perfgate top` gives
 # (fib recurses: once per stack in both).
 . "$(dirname "$0")/lib/common.sh"
-CHROMIUM=
-for c in chromium chromium-browser google-chrome; do
-  if command -v "$c" >/dev/null 2>&1; then CHROMIUM=$(command -v "$c"); break; fi
-done
-if [ -z "$CHROMIUM" ]; then echo "skip: no chromium (ci/install-deps.sh installs it)"; exit 77; fi
+need_chromium
 SS=$(npm root -g 2>/dev/null)/speedscope/dist/release
 if [ ! -f "$SS/index.html" ]; then echo "skip: no speedscope npm package (ci/install-deps.sh installs it)"; exit 77; fi
 cd "$T"
@@ -29,5 +25,4 @@ mkdir profile
 python3 "$(dirname "$0")/lib/speedscope_browser.py" "$CHROMIUM" "$SS" "$T/profile" "$T/p.speedscope.json" p.folded $want
 rc=$?
 [ $rc -eq 0 ] && ok || { bad "speedscope checks (exit $rc)"; tail -5 "$T/profile/chromium.log" >&2; }
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

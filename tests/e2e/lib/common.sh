@@ -123,3 +123,15 @@ finish() {
   [ "$fail" -eq 0 ]
   exit $?
 }
+
+# need_chromium: $CHROMIUM is the browser the browser tests drive, or the
+# test is skipped (exit 77) saying how to install one.
+need_chromium() {
+  CHROMIUM=
+  local c
+  for c in chromium chromium-browser google-chrome; do
+    if command -v "$c" >/dev/null 2>&1; then CHROMIUM=$(command -v "$c"); return 0; fi
+  done
+  echo "skip: no chromium (ci/install-deps.sh installs it)"
+  exit 77
+}
