@@ -27,8 +27,8 @@ const pg_command pg_commands[] = {
     {"bisect", pg_cmd_bisect, PG_CMD_STORE, "find the first commit between two that regressed (binary search)"},
     {"history", pg_cmd_history, PG_CMD_STORE, "write an HTML page of every benchmark over the commits of a range"},
     {"record", pg_cmd_record, 0, "sample one command's stacks and write a flamegraph"},
-    {"flamegraph", pg_cmd_flamegraph, 0, "render folded stacks (or the difference of two) as SVG"},
-    {"top", pg_cmd_top, PG_CMD_STORE, "the functions of a profile (folded stacks) by self and total, as pprof --text"},
+    {"flamegraph", pg_cmd_flamegraph, 0, "folded stacks as a flamegraph SVG (or a differential one), pprof or speedscope"},
+    {"top", pg_cmd_top, PG_CMD_STORE, "a profile's functions by self and total cost, as pprof --text"},
     {"doctor", pg_cmd_doctor, 0, "say which backends and events work on this machine, and why not"},
 };
 const size_t pg_ncommands = sizeof pg_commands / sizeof pg_commands[0];
