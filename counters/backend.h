@@ -14,6 +14,7 @@
 #ifndef PG_COUNTERS_BACKEND_H
 #define PG_COUNTERS_BACKEND_H
 
+#include "counters/backend_ops.h"
 #include "counters/probe.h"
 #include "counters/readings.h"
 #include "util/metrics.h"
@@ -21,34 +22,13 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-typedef enum pg_backend_kind {
-    PG_BACKEND_AUTO = 0,
-    PG_BACKEND_PERF,        /* perf_event: hardware counters when there is a PMU, software events always */
-    PG_BACKEND_VALGRIND,    /* cachegrind: exact instructions, simulated caches and branches */
-} pg_backend_kind;
+
+/* The types (pg_backend_kind, pg_backend_props, pg_meter_opts,
+ * pg_meter_target) are backend_ops.h's, shared with the backends. */
 
 const char *pg_backend_name(pg_backend_kind k);     /* "auto", "perf", "valgrind" */
 int pg_backend_parse(pg_backend_kind *out, const char *s);
 
-/* What a backend's measurements are, for everyone who reads or plans them.
- * Outside counters/ nothing tests a backend's name or kind: it asks these
- * (tests/lint/backend_names.py keeps it so). */
-typedef struct pg_backend_props {
-    const char *name;
-    pg_backend_kind kind;
-    int exact;              /* its counts (unit "count") are the same on every run: a
-                             * threshold alone decides them, and two different values of
-                             * one commit are a finding, never pooled */
-    int simulated;          /* it runs the program on a model: its times are not the
-                             * program's, and its caches and branches are the model's */
-    int native_time;        /* time metrics come from native runs beside its own */
-    int takes_events;       /* -e EVENT applies to it */
-    int max_rss;            /* its measured runs give the program's max-rss */
-    const char *stacks_unit;/* what a stack's count is: "instructions", "samples" */
-    int repeat, warmup;     /* default measured and unmeasured runs per benchmark */
-    const char *chosen_why; /* said when --backend auto chose it, or NULL */
-    int probe;              /* what pg_probe_run must look at for it (PG_PROBE_*) */
-} pg_backend_props;
 
 /* The properties of a chosen backend (PERF or VALGRIND; NULL for AUTO), and
  * of the backend a document or series names ("perf", "valgrind"; NULL for
@@ -63,7 +43,6 @@ pg_backend_kind pg_backend_native(void);
 /* For `perfgate doctor`: one line per backend (`line(ctx, label, ok,
  * detail)`), and the sections of the tools a backend needs beyond
  * perf_event (a heading is a line with ok -1). */
-typedef void pg_doctor_line(void *ctx, const char *label, int ok, const char *detail);
 void pg_backend_doctor(const pg_probe *p, pg_doctor_line *line, void *ctx);
 void pg_backend_doctor_tools(const pg_probe *p, pg_doctor_line *line, void *ctx);
 /* "(hardware counters)", "(software events only)": what auto's choice of `k` means here. */
@@ -77,13 +56,6 @@ const char *pg_backend_choice_note(pg_backend_kind k, const pg_probe *p);
 int pg_backend_choose(pg_backend_kind *out, char *notice, size_t len,
                       pg_backend_kind requested, const pg_probe *p);
 
-typedef struct pg_meter pg_meter;
-
-typedef struct pg_meter_opts {
-    pg_backend_kind backend;    /* PERF or VALGRIND: already chosen */
-    const char *events;         /* perf: comma list, NULL for the defaults */
-    int user_only;              /* perf: exclude kernel and hypervisor */
-} pg_meter_opts;
 
 int pg_meter_new(pg_meter **out, const pg_meter_opts *o);
 void pg_meter_free(pg_meter *m);
@@ -95,13 +67,6 @@ pg_backend_kind pg_meter_backend(const pg_meter *m);
  * alone take about half the time. The perf backend counts its events anyway
  * (counters cost nothing there). */
 void pg_meter_select(pg_meter *m, pg_metric_set metrics);
-/* What one benchmark asks of the meter (docs/markers.md). */
-typedef struct pg_meter_target {
-    const char *exe;            /* the program exec runs (argv[0] found on PATH) */
-    int regions;                /* -1: when the program carries perfgate's marker note; 0 or 1: as told */
-    const char *calls;          /* comma-separated functions whose calls are counted ("calls:<fn>"), or NULL */
-    const char *ld_library_path;/* the benchmark's LD_LIBRARY_PATH, for finding those functions */
-} pg_meter_target;
 
 /* Set before a benchmark's measured runs. An error is the benchmark's
  * (a function not found, markers built without valgrind's header): the

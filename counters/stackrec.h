@@ -16,7 +16,7 @@
 #ifndef PG_COUNTERS_STACKREC_H
 #define PG_COUNTERS_STACKREC_H
 
-#include "counters/backend.h"
+#include "counters/backend_ops.h"
 #include "counters/profile.h"
 #include "counters/sampler.h"
 #include "util/folded.h"
@@ -25,24 +25,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-typedef struct pg_stackrec_opts {
-    pg_backend_kind backend;    /* PERF or VALGRIND */
-    pg_sampler_opts sampler;    /* perf: how to sample (flush_bytes: 0 is 64 MiB; pinned_cpu: per run) */
-} pg_stackrec_opts;
 
-/* What the last run's recording saw (perf; zero with valgrind). */
-typedef struct pg_stackrec_stats {
-    pg_sampler_stats sampler;   /* samples kept, lost, dropped */
-    pg_profile_stats profile;   /* stacks built, truncated */
-    char event[96];             /* what was sampled ("cpu-clock") */
-    char notice[256];           /* fallback note ("no hardware cycle counter ..."), or "" */
-    double unwind_ns;           /* time spent unwinding and symbolizing after the run */
-    uint64_t early;             /* stacks unwound before the run ended (flush_bytes passed) */
-    double iterations;          /* a timed region's stacks (pg_stackrec_timed): the iterations they hold; 0: none */
-} pg_stackrec_stats;
 
-typedef struct pg_stackrec pg_stackrec;
 
+/* pg_stackrec_opts and pg_stackrec_stats are backend_ops.h's. */
 int pg_stackrec_new(pg_stackrec **out, const pg_stackrec_opts *o);
 void pg_stackrec_free(pg_stackrec *r);
 

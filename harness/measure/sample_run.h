@@ -13,6 +13,7 @@
 #ifndef PG_HARNESS_SAMPLE_RUN_H
 #define PG_HARNESS_SAMPLE_RUN_H
 
+#include "counters/backend.h"
 #include "counters/stackrec.h"
 #include "harness/measure/spawn.h"
 #include "util/folded.h"
