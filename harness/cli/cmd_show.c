@@ -87,7 +87,7 @@ int pg_cmd_show(pg_ctx *ctx, int argc, char **argv)
         printf("  backend  %s (%s)\n", S(run->backend, b1), S(m->backend_version, b2));
         printf("  started  %s\n\n", run->start_time ? S(run->start_time, b1) : "(unknown)");
         for (size_t b = 0; b < run->nbench; b++)
-            pg_table_print_bench(stdout, &run->bench[b], verbose);
+            pg_table_print_bench(stdout, run, &run->bench[b], verbose);
     }
 #undef S
     pg_rundoc_list_free(&runs);

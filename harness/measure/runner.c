@@ -441,7 +441,7 @@ static int add_bench(pg_rundoc *doc, int *failed, bench_run *br)
     if (br->fail)
         ++*failed;
     if (br->o->out)
-        pg_table_print_bench(br->o->out, added, br->o->verbose);
+        pg_table_print_bench(br->o->out, doc, added, br->o->verbose);
     return 0;
 }
 

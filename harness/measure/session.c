@@ -143,7 +143,9 @@ int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, 
         doc->has_native = 1;
         doc->native = s->native != NULL;
     }
-    return 0;
+    if ((rc = pg_rundoc_add_backend(doc, pg_backend_name(s->backend))) < 0)
+        return rc;
+    return s->native ? pg_rundoc_add_backend(doc, pg_backend_name(pg_backend_native())) : 0;
 }
 
 int pg_session_finish_doc(const pg_session *s, pg_rundoc *doc)

@@ -1,6 +1,5 @@
 /* harness/measure/table.c — see table.h. */
 #include "harness/measure/table.h"
-#include "counters/backend.h"
 #include "report/format.h"
 #include "report/stats.h"
 #include "util/metrics.h"
@@ -84,7 +83,7 @@ static void print_failure(FILE *out, const pg_rundoc_bench *b)
     fputc('\n', out);
 }
 
-void pg_table_print_bench(FILE *out, const pg_rundoc_bench *b, int verbose)
+void pg_table_print_bench(FILE *out, const pg_rundoc *run, const pg_rundoc_bench *b, int verbose)
 {
     if (b->failed) {
         print_failure(out, b);
@@ -105,8 +104,8 @@ void pg_table_print_bench(FILE *out, const pg_rundoc_bench *b, int verbose)
         const pg_rundoc_metric *m = &b->metrics[i];
         if (pg_metric_find(m->name))
             continue;
-        const pg_backend_props *by = m->source ? pg_backend_props_named(m->source) : NULL;
-        if (!verbose && by && by->simulated && !pg_metric_is_calls(m->name)) {
+        pg_rundoc_props by;
+        if (!verbose && pg_rundoc_backend_props(&by, run, m->source) && by.simulated && !pg_metric_is_calls(m->name)) {
             hidden++;
             continue;
         }

@@ -12,6 +12,6 @@
  * first, in its order (util/metrics.h); backend-specific extras (valgrind's
  * D1mr...) only when `verbose`. Failed benchmarks print the reason and the
  * tail of stderr. */
-void pg_table_print_bench(FILE *out, const pg_rundoc_bench *bench, int verbose);
+void pg_table_print_bench(FILE *out, const pg_rundoc *run, const pg_rundoc_bench *bench, int verbose);
 
 #endif

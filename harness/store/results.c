@@ -1,6 +1,5 @@
 /* harness/store/results.c — see results.h. */
 #include "harness/store/results.h"
-#include "counters/backend.h"
 #include "harness/store/notes.h"
 #include "harness/store/store.h"
 #include "util/array.h"
@@ -42,7 +41,7 @@ static pg_bench_result *bench_get(collector *c, const char *name)
 /* A wall-time measured under valgrind is not one measured natively: metrics
  * are keyed by what measured them as well as their name (measured_by()). */
 static pg_series *metric_get(pg_bench_result *b, const char *name, const char *unit, const char *backend,
-                             const char *source)
+                             const char *source, const pg_rundoc *run)
 {
     for (size_t i = 0; i < b->nm; i++)
         if (!strcmp(b->m[i].metric, name) && !strcmp(b->m[i].backend, backend))
@@ -57,10 +56,11 @@ static pg_series *metric_get(pg_bench_result *b, const char *name, const char *u
     m->unit = strdup(unit);
     m->backend = strdup(backend);
     m->source = strdup(source);
-    /* What its backend says of it (counters/backend.h): report/ asks these, never a name. */
-    const pg_backend_props *p = pg_backend_props_named(source);
-    m->exact = p && p->exact && !strcmp(unit, "count");
-    m->simulated = p && p->simulated;
+    /* What its backend says of it (the run's "backends"): report/ asks these, never a name. */
+    pg_rundoc_props p;
+    int known = pg_rundoc_backend_props(&p, run, source);
+    m->exact = known && p.exact && !strcmp(unit, "count");
+    m->simulated = known && p.simulated;
     if (!m->metric || !m->unit || !m->backend || !m->source) {
         free(m->metric);
         free(m->unit);
@@ -86,16 +86,16 @@ static int set_str(char **dst, const char *s)
  * valgrind run), else the run's. So the native time of a valgrind run is set
  * against native time only, and never against valgrind's slowed wall-time of
  * a document older than native runs. */
-static const char *measured_by(const char *source, const char *run_backend)
+static const char *measured_by(const char *source, const pg_rundoc *run)
 {
-    if (pg_backend_props_named(source) || !*run_backend)
+    pg_rundoc_props p;
+    if (pg_rundoc_backend_props(&p, run, source) || !*run->backend)
         return source;
-    return run_backend;
+    return run->backend;
 }
 
 static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const pg_rundoc *run, const char *stacks_base)
 {
-    const char *run_backend = run->backend;
     char origin[600], what[400], name[300];
     /* Where the samples came from, should an exact metric disagree: the run
      * and the directory it ran in (a work tree, a temporary checkout). */
@@ -121,7 +121,7 @@ static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const pg
     }
     for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {
         const pg_rundoc_metric *rm = &rb->metrics[i];
-        pg_series *m = metric_get(b, rm->name, rm->unit, measured_by(rm->source, run_backend), rm->source);
+        pg_series *m = metric_get(b, rm->name, rm->unit, measured_by(rm->source, run), rm->source, run);
         if (!m)
             return pg_error_set(PG_ENOMEM, "out of memory");
         /* "Ir" beside "instructions" is the same number: said once. */
@@ -139,8 +139,8 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
     snprintf(side->machine_desc, sizeof side->machine_desc, "%.120s, %d cores, %.120s", mach->cpu_model, mach->cores,
              mach->kernel);
     snprintf(side->backend, sizeof side->backend, "%s", run->backend);
-    const pg_backend_props *props = pg_backend_props_named(run->backend);
-    side->stacks_exact = props && props->exact;
+    pg_rundoc_props props;
+    side->stacks_exact = pg_rundoc_backend_props(&props, run, run->backend) && props.exact;
     side->dirty |= run->dirty;
     if (!side->commit[0] && run->commit && *run->commit)
         snprintf(side->commit, sizeof side->commit, "%s", run->commit);

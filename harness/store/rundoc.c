@@ -1,9 +1,11 @@
 /* harness/store/rundoc.c — building and releasing run documents. See rundoc.h;
  * the writer is rundoc_write.c, the reader rundoc_read.c. */
 #include "harness/store/rundoc.h"
+#include "counters/backend.h"
 #include "util/array.h"
 #include "util/error.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +70,41 @@ void pg_rundoc_bench_free(pg_rundoc_bench *b)
         metric_free(&b->metrics[i]);
     free(b->metrics);
     memset(b, 0, sizeof *b);
+}
+
+static void props_from(pg_rundoc_props *out, const pg_backend_props *p)
+{
+    snprintf(out->name, sizeof out->name, "%s", p->name);
+    out->exact = p->exact;
+    out->simulated = p->simulated;
+    snprintf(out->stacks_unit, sizeof out->stacks_unit, "%s", p->stacks_unit);
+}
+
+int pg_rundoc_add_backend(pg_rundoc *run, const char *name)
+{
+    const pg_backend_props *p = pg_backend_props_named(name);
+    if (!p)
+        return pg_error_set(PG_EINVAL, "no backend is named '%s'", name);
+    for (size_t i = 0; i < run->nbackends; i++)
+        if (!strcmp(run->backends[i].name, name))
+            return 0;
+    if (run->nbackends == PG_RUNDOC_MAX_BACKENDS)
+        return pg_error_set(PG_EINVAL, "a run measured by more than %d backends", PG_RUNDOC_MAX_BACKENDS);
+    props_from(&run->backends[run->nbackends++], p);
+    return 0;
+}
+
+int pg_rundoc_backend_props(pg_rundoc_props *out, const pg_rundoc *run, const char *name)
+{
+    for (size_t i = 0; name && i < run->nbackends; i++)
+        if (!strcmp(run->backends[i].name, name)) {
+            *out = run->backends[i];
+            return 1;
+        }
+    const pg_backend_props *p = pg_backend_props_named(name);
+    if (p)
+        props_from(out, p);
+    return p != NULL;
 }
 
 void pg_rundoc_free(pg_rundoc *r)

@@ -75,6 +75,15 @@ typedef struct pg_rundoc_bench {
     size_t nmetrics, capmetrics;
 } pg_rundoc_bench;
 
+/* What a backend that measured a run says of its measurements (the run's
+ * "backends"; counters/backend.h's pg_backend_props, as stored). */
+typedef struct pg_rundoc_props {
+    char name[32];
+    int exact, simulated;
+    char stacks_unit[32];
+} pg_rundoc_props;
+#define PG_RUNDOC_MAX_BACKENDS 4
+
 typedef struct pg_rundoc {
     char *perfgate_version;
     char *id;               /* "<start time>-<pid>-<random hex>" */
@@ -83,6 +92,8 @@ typedef struct pg_rundoc {
     char *start_time, *end_time;
     pg_machine machine;
     char *backend;          /* "perf" or "valgrind" */
+    pg_rundoc_props backends[PG_RUNDOC_MAX_BACKENDS];   /* the run's "backends" */
+    size_t nbackends;
     int cpu;                /* settings.cpu: pinned CPU, -1: none */
     int aslr_disabled;
     char *stdin_path;       /* settings.stdin */
@@ -111,6 +122,14 @@ void pg_rundoc_bench_free(pg_rundoc_bench *b);
 
 /* Sets *dst to a copy of `s` (NULL: NULL), freeing what it held. PG_ENOMEM. */
 int pg_rundoc_set(char **dst, const char *s);
+
+/* Records what backend `name` says of its measurements in the run (once). */
+int pg_rundoc_add_backend(pg_rundoc *run, const char *name);
+/* What the run says of the backend `name`, else (a document older than
+ * "backends") what this perfgate knows of it; 0 when neither knows it (a
+ * metric of the operating system, a backend of a newer perfgate's that the
+ * document does not describe), 1 when *out is filled. */
+int pg_rundoc_backend_props(pg_rundoc_props *out, const pg_rundoc *run, const char *name);
 int pg_rundoc_strings_add(pg_rundoc_strings *l, const char *s);
 
 /* Appends a zeroed benchmark (repeat and warmup -1) to `r`. */

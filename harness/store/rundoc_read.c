@@ -14,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -459,39 +460,120 @@ static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
     return rc;
 }
 
-static int read_machine(pg_machine *m, reader *r, const cJSON *run)
+/* A flat object's fields as a table (the machine, the settings): each key
+ * read by its kind into the struct at `off`, in order, stopping at the
+ * first error. */
+typedef enum { F_FIXED, F_STR, F_INT, F_BOOL } field_kind;
+typedef struct field {
+    const char *key;
+    field_kind kind;
+    size_t off, len;        /* len: F_FIXED's buffer */
+    int required;           /* F_FIXED, F_STR */
+    int min, nullable;      /* F_INT (nullable: F_INT, F_STR) */
+} field;
+
+static int read_fields(void *base, reader *r, const cJSON *o, const field *f, size_t n)
 {
-    const cJSON *o;
-    int rc = get_container(&o, r, run, "machine", 0, 1);
-    if (rc < 0)
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        void *dst = (char *)base + f[i].off;
+        switch (f[i].kind) {
+        case F_FIXED: rc = get_fixed(dst, f[i].len, r, o, f[i].key, f[i].required); break;
+        case F_STR: rc = get_str(dst, r, o, f[i].key, f[i].required, f[i].nullable); break;
+        case F_INT: rc = get_int(dst, NULL, r, o, f[i].key, f[i].min, f[i].nullable); break;
+        case F_BOOL: rc = get_bool(dst, r, o, f[i].key); break;
+        }
+    }
+    return rc;
+}
+
+#define FIXED(st, m, key, req) {key, F_FIXED, offsetof(st, m), sizeof ((st *)0)->m, req, 0, 0}
+static const field machine_fields[] = {
+    FIXED(pg_machine, id, "id", 1),
+    FIXED(pg_machine, cpu_model, "cpu_model", 0),
+    FIXED(pg_machine, kernel, "kernel", 0),
+    {"cores", F_INT, offsetof(pg_machine, cores), 0, 0, 0, 0},
+    FIXED(pg_machine, backend, "backend", 0),
+    FIXED(pg_machine, backend_version, "backend_version", 0),
+    FIXED(pg_machine, geometry, "cache_geometry", 0),
+    FIXED(pg_machine, hostname, "hostname", 0),
+};
+
+static const field settings_fields[] = {
+    {"cpu", F_INT, offsetof(pg_rundoc, cpu), 0, 0, 0, 1},
+    {"aslr_disabled", F_BOOL, offsetof(pg_rundoc, aslr_disabled), 0, 0, 0, 0},
+    {"stdin", F_STR, offsetof(pg_rundoc, stdin_path), 0, 0, 0, 0},
+    {"events", F_STR, offsetof(pg_rundoc, events), 0, 0, 0, 0},
+    {"user_only", F_BOOL, offsetof(pg_rundoc, user_only), 0, 0, 0, 0},
+    {"native", F_BOOL, offsetof(pg_rundoc, native), 0, 0, 0, 0},
+};
+
+/* The object at `key` of `o`, its fields read by the table. */
+static int read_object(void *base, reader *r, const cJSON *o, const char *key, int required, const field *f,
+                       size_t n)
+{
+    const cJSON *obj;
+    int rc = get_container(&obj, r, o, key, 0, required);
+    if (rc < 0 || !obj)
         return rc;
-    size_t old = push_key(r, "machine");
-    if ((rc = get_fixed(m->id, sizeof m->id, r, o, "id", 1)) == 0 &&
-        (rc = get_fixed(m->cpu_model, sizeof m->cpu_model, r, o, "cpu_model", 0)) == 0 &&
-        (rc = get_fixed(m->kernel, sizeof m->kernel, r, o, "kernel", 0)) == 0 &&
-        (rc = get_int(&m->cores, NULL, r, o, "cores", 0, 0)) == 0 &&
-        (rc = get_fixed(m->backend, sizeof m->backend, r, o, "backend", 0)) == 0 &&
-        (rc = get_fixed(m->backend_version, sizeof m->backend_version, r, o, "backend_version", 0)) == 0 &&
-        (rc = get_fixed(m->geometry, sizeof m->geometry, r, o, "cache_geometry", 0)) == 0)
-        rc = get_fixed(m->hostname, sizeof m->hostname, r, o, "hostname", 0);
+    size_t old = push_key(r, key);
+    rc = read_fields(base, r, obj, f, n);
     pop(r, old);
     return rc;
 }
 
-static int read_settings(pg_rundoc *run, reader *r, const cJSON *jr)
+/* "backends": {"valgrind": {"exact": true, "simulated": true, "stacks_unit":
+ * "instructions"}, ...}. A backend this perfgate knows must be described as
+ * it is: a document cannot make perf's counts exact. */
+static const field props_fields[] = {
+    {"exact", F_BOOL, offsetof(pg_rundoc_props, exact), 0, 0, 0, 0},
+    {"simulated", F_BOOL, offsetof(pg_rundoc_props, simulated), 0, 0, 0, 0},
+    FIXED(pg_rundoc_props, stacks_unit, "stacks_unit", 1),
+};
+
+static int read_backends(pg_rundoc *run, reader *r, const cJSON *jr)
 {
-    const cJSON *o;
-    int rc = get_container(&o, r, jr, "settings", 0, 0);
+    const cJSON *o, *v;
+    int rc = get_container(&o, r, jr, "backends", 0, 0);
     if (rc < 0 || !o)
         return rc;
-    size_t old = push_key(r, "settings");
-    if ((rc = get_int(&run->cpu, NULL, r, o, "cpu", 0, 1)) == 0 &&
-        (rc = get_bool(&run->aslr_disabled, r, o, "aslr_disabled")) == 0 &&
-        (rc = get_str(&run->stdin_path, r, o, "stdin", 0, 0)) == 0 && (rc = get_str(&run->events, r, o, "events", 0, 0)) == 0 &&
-        (rc = get_bool(&run->user_only, r, o, "user_only")) == 0)
-        rc = get_bool(&run->native, r, o, "native");
-    run->has_native = cJSON_GetObjectItemCaseSensitive(o, "native") != NULL;
+    size_t old = push_key(r, "backends");
+    cJSON_ArrayForEach(v, o) {
+        size_t o2 = push_key(r, v->string);
+        pg_rundoc_props p = {0}, known;
+        if (run->nbackends == PG_RUNDOC_MAX_BACKENDS)
+            rc = fail(r, "more than %d backends", PG_RUNDOC_MAX_BACKENDS);
+        else if (strlen(v->string) >= sizeof p.name || !*v->string)
+            rc = fail(r, "not a backend name");
+        else if (!cJSON_IsObject(v))
+            rc = expected(r, "an object", v);
+        else
+            rc = read_fields(&p, r, v, props_fields, sizeof props_fields / sizeof *props_fields);
+        snprintf(p.name, sizeof p.name, "%s", v->string);
+        if (rc == 0 && pg_rundoc_backend_props(&known, run, p.name) &&
+            (known.exact != p.exact || known.simulated != p.simulated || strcmp(known.stacks_unit, p.stacks_unit)))
+            rc = fail(r, "not what the %s backend's measurements are (exact %s, simulated %s, stacks in %s)",
+                      known.name, known.exact ? "true" : "false", known.simulated ? "true" : "false",
+                      known.stacks_unit);
+        pop(r, o2);
+        if (rc < 0)
+            break;
+        run->backends[run->nbackends++] = p;
+    }
     pop(r, old);
+    return rc;
+}
+
+static int read_machine(pg_machine *m, reader *r, const cJSON *run)
+{
+    return read_object(m, r, run, "machine", 1, machine_fields, sizeof machine_fields / sizeof *machine_fields);
+}
+
+static int read_settings(pg_rundoc *run, reader *r, const cJSON *jr)
+{
+    int rc = read_object(run, r, jr, "settings", 0, settings_fields, sizeof settings_fields / sizeof *settings_fields);
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(jr, "settings");
+    run->has_native = cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "native") != NULL;
     return rc;
 }
 
@@ -540,7 +622,8 @@ static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
         (rc = get_bool(&run->dirty, r, jr, "dirty")) == 0 &&
         (rc = get_str(&run->start_time, r, jr, "start_time", 0, 0)) == 0 &&
         (rc = get_str(&run->end_time, r, jr, "end_time", 0, 0)) == 0 && (rc = read_machine(&run->machine, r, jr)) == 0 &&
-        (rc = get_str(&run->backend, r, jr, "backend", 1, 0)) == 0 && (rc = read_settings(run, r, jr)) == 0 &&
+        (rc = get_str(&run->backend, r, jr, "backend", 1, 0)) == 0 && (rc = read_backends(run, r, jr)) == 0 &&
+        (rc = read_settings(run, r, jr)) == 0 &&
         (rc = read_shard(run, r, jr)) == 0 &&
         (rc = get_strings(&run->uncontrolled, r, jr, "uncontrolled")) == 0 &&
         (rc = get_strings(&run->notices, r, jr, "notices")) == 0)

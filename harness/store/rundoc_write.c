@@ -184,6 +184,15 @@ static cJSON *run_json(writer *w, const pg_rundoc *r)
         put_str(w, doc, "start_time", r->start_time);
     put(w, doc, "machine", machine_json(w, &r->machine));
     put_str(w, doc, "backend", r->backend ? r->backend : "");
+    cJSON *backends = r->nbackends ? put(w, doc, "backends", cJSON_CreateObject()) : NULL;
+    for (size_t i = 0; backends && i < r->nbackends; i++) {
+        cJSON *o = put(w, backends, r->backends[i].name, cJSON_CreateObject());
+        if (o) {
+            put_bool(w, o, "exact", r->backends[i].exact);
+            put_bool(w, o, "simulated", r->backends[i].simulated);
+            put_str(w, o, "stacks_unit", r->backends[i].stacks_unit);
+        }
+    }
     cJSON *settings = put(w, doc, "settings", cJSON_CreateObject());
     if (settings) {
         put(w, settings, "cpu", r->cpu >= 0 ? cJSON_CreateNumber(r->cpu) : cJSON_CreateNull());

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < runs.n; i++)
         for (size_t b = 0; b < runs.v[i].nbench; b++)
             for (int verbose = 0; verbose < 2; verbose++)
-                pg_table_print_bench(devnull, &runs.v[i].bench[b], verbose);
+                pg_table_print_bench(devnull, &runs.v[i], &runs.v[i].bench[b], verbose);
 
     char *text = NULL;
     rc = pg_rundoc_list_write(&text, &runs);

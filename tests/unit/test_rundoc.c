@@ -33,6 +33,10 @@ static void full_doc(pg_rundoc *r)
     snprintf(r->machine.geometry, sizeof r->machine.geometry, "I1=32768,8,64");
     snprintf(r->machine.hostname, sizeof r->machine.hostname, "host");
     pg_rundoc_set(&r->backend, "perf");
+    CHECK_EQ_INT(pg_rundoc_add_backend(r, "perf"), 0);
+    CHECK_EQ_INT(pg_rundoc_add_backend(r, "valgrind"), 0);
+    CHECK_EQ_INT(pg_rundoc_add_backend(r, "perf"), 0);     /* once */
+    CHECK_EQ_INT(r->nbackends, 2);
     r->cpu = 1;
     r->aslr_disabled = 1;
     pg_rundoc_set(&r->stdin_path, "/dev/null");
@@ -93,7 +97,8 @@ static void collect_keys(char *keys, size_t len, const cJSON *v, int data_names)
             if (!strstr(keys, k) && strlen(keys) + strlen(k) < len)
                 strcat(keys, k + (keys[0] ? 1 : 0));
         }
-        int names_are_data = c->string && (!strcmp(c->string, "metrics") || !strcmp(c->string, "thresholds"));
+        int names_are_data = c->string && (!strcmp(c->string, "metrics") || !strcmp(c->string, "thresholds") ||
+                                           !strcmp(c->string, "backends"));
         collect_keys(keys, len, c, names_are_data);
     }
 }
@@ -336,9 +341,45 @@ static void test_registry(void)
     CHECK_STR(pg_metric_suggest(mean, sizeof mean, "perf::L1-dcache-load-miss", extra, 1), " (did you mean 'perf::L1-dcache-load-misses'?)");
 }
 
+/* A run says what its backends' measurements are: a backend this perfgate
+ * does not know is read by what the document says, one it knows must be
+ * described as it is, and a document older than "backends" is read by name. */
+static void test_backends(void)
+{
+#define WITH(backends) "{\"schema\": \"perfgate-run/1\", \"machine\": {\"id\": \"m1\"}, \"backend\": \"quantum\", " \
+                       "\"backends\": " backends ", \"benchmarks\": []}"
+    pg_rundoc_list l = {0};
+    const char *t = WITH("{\"quantum\": {\"exact\": true, \"simulated\": false, \"stacks_unit\": \"qubits\"}}");
+    CHECK_EQ_INT(pg_rundoc_parse(&l, t, strlen(t), "r.json"), 0);
+    pg_rundoc_props p;
+    CHECK_EQ_INT(l.n, 1);
+    if (l.n == 1) {
+        CHECK_EQ_INT(pg_rundoc_backend_props(&p, &l.v[0], "quantum"), 1);
+        CHECK_EQ_INT(p.exact, 1);
+        CHECK_EQ_INT(p.simulated, 0);
+        CHECK_STR(p.stacks_unit, "qubits");
+        CHECK_EQ_INT(pg_rundoc_backend_props(&p, &l.v[0], "valgrind"), 1);    /* not in it: known by name */
+        CHECK_EQ_INT(p.exact, 1);
+        CHECK_EQ_INT(pg_rundoc_backend_props(&p, &l.v[0], "os"), 0);
+    }
+    pg_rundoc_list_free(&l);
+    refused(WITH("{\"perf\": {\"exact\": true, \"simulated\": false, \"stacks_unit\": \"samples\"}}"),
+            "r.json: backends.perf: not what the perf backend's measurements are (exact false, simulated false, "
+            "stacks in samples)");
+    refused(WITH("{\"quantum\": {\"exact\": 1, \"stacks_unit\": \"q\"}}"),
+            "r.json: backends.quantum.exact: expected true or false, got 1");
+    refused(WITH("{\"quantum\": {\"exact\": true}}"), "r.json: backends.quantum.stacks_unit: missing");
+    refused(WITH("[]"), "r.json: backends: expected an object, got an array");
+    refused(WITH("{\"a\": {\"stacks_unit\": \"x\"}, \"b\": {\"stacks_unit\": \"x\"}, \"c\": {\"stacks_unit\": \"x\"}, "
+                 "\"d\": {\"stacks_unit\": \"x\"}, \"e\": {\"stacks_unit\": \"x\"}}"),
+            "r.json: backends.e: more than 4 backends");
+#undef WITH
+}
+
 int main(void)
 {
     test_docs_match_writer();
+    test_backends();
     test_reader_refuses();
     test_merge();
     test_registry();

@@ -15,12 +15,12 @@ static void metric(pg_rundoc_bench *b, const char *name, const char *unit, const
         CHECK_EQ_INT(pg_rundoc_metric_push(m, v[i], run[i]), 0);
 }
 
-static char *print(const pg_rundoc_bench *b, int verbose)
+static char *print(const pg_rundoc *run, const pg_rundoc_bench *b, int verbose)
 {
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    pg_table_print_bench(f, b, verbose);
+    pg_table_print_bench(f, run, b, verbose);
     fclose(f);
     return text;
 }
@@ -37,7 +37,7 @@ int main(void)
     metric(b, "task-clock", "ns", "perf", (double[]){2e6, 2.2e6, 2.1e6}, (double[]){1, 1, 1}, 3);
     metric(b, "instructions", "count", "perf", (double[]){1000000, 1010000, 990000}, (double[]){0.5, 0.75, 0.6}, 3);
 
-    char *text = print(b, 0);
+    char *text = print(&doc, b, 0);
     CHECK_CONTAINS(text, "sort  (3 runs)");
     CHECK_CONTAINS(text, "1,000,000 count  ± 1.00%     running 50.0%\n");
     CHECK_CONTAINS(text, "2.100 ms     ± 4.76%\n");
@@ -52,7 +52,7 @@ int main(void)
     CHECK(strstr(text, "D1mr") == NULL);
     CHECK_CONTAINS(text, "(+1 valgrind metrics: -v shows them)");
     free(text);
-    text = print(b, 1);
+    text = print(&doc, b, 1);
     CHECK_CONTAINS(text, "D1mr");
     free(text);
 
@@ -62,7 +62,7 @@ int main(void)
     pg_rundoc_set(&b->failure.phase, "measured run");
     b->failure.run = 2;
     pg_rundoc_set(&b->failure.stderr_tail, "one\ntwo\n");
-    text = print(b, 0);
+    text = print(&doc, b, 0);
     CHECK_CONTAINS(text, "sort  FAILED: exit status 3 (measured run 2)\n");
     CHECK_CONTAINS(text, "    | two\n");
     free(text);
