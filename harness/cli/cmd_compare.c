@@ -544,21 +544,46 @@ static void warn_no_stacks(const pg_comparison *c, const opts *o)
     }
 }
 
-static int compare(input *in[2], const char *ida, const char *idb, const char *backend, const opts *o, pg_ctx *ctx)
+/* Both sides' runs as series; another clone's stacks from the stacks note. */
+static int collect_sides(pg_side side[2], input *in[2], const char *ida, const char *idb, const char *backend,
+                         pg_ctx *ctx)
 {
-    pg_side side[2];
-    memset(side, 0, sizeof side);
     const char *ids[2] = {ida, idb};
     int rc = 0;
     for (int i = 0; i < 2 && rc == 0; i++) {
         snprintf(side[i].label, sizeof side[i].label, "%s", in[i]->arg);
         snprintf(side[i].commit, sizeof side[i].commit, "%s", in[i]->commit);
-        if (!in[i]->is_file)    /* another clone's runs: their stacks from the stacks note */
+        if (!in[i]->is_file)
             pg_notes_stacks_fill(&in[i]->runs, ctx->store, ctx->repo, in[i]->commit);
         rc = pg_results_collect(&side[i], &in[i]->runs, ids[i], *backend ? backend : NULL, in[i]->stacks_base);
         if (rc < 0)
             pg_error_wrap(rc, "%s", in[i]->arg);
     }
+    return rc;
+}
+
+/* The report in its format, colored on a terminal unless NO_COLOR, to -o or stdout. */
+static int publish(const pg_comparison *c, const opts *o)
+{
+    const char *nc = getenv("NO_COLOR");
+    const pg_renderer *r = &pg_renderers[o->format];
+    int color = !o->output && r->colors && isatty(1) && !(nc && *nc);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = render(&text, &len, c, r, o, color);
+    if (rc == 0 && o->output)
+        rc = write_output(o->output, text, len);
+    else if (rc == 0 && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0))
+        rc = pg_error_errno(PG_EIO, "cannot write the report to stdout");
+    free(text);
+    return rc;
+}
+
+static int compare(input *in[2], const char *ida, const char *idb, const char *backend, const opts *o, pg_ctx *ctx)
+{
+    pg_side side[2];
+    memset(side, 0, sizeof side);
+    int rc = collect_sides(side, in, ida, idb, backend, ctx);
     pg_comparison c;
     pg_floors floors = {0};
     pg_round2 r2 = {0};
@@ -590,20 +615,8 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
         status = pg_die_last();
     else if (written)
         pg_text_warn("%zu differential flamegraph%s in %s", written, written == 1 ? "" : "s", o->flamegraph);
-    const char *nc = getenv("NO_COLOR");
-    const pg_renderer *r = &pg_renderers[o->format];
-    int color = !o->output && r->colors && isatty(1) && !(nc && *nc);
-    char *text = NULL;
-    size_t len = 0;
-    if (render(&text, &len, &c, r, o, color) < 0) {
+    if (publish(&c, o) < 0)
         status = pg_die_last();
-    } else if (o->output) {
-        if (write_output(o->output, text, len) < 0)
-            status = pg_die_last();
-    } else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-        status = pg_die("cannot write the report to stdout: %s", strerror(errno));
-    }
-    free(text);
     if (append_step_summary(&c, o) < 0)
         status = pg_die_last();
     if (undecided)

@@ -71,6 +71,34 @@ static int parse_minwidth(const pg_opt *opt, const char *name, const char *s)
     return 0;
 }
 
+/* The folded file (two with --diff) drawn or encoded, to `output` or stdout. */
+static int draw(char **args, int diff, int format, const char *output, const pg_flamegraph_opts *o)
+{
+    pg_folded *a = NULL, *b = NULL;
+    int stdin_used = 0;
+    char *svg = NULL;
+    size_t len = 0;
+    const char *what = args[diff ? 1 : 0];
+    int rc = load(&a, args[0], &stdin_used);
+    if (rc == 0 && diff)
+        rc = load(&b, args[1], &stdin_used);
+    if (rc == 0) {
+        rc = diff ? pg_flamegraph_render_diff(&svg, &len, a, b, o) : pg_profile_encode(&svg, &len, format, a, o);
+        if (rc == PG_EINVAL)
+            pg_error_wrap(rc, "%s", diff && o->reverse ? args[0] : what);
+    }
+    if (rc == 0) {
+        if (output)
+            rc = pg_file_write_atomic(output, svg, len);
+        else if (fwrite(svg, 1, len, stdout) != len || fflush(stdout) != 0)
+            rc = pg_error_errno(PG_EIO, "cannot write to standard output");
+    }
+    free(svg);
+    pg_folded_free(a);
+    pg_folded_free(b);
+    return rc;
+}
+
 int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv)
 {
     pg_flamegraph_opts o;
@@ -119,27 +147,5 @@ int pg_cmd_flamegraph(pg_ctx *ctx, int argc, char **argv)
     if (nargs != want)
         return pg_die("one folded file expected, got %d; see 'perfgate flamegraph --help'", nargs);
 
-    pg_folded *a = NULL, *b = NULL;
-    int stdin_used = 0;
-    char *svg = NULL;
-    size_t len = 0;
-    const char *what = args[want - 1];
-    int rc = load(&a, args[0], &stdin_used);
-    if (rc == 0 && diff)
-        rc = load(&b, args[1], &stdin_used);
-    if (rc == 0) {
-        rc = diff ? pg_flamegraph_render_diff(&svg, &len, a, b, &o) : pg_profile_encode(&svg, &len, format, a, &o);
-        if (rc == PG_EINVAL)
-            pg_error_wrap(rc, "%s", diff && o.reverse ? args[0] : what);
-    }
-    if (rc == 0) {
-        if (output)
-            rc = pg_file_write_atomic(output, svg, len);
-        else if (fwrite(svg, 1, len, stdout) != len || fflush(stdout) != 0)
-            rc = pg_error_errno(PG_EIO, "cannot write to standard output");
-    }
-    free(svg);
-    pg_folded_free(a);
-    pg_folded_free(b);
-    return rc < 0 ? pg_die_last() : PG_EXIT_OK;
+    return draw(args, diff, format, output, &o) < 0 ? pg_die_last() : PG_EXIT_OK;
 }

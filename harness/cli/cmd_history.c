@@ -371,50 +371,74 @@ static void summarize(const pg_history *h, size_t with, size_t ngraphs, const op
     printf("\n");
 }
 
-int pg_cmd_history(pg_ctx *ctx, int argc, char **argv)
+/* The options, each checked before anything is read: 0 to go on, else
+ * *status is the exit. */
+static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv)
 {
     static const char *const fg_modes[] = {"changes", "all", "none", NULL};
-    opts o = {.output = "history.html", .max_count = 200};
     const pg_opt table[] = {
         PG_OPT_STRING('o', "output", "FILE", "the page to write (default history.html); flamegraphs go to\n"
-                      "FILE's name with _files instead of .html, beside it", &o.output),
-        PG_OPT_INT('n', "max-count", "N", "at most the last N commits of the range (default 200)", &o.max_count, 1,
+                      "FILE's name with _files instead of .html, beside it", &o->output),
+        PG_OPT_INT('n', "max-count", "N", "at most the last N commits of the range (default 200)", &o->max_count, 1,
                    1000000),
         PG_OPT_CHOICE(0, "flamegraphs", "WHICH", "changes (default: the points marked and those before them),\n"
-                      "all, or none", &o.flamegraphs, fg_modes),
+                      "all, or none", &o->flamegraphs, fg_modes),
         PG_OPT_STRING(0, "commit-url", "URL", "a commit's web page, %H standing for its id (default: from\n"
-                      "origin when it is on GitHub or GitLab)", &o.commit_url),
+                      "origin when it is on GitHub or GitLab)", &o->commit_url),
         PG_OPT_STRING(0, "machine", "ID", "only the runs of this machine (an id or its prefix, as\n"
-                      "perfgate show prints it)", &o.machine),
-        PG_OPT_STRING(0, "backend", "B", "only the runs of this backend (perf or valgrind)", &o.backend),
-        PG_OPT_CALLBACK('t', "threshold", "M=PCT", "regression threshold for metric M, as for compare", &o.thresholds,
+                      "perfgate show prints it)", &o->machine),
+        PG_OPT_STRING(0, "backend", "B", "only the runs of this backend (perf or valgrind)", &o->backend),
+        PG_OPT_CALLBACK('t', "threshold", "M=PCT", "regression threshold for metric M, as for compare", &o->thresholds,
                         pg_cmd_opt_threshold),
         PG_OPT_END(),
     };
-    int status;
-    if (pg_cmd_parse(&status, ctx, &spec, table, argc, argv))
-        goto out;
-    status = PG_EXIT_USAGE;
-    if (ctx->args.nargs > 1) {
-        pg_die("history takes one range (REV or A..B; got %d); see 'perfgate history --help'", ctx->args.nargs);
-        goto out;
-    }
-    if (!*o.output || (o.commit_url && !strstr(o.commit_url, "%H"))) {
-        pg_die(*o.output ? "--commit-url '%s' has no %%H where the commit id goes" : "--output: empty file name",
-               o.commit_url);
-        goto out;
-    }
+    if (pg_cmd_parse(status, ctx, &spec, table, argc, argv))
+        return 1;
+    *status = PG_EXIT_USAGE;
+    if (ctx->args.nargs > 1)
+        return pg_die("history takes one range (REV or A..B; got %d); see 'perfgate history --help'", ctx->args.nargs);
+    if (!*o->output || (o->commit_url && !strstr(o->commit_url, "%H")))
+        return pg_die(*o->output ? "--commit-url '%s' has no %%H where the commit id goes" : "--output: empty file name",
+                      o->commit_url);
     pg_backend_kind kind;
-    if (o.backend && (pg_backend_parse(&kind, o.backend) < 0 || !pg_backend_props_of(kind))) {
-        pg_die("--backend '%s': expected the name of a backend (perf or valgrind)", o.backend);
-        goto out;
-    }
+    if (o->backend && (pg_backend_parse(&kind, o->backend) < 0 || !pg_backend_props_of(kind)))
+        return pg_die("--backend '%s': expected the name of a backend (perf or valgrind)", o->backend);
     char outdir[PATH_MAX];
     struct stat st;
-    pg_path_dirname(outdir, sizeof outdir, o.output);
-    if (stat(outdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        pg_die("--output %s: no directory %s to write it in", o.output, outdir);
-        goto out;
+    pg_path_dirname(outdir, sizeof outdir, o->output);
+    if (stat(outdir, &st) < 0 || !S_ISDIR(st.st_mode))
+        return pg_die("--output %s: no directory %s to write it in", o->output, outdir);
+    return 0;
+}
+
+/* The page, titled after the work tree's directory, dated now. */
+static int publish(pg_history *h, size_t *ngraphs, pg_ctx *ctx, const char *range, const opts *o)
+{
+    char url[1200] = "", title[PATH_MAX + 32], when[64];
+    if (!o->commit_url)
+        commit_url_of(url, sizeof url, ctx->repo);
+    const char *wd = ctx->workdir ? ctx->workdir : ctx->cwd;
+    size_t wl = strlen(wd);
+    while (wl > 1 && wd[wl - 1] == '/')
+        wl--;
+    const char *base = wd + wl;
+    while (base > wd && base[-1] != '/')
+        base--;
+    snprintf(title, sizeof title, "perfgate history: %.*s", (int)(wd + wl - base), base);
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    pg_hist_page page = {.title = title, .range = range, .commit_url = o->commit_url ? o->commit_url : *url ? url : NULL,
+                         .generated = when};
+    return write_page(h, &page, o, ngraphs);
+}
+
+int pg_cmd_history(pg_ctx *ctx, int argc, char **argv)
+{
+    opts o = {.output = "history.html", .max_count = 200};
+    int status;
+    if (parse_args(&status, &o, ctx, argc, argv)) {
+        pg_thresholds_free(&o.thresholds);
+        return status;
     }
     const char *range = ctx->args.nargs ? ctx->args.args[0] : "HEAD";
     char (*line)[PG_OID_HEXSZ + 1] = NULL;
@@ -435,33 +459,13 @@ int pg_cmd_history(pg_ctx *ctx, int argc, char **argv)
                           *ctx->store ? ctx->store : "none");
     if (rc == 0)
         rc = pg_history_analyze(&h, &o.thresholds);
-    if (rc == 0) {
-        char url[1200] = "", title[PATH_MAX + 32], when[64];
-        if (!o.commit_url)
-            commit_url_of(url, sizeof url, ctx->repo);
-        const char *wd = ctx->workdir ? ctx->workdir : ctx->cwd;
-        size_t wl = strlen(wd);
-        while (wl > 1 && wd[wl - 1] == '/')
-            wl--;
-        const char *base = wd + wl;
-        while (base > wd && base[-1] != '/')
-            base--;
-        snprintf(title, sizeof title, "perfgate history: %.*s", (int)(wd + wl - base), base);
-        time_t now = time(NULL);
-        strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
-        pg_hist_page page = {.title = title, .range = range, .commit_url = o.commit_url ? o.commit_url : *url ? url : NULL,
-                             .generated = when};
-        rc = write_page(&h, &page, &o, &ngraphs);
-    }
-    if (rc == 0) {
+    if (rc == 0)
+        rc = publish(&h, &ngraphs, ctx, range, &o);
+    if (rc == 0)
         summarize(&h, with, ngraphs, &o);
-        status = PG_EXIT_OK;
-    } else {
-        status = pg_exit_status(rc);
-    }
+    status = rc == 0 ? PG_EXIT_OK : pg_exit_status(rc);
     pg_history_free(&h);
     free(line);
-out:
     pg_thresholds_free(&o.thresholds);
     return status;
 }

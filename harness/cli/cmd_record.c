@@ -215,105 +215,123 @@ static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char *
     return 0;
 }
 
+/* The stacks to their files (folded, the picture); an exit status. */
+static int write_results(const record_args *a, pg_folded *f, const char *cmdline, const pg_sample_result *sr)
+{
+    if (a->folded && !strcmp(a->folded, "-")) {
+        int rc = pg_folded_write(f, stdout);
+        fflush(stdout);
+        if (rc < 0)
+            return pg_die_last();
+    } else if (a->folded && pg_folded_write_file(f, a->folded) < 0) {
+        return pg_die_last();
+    }
+    if (a->svg && write_output(a->svg, f, a->title, cmdline, sr, &a->so) < 0)
+        return pg_die_last();
+    return PG_EXIT_OK;
+}
+
+/* The one line perf record ends with, and the warnings worth acting on. */
+static void print_summary(const record_args *a, const pg_folded *f, const pg_sample_result *sr,
+                          const pg_spawn_result *res)
+{
+    const pg_profile_stats *ps = &sr->profile;
+    const pg_sampler_opts *so = &a->so;
+    fprintf(stderr, "perfgate record: %llu samples (%s, ", (unsigned long long)ps->samples, sr->event);
+    if (so->period)
+        fprintf(stderr, "every %llu events", (unsigned long long)so->period);
+    else
+        fprintf(stderr, "%lu Hz", so->freq);
+    fprintf(stderr, ", %s%s), %llu lost, %.1f%% truncated stacks, %zu distinct stacks; "
+            "%s %.0f ms, unwinding after it took %.0f ms\n",
+            so->callgraph == PG_CALLGRAPH_FP ? "fp" : "dwarf", a->all ? ", every CPU" : "",
+            (unsigned long long)sr->sampler.lost,
+            ps->samples ? 100.0 * (double)ps->truncated / (double)ps->samples : 0.0,
+            pg_folded_count(f), a->all ? "recorded for" : "the command ran", res->wall_ns / 1e6, sr->unwind_ns / 1e6);
+    if (a->all)
+        warn_system(ps);
+    if (so->flush_bytes)     /* only with PERFGATE_SAMPLE_FLUSH: says whether it had an effect */
+        fprintf(stderr, "perfgate record: %llu stacks unwound while the command ran (flush past %zu bytes)\n",
+                (unsigned long long)sr->early, so->flush_bytes);
+    if (sr->sampler.dropped)
+        fprintf(stderr, "perfgate: warning: %llu samples dropped (more than 512 MiB of stacks buffered)\n",
+                (unsigned long long)sr->sampler.dropped);
+    if (sr->sampler.lost)
+        fprintf(stderr, "perfgate: warning: the kernel lost %llu samples (buffer full); lower -F\n",
+                (unsigned long long)sr->sampler.lost);
+    warn_truncated(ps, so);
+    if (a->svg)
+        fprintf(stderr, "wrote: %s\n", a->svg);
+    if (a->folded && strcmp(a->folded, "-"))
+        fprintf(stderr, "wrote: %s\n", a->folded);
+}
+
+/* What the recorded command's own end makes of `status`: interrupted, or a
+ * failure named as a shell would (a usage error stays one). */
+static int child_status(int status, const pg_spawn_result *res, const char *cmd)
+{
+    if (res->interrupted)
+        return status == PG_EXIT_OK ? PG_EXIT_INTERRUPT : status;
+    if (status == PG_EXIT_USAGE || !(res->signal || res->exit_code || res->timed_out))
+        return status;
+    if (res->signal)
+        pg_text_warn("%s was killed by signal %d (SIG%s)", cmd, res->signal,
+                     sigabbrev_np(res->signal) ? sigabbrev_np(res->signal) : "?");
+    else
+        pg_text_warn("%s exited with status %d", cmd, res->exit_code);
+    return PG_EXIT_FAIL;
+}
+
+/* Runs the command under the sampler: *status is set when it did not start. */
+static int sample(pg_folded *f, pg_sample_result *sr, pg_spawn_result *res, int *status, const record_args *a)
+{
+    pg_spawn_install_sigint();
+    pg_spawn_opts sp = {
+        .argv = a->cmd, .cpu = a->cpu >= 0 ? a->cpu : -1, .aslr_off = 1, .log_cap = 4u << 20,
+    };
+    int rc = pg_sample_run(f, sr, res, &sp, &a->so);
+    replay_output(res, a->folded && !strcmp(a->folded, "-"));
+    if (rc < 0 && !res->started)
+        *status = pg_die("cannot record %s: %s", a->all ? "every CPU" : a->cmd[0], pg_error_last());
+    else if (!res->started)
+        *status = PG_EXIT_USAGE;    /* exec failed: spawn put the reason in the captured stderr, already shown */
+    return rc;
+}
+
 int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
 {
     record_args a;
     int status;
     if (parse_args(&status, &a, ctx, argc, argv))
         return status;
-    pg_sampler_opts so = a.so;
-    const char *svg = a.svg, *folded = a.folded, *title = a.title;
-    char **cmd = a.cmd;
-    int ncmd = a.ncmd, cpu = a.cpu;
-
     char cmdline[512] = "";
-    for (int i = 0; i < ncmd; i++) {
+    for (int i = 0; i < a.ncmd; i++) {
         size_t l = strlen(cmdline);
-        snprintf(cmdline + l, sizeof cmdline - l, "%s%s", i ? " " : "", cmd[i]);
+        snprintf(cmdline + l, sizeof cmdline - l, "%s%s", i ? " " : "", a.cmd[i]);
     }
-
-    pg_spawn_install_sigint();
-    pg_spawn_opts sp = {
-        .argv = cmd, .cpu = cpu >= 0 ? cpu : -1, .aslr_off = 1, .log_cap = 4u << 20,
-    };
     pg_folded *f;
     if (pg_folded_new(&f) < 0)
         return pg_die_last();
     pg_sample_result sr;
     pg_spawn_result res;
-    int rc = pg_sample_run(f, &sr, &res, &sp, &so);
-    replay_output(&res, folded && !strcmp(folded, "-"));
-    if (rc < 0 && !res.started) {
-        pg_spawn_result_free(&res);
-        pg_folded_free(f);
-        return pg_die("cannot record %s: %s", a.all ? "every CPU" : cmd[0], pg_error_last());
-    }
-    if (!res.started) {
-        /* exec failed: spawn put the reason in the captured stderr, already shown */
-        pg_spawn_result_free(&res);
-        pg_folded_free(f);
-        return PG_EXIT_USAGE;
-    }
-    if (sr.notice[0])
-        pg_text_warn("note: %s", sr.notice);
-    status = PG_EXIT_OK;
-    if (rc < 0) {
-        status = pg_die_last();
-    } else if (pg_folded_total(f) == 0) {
-        pg_die("no samples: %s ran for %.0f ms%s", cmd[0], res.wall_ns / 1e6,
-                        sr.sampler.lost ? " and every sample was lost" :
-                        so.period ? "; lower -c or record a longer run" : "; raise -F or record a longer run");
-        status = res.signal || res.exit_code || res.timed_out ? PG_EXIT_FAIL : PG_EXIT_USAGE;
-    } else {
-        if (folded && !strcmp(folded, "-")) {
-            if (pg_folded_write(f, stdout) < 0)
-                status = pg_die_last();
-            fflush(stdout);
-        } else if (folded && pg_folded_write_file(f, folded) < 0) {
+    status = -1;
+    int rc = sample(f, &sr, &res, &status, &a);
+    if (status < 0) {
+        if (sr.notice[0])
+            pg_text_warn("note: %s", sr.notice);
+        if (rc < 0) {
             status = pg_die_last();
+        } else if (pg_folded_total(f) == 0) {
+            pg_die("no samples: %s ran for %.0f ms%s", a.cmd[0], res.wall_ns / 1e6,
+                   sr.sampler.lost ? " and every sample was lost" :
+                   a.so.period ? "; lower -c or record a longer run" : "; raise -F or record a longer run");
+            status = res.signal || res.exit_code || res.timed_out ? PG_EXIT_FAIL : PG_EXIT_USAGE;
+        } else {
+            status = write_results(&a, f, cmdline, &sr);
         }
-        if (status == PG_EXIT_OK && svg && write_output(svg, f, title, cmdline, &sr, &so) < 0)
-            status = pg_die_last();
-    }
-    if (status == PG_EXIT_OK) {
-        const pg_profile_stats *ps = &sr.profile;
-        fprintf(stderr, "perfgate record: %llu samples (%s, ", (unsigned long long)ps->samples, sr.event);
-        if (so.period)
-            fprintf(stderr, "every %llu events", (unsigned long long)so.period);
-        else
-            fprintf(stderr, "%lu Hz", so.freq);
-        fprintf(stderr, ", %s%s), %llu lost, %.1f%% truncated stacks, %zu distinct stacks; "
-                "%s %.0f ms, unwinding after it took %.0f ms\n",
-                so.callgraph == PG_CALLGRAPH_FP ? "fp" : "dwarf", a.all ? ", every CPU" : "",
-                (unsigned long long)sr.sampler.lost,
-                ps->samples ? 100.0 * (double)ps->truncated / (double)ps->samples : 0.0,
-                pg_folded_count(f), a.all ? "recorded for" : "the command ran", res.wall_ns / 1e6, sr.unwind_ns / 1e6);
-        if (a.all)
-            warn_system(ps);
-        if (so.flush_bytes)     /* only with PERFGATE_SAMPLE_FLUSH: says whether it had an effect */
-            fprintf(stderr, "perfgate record: %llu stacks unwound while the command ran (flush past %zu bytes)\n",
-                    (unsigned long long)sr.early, so.flush_bytes);
-        if (sr.sampler.dropped)
-            fprintf(stderr, "perfgate: warning: %llu samples dropped (more than 512 MiB of stacks buffered)\n",
-                    (unsigned long long)sr.sampler.dropped);
-        if (sr.sampler.lost)
-            fprintf(stderr, "perfgate: warning: the kernel lost %llu samples (buffer full); lower -F\n",
-                    (unsigned long long)sr.sampler.lost);
-        warn_truncated(ps, &so);
-        if (svg)
-            fprintf(stderr, "wrote: %s\n", svg);
-        if (folded && strcmp(folded, "-"))
-            fprintf(stderr, "wrote: %s\n", folded);
-    }
-    if (res.interrupted) {
-        status = status == PG_EXIT_OK ? PG_EXIT_INTERRUPT : status;
-    } else if (status != PG_EXIT_USAGE && (res.signal || res.exit_code || res.timed_out)) {
-        if (res.signal)
-            pg_text_warn("%s was killed by signal %d (SIG%s)", cmd[0], res.signal,
-                         sigabbrev_np(res.signal) ? sigabbrev_np(res.signal) : "?");
-        else
-            pg_text_warn("%s exited with status %d", cmd[0], res.exit_code);
-        status = PG_EXIT_FAIL;
+        if (status == PG_EXIT_OK)
+            print_summary(&a, f, &sr, &res);
+        status = child_status(status, &res, a.cmd[0]);
     }
     pg_spawn_result_free(&res);
     pg_folded_free(f);

@@ -349,6 +349,32 @@ static void run_state_free(run_state *st, const run_args *a)
     pg_benchset_free(&st->set);
 }
 
+/* How to measure, before a long build, so that a bad event name fails at
+ * once (and while libgit2 initialises on the other core); then what to run,
+ * which needs the work tree, and this shard's part of it (*empty: none). */
+static int prepare(int *empty, run_state *st, run_args *a, pg_ctx *ctx)
+{
+    int rc = check_default_dir(&ctx->args);
+    if (rc == 0)
+        rc = pg_session_open(&st->sess, a->backend, a->events, a->user_only);
+    if (rc == 0 && !a->no_native)
+        rc = pg_session_open_native(&st->sess);
+    a->ro.native = st->sess.native;
+    if (rc == 0)
+        rc = select_benchmarks(st, a, ctx);
+    if (rc < 0)
+        return rc;
+    pg_session_tell(&st->sess);      /* after the benchmarks: bad input is said in one line */
+    locate_results(st, a, ctx);
+    rc = select_shard(st, a, ctx);
+    if (rc == 0 && st->set.n == 0) {
+        fprintf(stderr, "perfgate: shard %d/%d has no benchmark (the suite has fewer than %d); nothing to run\n",
+                a->shard.index, a->shard.count, a->shard.count);
+        *empty = 1;
+    }
+    return rc;
+}
+
 int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
 {
     run_args a;
@@ -358,27 +384,11 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     run_state st = {0};
     pg_benchset_init(&st.set);
     pg_owned_init(&st.logs);
-    /* How to measure, before a long build, so that a bad event name fails at
-     * once (and while libgit2 initialises on the other core); then what to
-     * run, which needs the work tree. */
-    int rc = check_default_dir(&ctx->args);
-    if (rc == 0)
-        rc = pg_session_open(&st.sess, a.backend, a.events, a.user_only);
-    if (rc == 0 && !a.no_native)
-        rc = pg_session_open_native(&st.sess);
-    a.ro.native = st.sess.native;
-    if (rc == 0)
-        rc = select_benchmarks(&st, &a, ctx);
-    if (rc == 0) {
-        pg_session_tell(&st.sess);      /* after the benchmarks: bad input is said in one line */
-        locate_results(&st, &a, ctx);
-        rc = select_shard(&st, &a, ctx);
-        if (rc == 0 && st.set.n == 0) {
-            fprintf(stderr, "perfgate: shard %d/%d has no benchmark (the suite has fewer than %d); nothing to run\n",
-                    a.shard.index, a.shard.count, a.shard.count);
-            run_state_free(&st, &a);
-            return PG_EXIT_OK;
-        }
+    int empty = 0;
+    int rc = prepare(&empty, &st, &a, ctx);
+    if (rc == 0 && empty) {
+        run_state_free(&st, &a);
+        return PG_EXIT_OK;
     }
     if (rc == 0)
         rc = choose_cpu(&a.ro);
