@@ -262,6 +262,13 @@ struct pg_profile {
     pg_profile_stats st;
 };
 
+/* The folded stacks keep where each function comes from, for pprof files. */
+static void note_source(void *ctx, const char *name, const pg_frame_source *src)
+{
+    if (pg_folded_set_source(ctx, name, src) < 0)
+        pg_error_clear();   /* only the pprof file's source lines are lost */
+}
+
 int pg_profile_new(pg_profile **out, pg_folded *f, const pg_sampler *s)
 {
     *out = NULL;
@@ -278,6 +285,7 @@ int pg_profile_new(pg_profile **out, pg_folded *f, const pg_sampler *s)
     b->out = f;
     b->st = &p->st;
     p->s = s;
+    pg_symbolizer_on_source(b->sym, note_source, f);
     *out = p;
     return 0;
 }

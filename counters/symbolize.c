@@ -15,6 +15,7 @@
 typedef struct file_state {
     Dwfl *dwfl;
     Dwfl_Module *mod;
+    char build_id[41];          /* hex, "" when the file has none (first 20 bytes) */
 } file_state;
 
 typedef struct slot {
@@ -26,6 +27,8 @@ typedef struct slot {
 struct pg_symbolizer {
     slot *tab;
     size_t cap, n;
+    pg_symbolize_source_fn *on_source;
+    void *on_source_ctx;
 };
 
 static char *debuginfo_path;
@@ -76,6 +79,11 @@ static file_state *state_of(pg_elffile *f)
     /* Base 0: module addresses are the file's own link-time addresses. */
     st->mod = dwfl_report_elf(st->dwfl, f->base, f->path, fd, 0, false);
     dwfl_report_end(st->dwfl, NULL, NULL);
+    const unsigned char *id;
+    GElf_Addr at;
+    int n = st->mod ? dwfl_module_build_id(st->mod, &id, &at) : 0;
+    for (int i = 0; i < n && i < 20; i++)
+        snprintf(st->build_id + 2 * i, 3, "%02x", id[i]);
     return st;
 }
 
@@ -88,6 +96,12 @@ int pg_symbolizer_new(pg_symbolizer **out)
     }
     *out = s;
     return 0;
+}
+
+void pg_symbolizer_on_source(pg_symbolizer *s, pg_symbolize_source_fn *fn, void *ctx)
+{
+    s->on_source = fn;
+    s->on_source_ctx = ctx;
 }
 
 void pg_symbolizer_free(pg_symbolizer *s)
@@ -126,9 +140,12 @@ static int rehash(pg_symbolizer *s)
     return 0;
 }
 
-/* A growing ';'-joined list of names, innermost first; reversed at the end. */
+/* A growing ';'-joined list of names, innermost first; reversed at the end;
+ * each with the source file and line of its function when DWARF gives them. */
 typedef struct names {
     char *v[64];
+    const char *file[64];
+    int line[64];
     size_t n;
 } names;
 
@@ -136,6 +153,8 @@ static void push_name(names *ns, const char *raw)
 {
     if (ns->n == 64 || !raw)
         return;
+    ns->file[ns->n] = NULL;
+    ns->line[ns->n] = 0;
     char buf[1024];
     pg_demangle(buf, sizeof buf, raw);
     /* A demangled name may hold ';' (Rust's <[T; N]>): it would split the frame. */
@@ -168,7 +187,7 @@ static int first_function(Dwarf_Die *fn, Dwarf_Die *scopes, int from, int n)
     return 0;
 }
 
-static char *resolve(pg_elffile *f, uint64_t vaddr)
+static char *resolve(pg_symbolizer *s, pg_elffile *f, uint64_t vaddr)
 {
     file_state *st = state_of(f);
     names ns = {.n = 0};
@@ -184,7 +203,12 @@ static char *resolve(pg_elffile *f, uint64_t vaddr)
          * definition's scopes, not the caller's: walk the concrete tree up
          * from each inlined instance to find who it was inlined into. */
         while (have) {
+            size_t at = ns.n;
             push_name(&ns, die_name(&fn));
+            if (ns.n > at) {
+                ns.file[at] = dwarf_decl_file(&fn);
+                dwarf_decl_line(&fn, &ns.line[at]);
+            }
             if (dwarf_tag(&fn) != DW_TAG_inlined_subroutine)
                 break;
             scopes = NULL;
@@ -207,6 +231,12 @@ static char *resolve(pg_elffile *f, uint64_t vaddr)
         pg_elffile_func_start(f, vaddr, &start);
         snprintf(buf, sizeof buf, "%s+0x%llx", f->base, (unsigned long long)start);
         push_name(&ns, buf);
+    }
+    for (size_t i = 0; s->on_source && i < ns.n; i++) {
+        pg_frame_source src = {.file = ns.file[i], .line = ns.line[i], .module = f->ok ? f->path : NULL,
+                               .build_id = st && st->build_id[0] ? st->build_id : NULL};
+        if (ns.v[i])
+            s->on_source(s->on_source_ctx, ns.v[i], &src);
     }
     size_t len = 0;
     for (size_t i = 0; i < ns.n; i++)
@@ -235,7 +265,7 @@ const char *pg_symbolize(pg_symbolizer *s, pg_elffile *f, uint64_t vaddr)
             return s->tab[j].frames;
         j = (j + 1) & (s->cap - 1);
     }
-    char *fr = resolve(f, vaddr);
+    char *fr = resolve(s, f, vaddr);
     if (!fr)
         return NULL;
     if ((s->n + 1) * 2 > s->cap) {

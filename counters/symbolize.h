@@ -19,6 +19,7 @@
 #define PG_COUNTERS_SYMBOLIZE_H
 
 #include "counters/elffile.h"
+#include "util/folded.h"
 
 #include <stdint.h>
 
@@ -32,5 +33,12 @@ void pg_symbolizer_free(pg_symbolizer *s);
  * ';' (one name unless inlined calls are there). The string is owned by the
  * symbolizer and lives as long as it. NULL only when out of memory. */
 const char *pg_symbolize(pg_symbolizer *s, pg_elffile *f, uint64_t vaddr);
+
+/* Called once per frame name of each address resolved from then on (not
+ * for cached ones): where the function comes from, its source file and
+ * first line from DWARF (DW_AT_decl_file, DW_AT_decl_line; none from a
+ * symbol table), the file and its build id. `src` lives for the call. */
+typedef void pg_symbolize_source_fn(void *ctx, const char *name, const pg_frame_source *src);
+void pg_symbolizer_on_source(pg_symbolizer *s, pg_symbolize_source_fn *fn, void *ctx);
 
 #endif

@@ -2,7 +2,9 @@
  * (tests/e2e/lib/profile.proto keeps a copy that the tests decode with). */
 #include "report/pprof.h"
 #include "report/stackids.h"
+#include "util/array.h"
 #include "util/error.h"
+#include "util/strindex.h"
 #include "util/text.h"
 
 #include <stdint.h>
@@ -12,12 +14,14 @@
 
 /* profile.proto's field numbers. */
 enum {
-    PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
+    PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4, PROFILE_FUNCTION = 5,
     PROFILE_STRING_TABLE = 6, PROFILE_PERIOD_TYPE = 11, PROFILE_PERIOD = 12,
     VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
     SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2,
-    LOCATION_ID = 1, LOCATION_LINE = 4, LINE_FUNCTION_ID = 1,
-    FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3,
+    MAPPING_ID = 1, MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+    MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
+    LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_LINE = 4, LINE_FUNCTION_ID = 1, LINE_LINE = 2,
+    FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4, FUNCTION_START_LINE = 5,
 };
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
 
@@ -104,11 +108,84 @@ static void string(buf *b, const char *s)
     free(ok);
 }
 
-static int encode(buf *b, const pg_stackids *s, const char *type)
+/* What a recording knew of its functions (pg_folded_source): source files,
+ * first lines, and the files they are in, one Mapping each. Strings past the
+ * names are numbered from `base`, each once. */
+typedef struct sources {
+    const pg_frame_source **of;     /* by function id - 1: NULL when unknown */
+    const char **str;               /* the strings past the names */
+    size_t nstr, capstr, base;
+    pg_strindex strs, maps;         /* string -> its index; module -> mapping id */
+    struct mapping {
+        const char *module;
+        const char *build_id;
+        int files, lines;           /* a function of it has a file, a line */
+    } *map;                         /* by mapping id - 1 */
+    size_t nmap, capmap;
+} sources;
+
+static size_t intern(sources *x, const char *s)
+{
+    size_t i;
+    if (pg_strindex_get(&x->strs, s, &i))
+        return i;
+    if (pg_array_grow(&x->str, &x->capstr, x->nstr, sizeof *x->str, 16) < 0 ||
+        pg_strindex_put(&x->strs, s, x->base + x->nstr) < 0)
+        return 0;       /* "" stands in: only a file name is lost */
+    x->str[x->nstr] = s;
+    return x->base + x->nstr++;
+}
+
+/* The mapping id of `src`'s module (from 1), 0 when none. */
+static size_t mapping_of(sources *x, const pg_frame_source *src)
+{
+    size_t id;
+    if (!src || !src->module)
+        return 0;
+    if (!pg_strindex_get(&x->maps, src->module, &id)) {
+        if (pg_array_grow(&x->map, &x->capmap, x->nmap, sizeof *x->map, 8) < 0 ||
+            pg_strindex_put(&x->maps, src->module, x->nmap + 1) < 0)
+            return 0;
+        x->map[x->nmap] = (struct mapping){.module = src->module};
+        id = ++x->nmap;
+    }
+    struct mapping *m = &x->map[id - 1];
+    m->build_id = m->build_id ? m->build_id : src->build_id;
+    m->files |= src->file != NULL;
+    m->lines |= src->line > 0;
+    return id;
+}
+
+static void sources_free(sources *x)
+{
+    free(x->of);
+    free(x->str);
+    free(x->map);
+    pg_strindex_free(&x->strs);
+    pg_strindex_free(&x->maps);
+}
+
+static void write_mappings(buf *b, buf *sub, sources *x)
+{
+    for (size_t i = 0; i < x->nmap; i++) {
+        const struct mapping *m = &x->map[i];
+        field_u64(sub, MAPPING_ID, i + 1);
+        field_u64(sub, MAPPING_FILENAME, intern(x, m->module));
+        if (m->build_id)
+            field_u64(sub, MAPPING_BUILD_ID, intern(x, m->build_id));
+        field_u64(sub, MAPPING_HAS_FUNCTIONS, 1);
+        field_u64(sub, MAPPING_HAS_FILENAMES, (uint64_t)m->files);
+        field_u64(sub, MAPPING_HAS_LINE_NUMBERS, (uint64_t)m->lines);
+        field_msg(b, PROFILE_MAPPING, sub);
+    }
+}
+
+static int encode(buf *b, const pg_stackids *s, const char *type, sources *x)
 {
     buf sub = {0}, packed = {0};
     /* Strings: "" first (proto's rule for index 0), the type and unit, then one
-     * name per function: function id i + 1 has its name at string i + 3. */
+     * name per function: function id i + 1 has its name at string i + 3; the
+     * files and build ids of sources after them. */
     string(b, "");
     string(b, type);
     string(b, "count");
@@ -132,18 +209,31 @@ static int encode(buf *b, const pg_stackids *s, const char *type)
         packed.n = 0;
         field_msg(b, PROFILE_SAMPLE, &sub);
     }
+    /* One Location per Function: the profile is of folded stacks, so a
+     * function's line is where it starts, and its mapping the file it is in. */
     for (size_t i = 0; i < s->nnames; i++) {
+        const pg_frame_source *src = x->of ? x->of[i] : NULL;
         field_u64(&packed, LINE_FUNCTION_ID, i + 1);
+        field_u64(&packed, LINE_LINE, src && src->line > 0 ? (uint64_t)src->line : 0);
         field_u64(&sub, LOCATION_ID, i + 1);
+        field_u64(&sub, LOCATION_MAPPING_ID, mapping_of(x, src));
         field_msg(&sub, LOCATION_LINE, &packed);
         field_msg(b, PROFILE_LOCATION, &sub);
     }
     for (size_t i = 0; i < s->nnames; i++) {
+        const pg_frame_source *src = x->of ? x->of[i] : NULL;
         field_u64(&sub, FUNCTION_ID, i + 1);
         field_u64(&sub, FUNCTION_NAME, i + 3);
         field_u64(&sub, FUNCTION_SYSTEM_NAME, i + 3);
+        if (src && src->file)
+            field_u64(&sub, FUNCTION_FILENAME, intern(x, src->file));
+        if (src && src->line > 0)
+            field_u64(&sub, FUNCTION_START_LINE, (uint64_t)src->line);
         field_msg(b, PROFILE_FUNCTION, &sub);
     }
+    write_mappings(b, &sub, x);
+    for (size_t k = 0; k < x->nstr; k++)
+        string(b, x->str[k]);
     value_type(b, PROFILE_PERIOD_TYPE, &sub, 1, 2);
     field_u64(b, PROFILE_PERIOD, 1);
     b->failed |= sub.failed | packed.failed;
@@ -189,8 +279,16 @@ int pg_pprof_encode(unsigned char **out, size_t *len, pg_folded *f, const char *
     int rc = pg_stackids_build(&s, f);
     if (rc < 0)
         return rc;
+    sources x = {.base = 3 + s.nnames};
+    for (size_t i = 0; i < s.nnames && !x.of; i++)
+        if (pg_folded_source(f, s.names[i]) && !(x.of = calloc(s.nnames, sizeof *x.of)))
+            rc = pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; x.of && i < s.nnames; i++)
+        x.of[i] = pg_folded_source(f, s.names[i]);
     buf b = {0};
-    rc = encode(&b, &s, type ? type : "samples");
+    if (rc == 0)
+        rc = encode(&b, &s, type ? type : "samples", &x);
+    sources_free(&x);
     if (rc == 0 && b.n > UINT32_MAX)
         rc = pg_error_set(PG_EINVAL, "a pprof profile of %zu bytes is too large", b.n);
     if (rc == 0)

@@ -6,6 +6,7 @@
 #include "util/array.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/strindex.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +33,10 @@ struct pg_folded {
     chunk *arena;
     uint64_t total;
     pg_folded_entry *sorted;   /* cache for pg_folded_entries; NULL when stale */
+    /* pg_folded_set_source: frame name -> index into src (names and strings in the arena) */
+    pg_strindex srcindex;
+    pg_frame_source *src;
+    size_t nsrc, capsrc;
 };
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -81,6 +86,8 @@ void pg_folded_free(pg_folded *f)
     free(f->slots);
     free(f->table);
     free(f->sorted);
+    pg_strindex_free(&f->srcindex);
+    free(f->src);
     free(f);
 }
 
@@ -522,4 +529,38 @@ int pg_folded_write_file(const pg_folded *f, const char *path)
     rc = pg_file_write_atomic(path, buf, len);
     free(buf);
     return rc;
+}
+
+/* A copy in the arena, or NULL for NULL (and when out of memory: *oom). */
+static const char *arena_str(pg_folded *f, const char *s, int *oom)
+{
+    if (!s)
+        return NULL;
+    char *c = arena_dup(f, s, strlen(s));
+    *oom |= !c;
+    return c;
+}
+
+int pg_folded_set_source(pg_folded *f, const char *frame, const pg_frame_source *src)
+{
+    size_t i;
+    if (pg_strindex_get(&f->srcindex, frame, &i))
+        return 0;
+    if (pg_array_grow(&f->src, &f->capsrc, f->nsrc, sizeof *f->src, 64) < 0)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    int oom = 0;
+    const char *key = arena_str(f, frame, &oom);
+    pg_frame_source *d = &f->src[f->nsrc];
+    *d = (pg_frame_source){.file = arena_str(f, src->file, &oom), .line = src->line,
+                           .module = arena_str(f, src->module, &oom), .build_id = arena_str(f, src->build_id, &oom)};
+    if (oom || pg_strindex_put(&f->srcindex, key, f->nsrc) < 0)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    f->nsrc++;
+    return 0;
+}
+
+const pg_frame_source *pg_folded_source(const pg_folded *f, const char *frame)
+{
+    size_t i;
+    return pg_strindex_get(&f->srcindex, frame, &i) ? &f->src[i] : NULL;
 }

@@ -30,6 +30,22 @@ int pg_folded_add(pg_folded *f, const char *stack, uint64_t count);
  * ';' or newlines are sanitized (replaced by ':' and ' ') so the line stays parseable. */
 int pg_folded_add_frames(pg_folded *f, const char *const *frames, size_t nframes, uint64_t count);
 
+/* Where a frame's function comes from, when the recorder knows it (`record`
+ * with the program's debug info; a folded file read from text has none):
+ * what a pprof file's functions and mappings carry (report/pprof.h). */
+typedef struct pg_frame_source {
+    const char *file;       /* its source file, or NULL */
+    int line;               /* the line it starts at (DW_AT_decl_line); 0: unknown */
+    const char *module;     /* the executable or shared object it is in, or NULL */
+    const char *build_id;   /* that file's GNU build id in hex, or NULL */
+} pg_frame_source;
+
+/* Notes where `frame` comes from (copied; the first note of a name stays).
+ * PG_ENOMEM. */
+int pg_folded_set_source(pg_folded *f, const char *frame, const pg_frame_source *src);
+/* What was noted of `frame`, or NULL. */
+const pg_frame_source *pg_folded_source(const pg_folded *f, const char *frame);
+
 /* Parses folded text. Blank lines are skipped; a malformed line is an error
  * naming `name` and the line number ("name:12: ..."). The count is the last
  * blank-separated field, a whole number; frames may contain spaces. CRLF

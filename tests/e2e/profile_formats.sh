@@ -67,6 +67,16 @@ expect_exit 0 "record -o x.pb.gz" "$PG" record --folded r.folded -o r.pb.gz -- "
 contains "$T/err" "wrote: r.pb.gz"
 check "decodes" decode r.pb.gz r.txt
 check "record's pprof is its folded stacks" $CHECK pprof r.txt r.folded samples
+# ... and, knowing the program's debug info, where each function comes from:
+# its source file and first line, and the file it is in with its build id.
+cc -O1 -g -o srcprog "$PG_SRC/tests/progs/shares.c" || bad "build shares with -g"
+expect_exit 0 "record -o x.pb.gz of a program with debug info" "$PG" record -o src.pb.gz -- ./srcprog 20
+check "decodes" decode src.pb.gz src.txt
+want_line=$(grep -n 'static unsigned long mix(' "$PG_SRC/tests/progs/shares.c" | cut -d: -f1)
+build_id=$(readelf -n srcprog | sed -n 's/.*Build ID: *//p')
+check "mix: $PG_SRC/tests/progs/shares.c:$want_line, in $T/srcprog (build id $build_id)" python3 "$LIB/profile_check.py" \
+  pprof-source src.txt mix "$PG_SRC/tests/progs/shares.c" "$want_line" "$T/srcprog" "$build_id"
+check "a folded file knows no source: no mapping" sh -c '! grep -q "^mapping" p.txt'
 expect_exit 0 "record -o x.speedscope.json" "$PG" record --folded s.folded -o s.speedscope.json -- "$PROGS/shares" 20
 check "record's speedscope is its folded stacks" $CHECK speedscope s.speedscope.json s.folded
 case "$(json s.speedscope.json "d['name']")" in *shares*) ok ;; *) bad "the profile is named after the command" ;; esac

@@ -11,6 +11,10 @@ stacks they were made from.
   profile_check.py pprof-sample DECODED.txt LEAF;...;ROOT VALUE
       There is a sample whose locations, leaf first, name these functions,
       with this value.
+  profile_check.py pprof-source DECODED.txt FUNCTION FILE LINE MODULE BUILD_ID
+      FUNCTION has that source file and start line, its location that line
+      and the mapping of MODULE, which has that build id and says it has
+      functions, file names and line numbers.
   profile_check.py speedscope FILE.speedscope.json FOLDED
       Checks the file format's structure, that the weights add up to
       endValue and FOLDED's total, and that the samples, root first, are
@@ -50,7 +54,8 @@ def text_format(text):
         else:
             k, _, v = line.partition(":")
             v = v.strip()
-            cur.setdefault(k.strip(), []).append(ast.literal_eval(v) if v.startswith('"') else int(v))
+            val = ast.literal_eval(v) if v.startswith('"') else {"true": True, "false": False}.get(v)
+            cur.setdefault(k.strip(), []).append(int(v) if val is None else val)
     return root
 
 
@@ -110,6 +115,28 @@ def pprof(decoded, want, typ, sample=None):
     return msgs + compare(got, want, "pprof")
 
 
+def source(decoded, fn, file, line, module, build_id):
+    p = text_format(open(decoded, encoding="utf-8").read())
+    st = [utf8(s) for s in p.get("string_table", [])]
+    funcs = [f for f in p.get("function", []) if st[f["name"][0]] == fn]
+    if len(funcs) != 1:
+        return ["%d functions named %s" % (len(funcs), fn)]
+    f = funcs[0]
+    got = (st[f.get("filename", [0])[0]], f.get("start_line", [0])[0])
+    msgs = [] if got == (file, int(line)) else ["%s: file and line %r, expected %r" % (fn, got, (file, int(line)))]
+    locs = [l for l in p.get("location", []) if l["line"][0]["function_id"] == f["id"]]
+    if len(locs) != 1 or locs[0]["line"][0].get("line") != [int(line)]:
+        return msgs + ["%s: its location is not one line %s: %r" % (fn, line, locs)]
+    maps = {m["id"][0]: m for m in p.get("mapping", [])}
+    m = maps.get(locs[0].get("mapping_id", [0])[0])
+    if not m:
+        return msgs + ["%s: its location has no mapping" % fn]
+    got = (st[m.get("filename", [0])[0]], st[m.get("build_id", [0])[0]], m.get("has_functions"),
+           m.get("has_filenames"), m.get("has_line_numbers"))
+    want = (module, build_id, [True], [True], [True])
+    return msgs + ([] if got == want else ["%s: mapping %r, expected %r" % (fn, got, want)])
+
+
 def compare(got, want, what):
     msgs = []
     if sum(got.values()) != sum(want.values()):
@@ -152,6 +179,8 @@ if sys.argv[1] == "pprof":
     bad(pprof(sys.argv[2], folded(sys.argv[3]), sys.argv[4]))
 elif sys.argv[1] == "pprof-sample":
     bad(pprof(sys.argv[2], None, None, (sys.argv[3], int(sys.argv[4]))))
+elif sys.argv[1] == "pprof-source":
+    bad(source(*sys.argv[2:8]))
 elif sys.argv[1] == "speedscope":
     bad(speedscope(sys.argv[2], folded(sys.argv[3])))
 sys.exit("unknown check " + sys.argv[1])
