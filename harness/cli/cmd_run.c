@@ -13,6 +13,7 @@
 #include "harness/store/notes.h"
 #include "harness/store/notes_record.h"
 #include "harness/store/notes_stacks.h"
+#include "harness/measure/jobs.h"
 #include "harness/measure/runner.h"
 #include "harness/measure/session.h"
 #include "harness/bench/shard.h"
@@ -76,13 +77,16 @@ static int parse_shard(const pg_opt *opt, const char *name, const char *arg)
 static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **argv)
 {
     static const char *const formats[] = {"text", "json", NULL};
-    *a = (run_args){.ro = {.repeat = -1, .warmup = -1, .cpu = -1, .round = -1, .sample_freq = PG_SAMPLE_FREQ_DEFAULT},
+    *a = (run_args){.ro = {.repeat = -1, .warmup = -1, .cpu = -1, .round = -1, .sample_freq = PG_SAMPLE_FREQ_DEFAULT,
+                           .jobs = -1},
                     .backend = PG_BACKEND_AUTO, .user_only = 1};
     const pg_opt opts[] = {
         PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark (default: 5 perf, 1 valgrind)", &a->ro.repeat, 1,
                    INT_MAX),
         PG_OPT_INT('w', "warmup", "N", "unmeasured runs first (default: 1 perf, 0 valgrind)", &a->ro.warmup, 0, INT_MAX),
         PG_OPT_INT(0, "cpu", "N", "pin benchmarks to CPU N (default: chosen, and named)", &a->ro.cpu, 0, INT_MAX),
+        PG_OPT_INT('j', "jobs", "N", "exact counts (valgrind) of N benchmarks at once; native runs stay\n"
+                   "one at a time (default: the CPUs perfgate may use, less one)", &a->ro.jobs, 1, 256),
         PG_OPT_SET_INT(0, "no-pin", "do not pin", &a->ro.cpu, -2),
         PG_OPT_LIST('e', "events", "LIST", "perf events, comma-separated libpfm4 names (repeatable)\n"
                     "(default instructions,cycles,cache-misses,branch-misses)", &a->events),
@@ -122,6 +126,8 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         return 1;
     }
     a->ro.count_calls = a->calls.list[0] ? a->calls.list : NULL;
+    if (a->ro.jobs < 0)     /* one CPU stays for the native runs, which are pinned */
+        a->ro.jobs = pg_jobs_cpus() > 1 ? pg_jobs_cpus() - 1 : 1;
     return 0;
 }
 

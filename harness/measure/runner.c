@@ -3,6 +3,7 @@
 #include "counters/control.h"
 #include "counters/elfsym.h"
 #include "harness/measure/canon.h"
+#include "harness/measure/jobs.h"
 #include "harness/measure/spawn.h"
 #include "harness/measure/stacks.h"
 #include "harness/measure/table.h"
@@ -407,24 +408,27 @@ static int record_stacks(bench_run *br, const pg_meter *meter, char **argv, char
     return rc;
 }
 
-/* The backend's runs, then the native ones: one after the other, never side
- * by side, so neither disturbs the other's time. The native runs time the
- * whole program (their meter has no regions). */
-static int run_both(bench_run *br, pg_meter *meter, pg_meter *native, const run_counts *c, series *proto)
+/* The backend's runs of the benchmark. */
+static int run_main(bench_run *br, pg_meter *meter, pg_meter *native, const run_counts *c, const series *proto)
 {
-    series main_sr = *proto, native_sr = *proto;
-    main_sr.meter = meter, main_sr.drop_sim_times = native != NULL;
-    main_sr.warmup = c->runs ? c->warmup : 0, main_sr.runs = c->runs, main_sr.repeat = c->repeat;
-    int rc = 0;
-    if (!br->fail && (main_sr.runs || main_sr.warmup))
-        rc = run_series(br, &main_sr);
-    native_sr.meter = native, native_sr.native = 1, native_sr.gb = 0;
-    native_sr.warmup = c->nwarmup, native_sr.runs = c->nruns, native_sr.repeat = c->nrepeat;
+    series sr = *proto;
+    sr.meter = meter, sr.drop_sim_times = native != NULL;
+    sr.warmup = c->runs ? c->warmup : 0, sr.runs = c->runs, sr.repeat = c->repeat;
+    return !br->fail && (sr.runs || sr.warmup) ? run_series(br, &sr) : 0;
+}
+
+/* Then the native ones: one after the other, never side by side, so
+ * neither disturbs the other's time. The native runs time the whole
+ * program (their meter has no regions). */
+static int run_native(bench_run *br, const pg_meter *meter, pg_meter *native, const run_counts *c,
+                      const series *proto)
+{
+    series sr = *proto;
+    sr.meter = native, sr.native = 1, sr.gb = 0;
+    sr.warmup = c->nwarmup, sr.runs = c->nruns, sr.repeat = c->nrepeat;
     /* A marked program measured whole must not act on its markers. */
-    native_sr.child_env = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
-    if (rc == 0 && !br->fail && native && (c->nruns || c->nwarmup))
-        rc = run_series(br, &native_sr);
-    return rc;
+    sr.child_env = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
+    return !br->fail && native && (c->nruns || c->nwarmup) ? run_series(br, &sr) : 0;
 }
 
 /* The benchmark's entry into the document (and its table on o->out). */
@@ -452,59 +456,184 @@ typedef struct set_run {
     const pg_benchset *set;
     pg_meter *meter;
     const pg_run_opts *o;
+    pg_rundoc *pre;             /* --jobs: the backend's series already made, benchmark i in pre[i] */
 } set_run;
 
-/* Benchmark `bi` of the set: its series of runs (and its stacks), into the document. */
-static int run_one(const set_run *sr, size_t bi)
+/* One benchmark being measured: what its series share, from begin_one to end_one. */
+typedef struct one_bench {
+    bench_run br;
+    run_counts c;
+    series proto;
+    pg_meter *native;
+    pg_rundoc_bench bd;
+    char **env, **argv;
+} one_bench;
+
+/* Benchmark `bi`, described in its entry and its meter told what it asks
+ * for; 1 when this round has runs of it, 0 when none, negative on error. */
+static int begin_one(one_bench *ob, const set_run *sr, size_t bi, pg_meter *meter)
 {
     const pg_benchset *set = sr->set;
-    pg_meter *meter = sr->meter;
     const pg_run_opts *o = sr->o;
     const pg_bench *bench = &set->v[bi];
     const pg_backend_props *be = pg_backend_props_of(pg_meter_backend(meter));
     int gb = bench->kind == PG_BENCH_GB_ONE;
     pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
+    memset(ob, 0, sizeof *ob);
     /* A Google Benchmark's own report is its time per iteration already; a
      * choice of metrics (--metrics) without a native one wants no native runs. */
-    pg_meter *native = be->native_time && !gb && wants_native(metrics) ? o->native : NULL;
-    pg_rundoc_bench bd = {0};
-    bench_run br = {.bench = bench, .o = o, .bi = bi, .bn = set->n, .b = &bd,
-                    .timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout};
-    run_counts c;
-    if (!count_runs(&c, &br, set, be, native != NULL))
+    ob->native = be->native_time && !gb && wants_native(metrics) ? o->native : NULL;
+    bench_run *br = &ob->br;
+    *br = (bench_run){.bench = bench, .o = o, .bi = bi, .bn = set->n, .b = &ob->bd,
+                      .timeout = o->timeout > 0 ? o->timeout : bench->timeout > 0 ? bench->timeout : set->def_timeout};
+    if (!count_runs(&ob->c, br, set, be, ob->native != NULL))
         return 0;
     pg_meter_select(meter, metrics);
     size_t nenv = 0;
-    char **env = pg_canon_env(bench->env, &nenv), **argv = NULL;
-    if (!env || pg_canon_argv(&argv, bench) < 0) {
-        free(env);
+    ob->env = pg_canon_env(bench->env, &nenv);
+    if (!ob->env || pg_canon_argv(&ob->argv, bench) < 0)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    }
-    int rc = describe_bench(&br, set, argv, &c, metrics);
-    br.so = (pg_spawn_opts){.cwd = bench->cwd, .tree = o->tree, .envp = env, .cpu = o->cpu >= 0 ? o->cpu : -1,
-                            .aslr_off = 1, .timeout_sec = br.timeout,
-                            .log_cap = gb ? (size_t)PG_GBENCH_OUTPUT_CAP_MIB << 20 : 0};
-    if (rc == 0 && target_meter(meter, set, bench, o, env) < 0) {
+    int rc = describe_bench(br, set, ob->argv, &ob->c, metrics);
+    br->so = (pg_spawn_opts){.cwd = bench->cwd, .tree = o->tree, .envp = ob->env, .cpu = o->cpu >= 0 ? o->cpu : -1,
+                             .aslr_off = 1, .timeout_sec = br->timeout,
+                             .log_cap = gb ? (size_t)PG_GBENCH_OUTPUT_CAP_MIB << 20 : 0};
+    if (rc == 0 && target_meter(meter, set, bench, o, ob->env) < 0) {
         /* What the benchmark asks for cannot be had (a function not found):
          * a failure of this benchmark, said with the fix, before anything runs. */
         pg_spawn_result none;
         memset(&none, 0, sizeof none);
-        snprintf(br.why, sizeof br.why, "%s", pg_error_last());
-        br.fail = br.why;
-        rc = record_failure(&bd, br.fail, "measured run", 1, &none, br.timeout);
+        snprintf(br->why, sizeof br->why, "%s", pg_error_last());
+        br->fail = br->why;
+        rc = record_failure(&ob->bd, br->fail, "measured run", 1, &none, br->timeout);
     }
-    series proto = {.gb = gb, .first = c.first, .argv = argv, .env = env, .nenv = nenv};
+    ob->proto = (series){.gb = gb, .first = ob->c.first, .argv = ob->argv, .env = ob->env, .nenv = nenv};
+    return rc < 0 ? rc : 1;
+}
+
+static void end_one(one_bench *ob)
+{
+    free(ob->env);
+    pg_canon_argv_free(ob->argv);
+    pg_rundoc_bench_free(&ob->bd);
+}
+
+/* The backend's series made beforehand (--jobs) stands for this one's:
+ * its entry as the worker wrote it, failure included. */
+static int take_pre(one_bench *ob, pg_rundoc *pre)
+{
+    if (pre->nbench != 1)
+        return pg_error_set(PG_EIO, "--jobs: a worker's result holds %zu benchmarks", pre->nbench);
+    pg_rundoc_bench_free(&ob->bd);
+    ob->bd = pre->bench[0];
+    memset(&pre->bench[0], 0, sizeof pre->bench[0]);
+    pre->nbench = 0;
+    ob->br.fail = NULL;
+    if (ob->bd.failed) {
+        snprintf(ob->br.why, sizeof ob->br.why, "%s", ob->bd.failure.reason ? ob->bd.failure.reason : "failed");
+        ob->br.fail = ob->br.why;
+    }
+    return 0;
+}
+
+/* Benchmark `bi` of the set: its series of runs (and its stacks), into the document. */
+static int run_one(const set_run *sr, size_t bi)
+{
+    const pg_run_opts *o = sr->o;
+    one_bench ob;
+    int rc = begin_one(&ob, sr, bi, sr->meter);
+    if (rc <= 0) {
+        end_one(&ob);
+        return rc;
+    }
+    rc = sr->pre ? take_pre(&ob, &sr->pre[bi]) : run_main(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
     if (rc == 0)
-        rc = run_both(&br, meter, native, &c, &proto);
-    if (rc == 0 && !br.fail && o->stacks && o->round <= 0)
-        rc = record_stacks(&br, meter, argv, env, nenv);
-    free(env);
-    pg_canon_argv_free(argv);
+        rc = run_native(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
+    if (rc == 0 && !ob.br.fail && o->stacks && o->round <= 0)
+        rc = record_stacks(&ob.br, sr->meter, ob.argv, ob.env, ob.proto.nenv);
     if (o->progress)
         fprintf(stderr, "\r\033[K");
     if (rc == 0)
-        rc = add_bench(sr->doc, sr->failed, &br);
-    pg_rundoc_bench_free(&bd);
+        rc = add_bench(sr->doc, sr->failed, &ob.br);
+    end_one(&ob);
+    return rc;
+}
+
+/* --jobs, in a worker: benchmark i's backend series with the worker's own
+ * meter (made at its first item), its entry written to `path` as a run
+ * document of one benchmark. */
+static pg_meter *worker_meter;
+
+static void exact_end(void *ctx)
+{
+    (void)ctx;
+    pg_meter_free(worker_meter);
+    worker_meter = NULL;
+}
+
+static int exact_one(void *ctx, size_t i, const char *path)
+{
+    const set_run *sr = ctx;
+    if (!worker_meter && pg_meter_new(&worker_meter, &(pg_meter_opts){.backend = pg_meter_backend(sr->meter)}) < 0)
+        return -1;
+    pg_meter *meter = worker_meter;
+    one_bench ob;
+    int rc = begin_one(&ob, sr, i, meter);
+    if (rc == 1)
+        rc = run_main(&ob.br, meter, ob.native, &ob.c, &ob.proto);
+    else if (rc == 0)
+        rc = pg_error_set(PG_EINVAL, "--jobs: benchmark %zu has no run", i);
+    pg_rundoc doc = {.bench = &ob.bd, .nbench = 1, .capbench = 1};
+    snprintf(doc.machine.id, sizeof doc.machine.id, "000000000000");
+    doc.backend = (char *)pg_backend_name(pg_meter_backend(meter));
+    char *text = NULL;
+    if (rc == 0)
+        rc = pg_rundoc_write(&text, &doc);
+    if (rc == 0)
+        rc = pg_file_write_atomic(path, text, strlen(text));
+    free(text);
+    end_one(&ob);
+    return rc;
+}
+
+/* Whether the backend's series can be made --jobs at a time: counts that do
+ * not depend on load, a whole run of the set, and more than one benchmark. */
+static int parallel(const pg_benchset *set, const pg_meter *meter, const pg_run_opts *o)
+{
+    return o->jobs > 1 && set->n > 1 && set->n <= PG_JOBS_MAX_ITEMS && o->round < 0 && !o->one &&
+           pg_backend_props_of(pg_meter_backend(meter))->exact;
+}
+
+/* Every benchmark's backend series, --jobs at a time, read back into pre[]. */
+static int run_exact_parallel(pg_rundoc **pre, const set_run *sr)
+{
+    const pg_benchset *set = sr->set;
+    if (sr->o->progress)
+        fprintf(stderr, "\rexact counts of %zu benchmarks, %d at a time ", set->n, sr->o->jobs);
+    set_run quiet = *sr;
+    pg_run_opts o = *sr->o;
+    o.progress = 0, o.out = NULL, o.cpu = -2;   /* side by side: not pinned to the one CPU */
+    quiet.o = &o;
+    pg_jobs j;
+    int rc = pg_jobs_run(&j, set->n, sr->o->jobs, exact_one, exact_end, &quiet);
+    *pre = rc == 0 ? calloc(set->n, sizeof **pre) : NULL;
+    if (rc == 0 && !*pre)
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < set->n; i++) {
+        char path[4200];
+        pg_rundoc_list l = {0};
+        pg_jobs_result(path, sizeof path, &j, i);
+        rc = pg_rundoc_read_file(&l, path);
+        if (rc == 0 && l.n == 1) {
+            (*pre)[i] = l.v[0];
+            memset(&l.v[0], 0, sizeof l.v[0]);
+        } else if (rc == 0) {
+            rc = pg_error_set(PG_EIO, "%s: not one run", path);
+        }
+        pg_rundoc_list_free(&l);
+    }
+    pg_jobs_free(&j);
+    if (sr->o->progress)
+        fprintf(stderr, "\r\033[K");
     return rc;
 }
 
@@ -514,16 +643,18 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
     *nfailed = 0;
     pg_spawn_install_sigint();
     set_run sr = {.doc = doc, .failed = nfailed, .set = set, .meter = meter, .o = o};
-    for (size_t i = 0; i < set->n; i++) {
+    int rc = parallel(set, meter, o) ? run_exact_parallel(&sr.pre, &sr) : 0;
+    for (size_t i = 0; rc == 0 && i < set->n; i++) {
         if (o->one && i != o->one - 1)
             continue;
-        int rc = run_one(&sr, i);
-        if (rc < 0)
-            return rc;
-        if (pg_spawn_interrupted())
-            return pg_error_set(PG_EINTR, "interrupted");
+        rc = run_one(&sr, i);
+        if (rc == 0 && pg_spawn_interrupted())
+            rc = pg_error_set(PG_EINTR, "interrupted");
     }
-    return 0;
+    for (size_t i = 0; sr.pre && i < set->n; i++)
+        pg_rundoc_free(&sr.pre[i]);
+    free(sr.pre);
+    return rc;
 }
 
 int pg_runner_merge(pg_rundoc *into, pg_rundoc *from)

@@ -42,6 +42,9 @@ typedef struct pg_run_opts {
                                    runs with this perf meter (session.h); NULL: none */
     int native_repeat;          /* native runs per benchmark; <= 0: as the perf backend's repeat */
     double build_timeout;       /* --build-timeout (harness/measure/build.h); <= 0: the manifest's, or the default */
+    int jobs;                   /* > 1: an exact backend's series of that many benchmarks at once,
+                                   each benchmark's native runs then one after the other, pinned,
+                                   as without (harness/measure/jobs.h); the document is the same */
     size_t one;                 /* 0: every benchmark of the set; i + 1: only benchmark i, so that
                                    two revisions' runs of one benchmark can be made side by side */
 } pg_run_opts;

@@ -147,7 +147,7 @@ int pg_leftovers_sweep(const char *store_root)
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp)
         tmp = "/tmp";
-    static const char *const prefixes[] = {"perfgate-rev-", "perfgate-vg-", "perfgate-cg-",
+    static const char *const prefixes[] = {"perfgate-rev-", "perfgate-vg-", "perfgate-cg-", "perfgate-jobs-",
                                            PG_LEFTOVERS_CALIBRATE_PREFIX};
     int n = 0;
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)

@@ -4,6 +4,7 @@
  *   - the temporary checkouts of `compare --run-missing`, $TMPDIR/perfgate-rev-<pid>-*;
  *   - valgrind's output directories, $TMPDIR/perfgate-vg-<pid>-* and perfgate-cg-<pid>-*;
  *   - the run logs of `perfgate calibrate`, $TMPDIR/perfgate-calibrate-<pid>-*;
+ *   - the workers' results of `run --jobs`, $TMPDIR/perfgate-jobs-<pid>-*;
  *   - the stacks and logs directories of a run it never stored,
  *     <store>/stacks/<commit>/<machine>/<run> and <store>/logs/<commit>/<machine>/<run>;
  *   - a half-written store document, <store>/results/<commit>/<machine>.json.tmp.*,
