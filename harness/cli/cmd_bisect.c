@@ -57,6 +57,7 @@ typedef struct opts {
     pg_metric_set metrics;
     int repeat, no_notes;
     double build_timeout;
+    int jobs;
 } opts;
 
 /* One bisect: the line searched and what it needs to measure and compare. */
@@ -78,7 +79,7 @@ static int measure(search *s, const char *a, const char *b)
     size_t measured;
     pg_run_opts ro = {.repeat = s->o->repeat > 0 ? s->o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                       .round = -1, .progress = isatty(2), .metrics = s->o->metrics,
-                      .build_timeout = s->o->build_timeout};
+                      .build_timeout = s->o->build_timeout, .jobs = pg_cmd_jobs(s->o->jobs)};
     /* --bench-dir as every path on the command line: from the current directory */
     char bench[PATH_MAX + 8];
     snprintf(bench, sizeof bench, "%s%s", s->o->bench_dir || !wd ? "" : wd, s->o->bench_dir ? s->o->bench_dir : "bench");
@@ -299,6 +300,7 @@ int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv)
         PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark of a commit measured", &o.repeat, 1, INT_MAX),
         PG_OPT_PASS_ENV(),
         PG_OPT_BUILD_TIMEOUT(&o.build_timeout),
+        PG_OPT_JOBS(&o.jobs),
         PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &o.metrics, pg_opt_metrics),
         PG_OPT_FLAG(0, "no-notes", "store what is measured in the local store only, not in git notes", &o.no_notes),
         PG_OPT_END(),

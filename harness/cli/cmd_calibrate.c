@@ -58,7 +58,8 @@ typedef struct cal_args {
 
 static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **argv)
 {
-    *a = (cal_args){.ro = {.repeat = -1, .warmup = -1, .cpu = -1, .round = -1}, .pairs = 5, .backend = PG_BACKEND_AUTO};
+    *a = (cal_args){.ro = {.repeat = -1, .warmup = -1, .cpu = -1, .round = -1, .jobs = -1}, .pairs = 5,
+                    .backend = PG_BACKEND_AUTO};
     const pg_opt opts[] = {
         PG_OPT_INT('n', "pairs", "N", "A/A pairs (default 5)", &a->pairs, 1, 1000),
         PG_OPT_INT('r', "repeat", "N", "measured runs per side (default: 5 perf, 1 valgrind; use\n"
@@ -70,11 +71,14 @@ static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
         PG_OPT_PASS_ENV(),
         PG_OPT_BUILD_TIMEOUT(&a->ro.build_timeout),
+        PG_OPT_JOBS(&a->ro.jobs),
         PG_OPT_FLAG(0, "no-write", "print the floors and suggestions, keep nothing", &a->no_write),
         PG_OPT_FLAG('v', "verbose", "list backend-specific metrics too (always kept)", &a->verbose),
         PG_OPT_END(),
     };
-    return pg_cmd_parse(status, ctx, &spec, opts, argc, argv);
+    int stop = pg_cmd_parse(status, ctx, &spec, opts, argc, argv);
+    a->ro.jobs = pg_cmd_jobs(a->ro.jobs);
+    return stop;
 }
 
 typedef struct cal_state {

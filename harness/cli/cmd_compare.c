@@ -69,6 +69,7 @@ typedef struct opts {
     pg_metric_set metrics;
     unsigned long sample_freq;
     double build_timeout;
+    int jobs;
     pg_count_calls_arg calls;
 } opts;
 
@@ -122,6 +123,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_COUNT_CALLS(&o->calls, "with --run-missing: "),
         PG_OPT_PASS_ENV(),
         PG_OPT_BUILD_TIMEOUT(&o->build_timeout),
+        PG_OPT_JOBS(&o->jobs),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG(0, "allow-missing", "decide on what was compared when a benchmark's gating metric\n"
                     "was not (on one side only, failed, not measured); without it\n"
@@ -282,7 +284,8 @@ static pg_run_opts missing_run_opts(const opts *o, pg_meter *native)
                          .metrics = o->metrics,
                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT,
                          .count_calls = o->calls.list[0] ? o->calls.list : NULL,
-                         .native = native, .native_repeat = o->native_repeat, .build_timeout = o->build_timeout};
+                         .native = native, .native_repeat = o->native_repeat, .build_timeout = o->build_timeout,
+                         .jobs = pg_cmd_jobs(o->jobs)};
 }
 
 /* What --run-missing puts in the git notes. */

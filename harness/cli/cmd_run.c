@@ -13,7 +13,6 @@
 #include "harness/store/notes.h"
 #include "harness/store/notes_record.h"
 #include "harness/store/notes_stacks.h"
-#include "harness/measure/jobs.h"
 #include "harness/measure/runner.h"
 #include "harness/measure/session.h"
 #include "harness/bench/shard.h"
@@ -85,8 +84,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
                    INT_MAX),
         PG_OPT_INT('w', "warmup", "N", "unmeasured runs first (default: 1 perf, 0 valgrind)", &a->ro.warmup, 0, INT_MAX),
         PG_OPT_INT(0, "cpu", "N", "pin benchmarks to CPU N (default: chosen, and named)", &a->ro.cpu, 0, INT_MAX),
-        PG_OPT_INT('j', "jobs", "N", "exact counts (valgrind) of N benchmarks at once; native runs stay\n"
-                   "one at a time (default: the CPUs perfgate may use, less one)", &a->ro.jobs, 1, 256),
+        PG_OPT_JOBS(&a->ro.jobs),
         PG_OPT_SET_INT(0, "no-pin", "do not pin", &a->ro.cpu, -2),
         PG_OPT_LIST('e', "events", "LIST", "perf events, comma-separated libpfm4 names (repeatable)\n"
                     "(default instructions,cycles,cache-misses,branch-misses)", &a->events),
@@ -126,8 +124,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         return 1;
     }
     a->ro.count_calls = a->calls.list[0] ? a->calls.list : NULL;
-    if (a->ro.jobs < 0)     /* one CPU stays for the native runs, which are pinned */
-        a->ro.jobs = pg_jobs_cpus() > 1 ? pg_jobs_cpus() - 1 : 1;
+    a->ro.jobs = pg_cmd_jobs(a->ro.jobs);
     return 0;
 }
 

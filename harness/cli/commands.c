@@ -1,4 +1,5 @@
 #include "harness/cli/commands.h"
+#include "harness/measure/jobs.h"
 #include "harness/cli/builtin.h"
 #include "harness/measure/canon.h"
 #include "counters/backend.h"
@@ -215,4 +216,12 @@ int pg_check_cpu(int cpu)
     if (cpu >= ncpu)
         return pg_error_set(PG_EINVAL, "--cpu %d: this machine has CPUs 0 to %ld", cpu, ncpu - 1);
     return 0;
+}
+
+int pg_cmd_jobs(int given)
+{
+    if (given > 0)
+        return given;
+    int cpus = pg_jobs_cpus();
+    return cpus > 1 ? cpus - 1 : 1;
 }

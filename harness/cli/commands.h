@@ -102,6 +102,15 @@ int pg_opt_pass_env(const pg_opt *opt, const char *name, const char *arg);
                     "otherwise (docs/metrics.md, \"The execution context\")", NULL, pg_opt_pass_env)
 
 /* --build-timeout SEC (every command that builds): into the double `dest`. */
+/* --jobs: exact counts of several benchmarks at once (harness/measure/jobs.h);
+ * `dest` starts at -1, which pg_cmd_jobs turns into the default. */
+#define PG_OPT_JOBS(dest)                                                                                    \
+    PG_OPT_INT('j', "jobs", "N", "exact counts (valgrind) of N benchmarks at once; native runs stay\n"     \
+               "one at a time (default: the CPUs perfgate may use, less one)", (dest), 1, 256)
+/* -1 (not given) to the default: the CPUs perfgate may use, less the one its
+ * native runs are pinned to; at least 1. */
+int pg_cmd_jobs(int given);
+
 #define PG_OPT_BUILD_TIMEOUT(dest)                                                                          \
     PG_OPT_DOUBLE(0, "build-timeout", "SEC", "kill the manifest's build command, and all it started, after\n" \
                   "SEC seconds (default: the manifest's \"build_timeout\", else 1800)", (dest), 0, 1e9)

@@ -32,6 +32,7 @@ typedef struct side {
     pg_stacks *stacks;              /* --sample: this revision's stacks, beside its results */
     pg_owned_dir logs;              /* this revision's run's logs, in the store */
     char stacks_dir[PATH_MAX * 2];
+    pg_rundoc *pre;                 /* --jobs: its backend series, made beforehand */
 } side;
 
 /* The revision's tree, in a temporary directory as long as the work tree's
@@ -102,6 +103,7 @@ static int run_one(const pg_measure_plan *p, side *s, size_t b, int k, int *nfai
     o.stacks = s->stacks;
     o.log_dir = s->logs.path;
     o.tree = s->dir.path;
+    o.pre = s->pre;
     pg_rundoc round = {0};
     int nf = 0;
     int rc = pg_runner_run(&round, &nf, &s->set, p->sess->meter, &o);
@@ -117,9 +119,37 @@ static int run_one(const pg_measure_plan *p, side *s, size_t b, int k, int *nfai
  * midway (a CPU hog starting after the base's first runs) then slows both
  * revisions of a benchmark alike, instead of all of one revision's runs.
  * Failed benchmark runs into *nfailed. */
+/* --jobs: every revision's exact series at once, before the rounds (which
+ * then interleave the native runs alone): a count does not depend on what
+ * runs beside it, a time does. */
+static int exact_first(const pg_measure_plan *p, side *sides)
+{
+    const pg_benchset **sets = calloc(p->ncommits, sizeof *sets);
+    pg_run_opts *o = calloc(p->ncommits, sizeof *o);
+    const pg_run_opts **op = calloc(p->ncommits, sizeof *op);
+    pg_rundoc **pre = calloc(p->ncommits, sizeof *pre);
+    int rc = sets && o && op && pre ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < p->ncommits; i++) {
+        sets[i] = &sides[i].set;
+        o[i] = *p->ro;
+        o[i].log_dir = sides[i].logs.path;
+        o[i].tree = sides[i].dir.path;
+        op[i] = &o[i];
+    }
+    if (rc == 0)
+        rc = pg_runner_exact(pre, p->ncommits, sets, p->sess->meter, op);
+    for (size_t i = 0; rc == 0 && i < p->ncommits; i++)
+        sides[i].pre = pre[i];
+    free(sets);
+    free(o);
+    free(op);
+    free(pre);
+    return rc;
+}
+
 static int run_rounds(const pg_measure_plan *p, side *sides, int *nfailed)
 {
-    int rounds = 0, rc = 0;
+    int rounds = 0, rc = exact_first(p, sides);
     size_t most = 0;
     for (size_t i = 0; i < p->ncommits; i++) {
         most = sides[i].set.n > most ? sides[i].set.n : most;
@@ -171,6 +201,8 @@ static void release(side *sides, size_t n)
         pg_owned_release(&sides[i].dir, 1);
         pg_owned_release(&sides[i].logs, 1);
         pg_stacks_free(sides[i].stacks);
+        const pg_benchset *set = &sides[i].set;
+        pg_runner_exact_free(&sides[i].pre, 1, &set);
         pg_benchset_free(&sides[i].set);
         pg_rundoc_free(&sides[i].doc);
     }

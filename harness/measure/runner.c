@@ -545,7 +545,9 @@ static int run_one(const set_run *sr, size_t bi)
         end_one(&ob);
         return rc;
     }
-    rc = sr->pre ? take_pre(&ob, &sr->pre[bi]) : run_main(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
+    /* Made beforehand (--jobs): the whole series stands in round 0, and later rounds have none. */
+    rc = !sr->pre ? run_main(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto)
+         : o->round <= 0 ? take_pre(&ob, &sr->pre[bi]) : 0;
     if (rc == 0)
         rc = run_native(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
     if (rc == 0 && !ob.br.fail && o->stacks && o->round <= 0)
@@ -558,9 +560,13 @@ static int run_one(const set_run *sr, size_t bi)
     return rc;
 }
 
-/* --jobs, in a worker: benchmark i's backend series with the worker's own
- * meter (made at its first item), its entry written to `path` as a run
- * document of one benchmark. */
+/* --jobs: the sets whose backend series are made in workers, their items
+ * numbered across them (set 0's benchmarks, then set 1's, ...). */
+typedef struct exact_sets {
+    const set_run *v;
+    size_t n;
+} exact_sets;
+
 static pg_meter *worker_meter;
 
 static void exact_end(void *ctx)
@@ -570,9 +576,16 @@ static void exact_end(void *ctx)
     worker_meter = NULL;
 }
 
+/* In a worker: item i's backend series with the worker's own meter (made at
+ * its first item), its entry written to `path` as a run document of one
+ * benchmark. */
 static int exact_one(void *ctx, size_t i, const char *path)
 {
-    const set_run *sr = ctx;
+    const exact_sets *es = ctx;
+    size_t s = 0;
+    while (s < es->n && i >= es->v[s].set->n)
+        i -= es->v[s++].set->n;
+    const set_run *sr = &es->v[s];
     if (!worker_meter && pg_meter_new(&worker_meter, &(pg_meter_opts){.backend = pg_meter_backend(sr->meter)}) < 0)
         return -1;
     pg_meter *meter = worker_meter;
@@ -595,46 +608,69 @@ static int exact_one(void *ctx, size_t i, const char *path)
     return rc;
 }
 
-/* Whether the backend's series can be made --jobs at a time: counts that do
- * not depend on load, a whole run of the set, and more than one benchmark. */
-static int parallel(const pg_benchset *set, const pg_meter *meter, const pg_run_opts *o)
+/* Whether the backend's series can be made --jobs at a time: counts that
+ * do not depend on load, and more than one to make. */
+static int parallel(size_t items, const pg_meter *meter, int jobs)
 {
-    return o->jobs > 1 && set->n > 1 && set->n <= PG_JOBS_MAX_ITEMS && o->round < 0 && !o->one &&
-           pg_backend_props_of(pg_meter_backend(meter))->exact;
+    return jobs > 1 && items > 1 && items <= PG_JOBS_MAX_ITEMS && pg_backend_props_of(pg_meter_backend(meter))->exact;
 }
 
-/* Every benchmark's backend series, --jobs at a time, read back into pre[]. */
-static int run_exact_parallel(pg_rundoc **pre, const set_run *sr)
+/* Item i's result, read back into *out. */
+static int read_result(pg_rundoc *out, const pg_jobs *j, size_t i)
 {
-    const pg_benchset *set = sr->set;
-    if (sr->o->progress)
-        fprintf(stderr, "\rexact counts of %zu benchmarks, %d at a time ", set->n, sr->o->jobs);
-    set_run quiet = *sr;
-    pg_run_opts o = *sr->o;
-    o.progress = 0, o.out = NULL, o.cpu = -2;   /* side by side: not pinned to the one CPU */
-    quiet.o = &o;
-    pg_jobs j;
-    int rc = pg_jobs_run(&j, set->n, sr->o->jobs, exact_one, exact_end, &quiet);
-    *pre = rc == 0 ? calloc(set->n, sizeof **pre) : NULL;
-    if (rc == 0 && !*pre)
-        rc = pg_error_set(PG_ENOMEM, "out of memory");
-    for (size_t i = 0; rc == 0 && i < set->n; i++) {
-        char path[4200];
-        pg_rundoc_list l = {0};
-        pg_jobs_result(path, sizeof path, &j, i);
-        rc = pg_rundoc_read_file(&l, path);
-        if (rc == 0 && l.n == 1) {
-            (*pre)[i] = l.v[0];
-            memset(&l.v[0], 0, sizeof l.v[0]);
-        } else if (rc == 0) {
-            rc = pg_error_set(PG_EIO, "%s: not one run", path);
-        }
-        pg_rundoc_list_free(&l);
+    char path[4200];
+    pg_rundoc_list l = {0};
+    pg_jobs_result(path, sizeof path, j, i);
+    int rc = pg_rundoc_read_file(&l, path);
+    if (rc == 0 && l.n == 1) {
+        *out = l.v[0];
+        memset(&l.v[0], 0, sizeof l.v[0]);
+    } else if (rc == 0) {
+        rc = pg_error_set(PG_EIO, "%s: not one run", path);
     }
-    pg_jobs_free(&j);
-    if (sr->o->progress)
-        fprintf(stderr, "\r\033[K");
+    pg_rundoc_list_free(&l);
     return rc;
+}
+
+/* Every benchmark's backend series of every set, `jobs` at a time: set s's
+ * benchmark i into pre[s][i]. Whole series (round -1), not pinned, quiet. */
+static int exact_parallel(pg_rundoc **pre, const set_run *srs, size_t nsets, int jobs, int progress)
+{
+    set_run *quiet = calloc(nsets, sizeof *quiet);
+    pg_run_opts *o = calloc(nsets, sizeof *o);
+    size_t items = 0;
+    int rc = quiet && o ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t s = 0; rc == 0 && s < nsets; s++) {
+        quiet[s] = srs[s], o[s] = *srs[s].o;
+        o[s].progress = 0, o[s].out = NULL, o[s].cpu = -2, o[s].round = -1, o[s].one = 0, o[s].stacks = NULL;
+        quiet[s].o = &o[s];
+        items += srs[s].set->n;
+        if (!(pre[s] = calloc(srs[s].set->n ? srs[s].set->n : 1, sizeof *pre[s])))
+            rc = pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    if (rc == 0 && progress)
+        fprintf(stderr, "\rexact counts of %zu benchmark runs, %d at a time ", items, jobs);
+    pg_jobs j;
+    pg_owned_init(&j.dir);
+    exact_sets es = {.v = quiet, .n = nsets};
+    if (rc == 0)
+        rc = pg_jobs_run(&j, items, jobs, exact_one, exact_end, &es);
+    for (size_t s = 0, k = 0; rc == 0 && s < nsets; s++)
+        for (size_t i = 0; rc == 0 && i < srs[s].set->n; i++)
+            rc = read_result(&pre[s][i], &j, k++);
+    pg_jobs_free(&j);
+    if (progress)
+        fprintf(stderr, "\r\033[K");
+    free(quiet);
+    free(o);
+    return rc;
+}
+
+static void pre_free(pg_rundoc *pre, size_t n)
+{
+    for (size_t i = 0; pre && i < n; i++)
+        pg_rundoc_free(&pre[i]);
+    free(pre);
 }
 
 int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter *meter,
@@ -642,8 +678,11 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
 {
     *nfailed = 0;
     pg_spawn_install_sigint();
-    set_run sr = {.doc = doc, .failed = nfailed, .set = set, .meter = meter, .o = o};
-    int rc = parallel(set, meter, o) ? run_exact_parallel(&sr.pre, &sr) : 0;
+    set_run sr = {.doc = doc, .failed = nfailed, .set = set, .meter = meter, .o = o, .pre = o->pre};
+    pg_rundoc *own = NULL;
+    int rc = 0;
+    if (!o->pre && o->round < 0 && !o->one && parallel(set->n, meter, o->jobs))
+        rc = exact_parallel(&own, &sr, 1, o->jobs, o->progress), sr.pre = own;
     for (size_t i = 0; rc == 0 && i < set->n; i++) {
         if (o->one && i != o->one - 1)
             continue;
@@ -651,10 +690,37 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
         if (rc == 0 && pg_spawn_interrupted())
             rc = pg_error_set(PG_EINTR, "interrupted");
     }
-    for (size_t i = 0; sr.pre && i < set->n; i++)
-        pg_rundoc_free(&sr.pre[i]);
-    free(sr.pre);
+    pre_free(own, set->n);
     return rc;
+}
+
+int pg_runner_exact(pg_rundoc **pre, size_t nsets, const pg_benchset *const *sets, pg_meter *meter,
+                    const pg_run_opts *const *o)
+{
+    size_t items = 0;
+    for (size_t s = 0; s < nsets; s++)
+        items += sets[s]->n;
+    memset(pre, 0, nsets * sizeof *pre);
+    if (!nsets || !parallel(items, meter, o[0]->jobs))
+        return 0;
+    set_run *srs = calloc(nsets, sizeof *srs);
+    if (!srs)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t s = 0; s < nsets; s++)
+        srs[s] = (set_run){.set = sets[s], .meter = meter, .o = o[s]};
+    int rc = exact_parallel(pre, srs, nsets, o[0]->jobs, o[0]->progress);
+    free(srs);
+    if (rc < 0)
+        pg_runner_exact_free(pre, nsets, sets);
+    return rc;
+}
+
+void pg_runner_exact_free(pg_rundoc **pre, size_t nsets, const pg_benchset *const *sets)
+{
+    for (size_t s = 0; s < nsets; s++) {
+        pre_free(pre[s], sets[s]->n);
+        pre[s] = NULL;
+    }
 }
 
 int pg_runner_merge(pg_rundoc *into, pg_rundoc *from)

@@ -45,6 +45,9 @@ typedef struct pg_run_opts {
     int jobs;                   /* > 1: an exact backend's series of that many benchmarks at once,
                                    each benchmark's native runs then one after the other, pinned,
                                    as without (harness/measure/jobs.h); the document is the same */
+    struct pg_rundoc *pre;      /* the backend's series made beforehand (pg_runner_exact), benchmark i
+                                   in pre[i]: taken in round 0 (or a whole run) instead of running
+                                   them; NULL: none */
     size_t one;                 /* 0: every benchmark of the set; i + 1: only benchmark i, so that
                                    two revisions' runs of one benchmark can be made side by side */
 } pg_run_opts;
@@ -67,6 +70,16 @@ int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, con
  * backend's runs and, when `b` measures time natively beside itself and
  * `native` is set, its native runs. */
 int pg_runner_rounds(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b);
+
+/* --jobs across sets (the revisions of a plan, harness/measure/plan.h): the
+ * backend's whole series of every benchmark of every set, o[0]->jobs at a
+ * time, into pre[s] (an array of sets[s]->n one-benchmark documents; NULL
+ * when the backend's counts depend on load, or o[0]->jobs is 1: then each
+ * set measures as usual). o[s] says how set s runs (its tree, its logs);
+ * hand pre[s] to it as its pg_run_opts.pre. */
+int pg_runner_exact(struct pg_rundoc **pre, size_t nsets, const pg_benchset *const *sets, pg_meter *meter,
+                    const pg_run_opts *const *o);
+void pg_runner_exact_free(struct pg_rundoc **pre, size_t nsets, const pg_benchset *const *sets);
 
 /* Merges the benchmarks of `from` (one round) into `into` by name:
  * samples appended, runs added, failure kept. `from` is emptied. */

@@ -45,6 +45,44 @@ check "a stored --jobs run: 4 benchmarks" [ "$(json "$T"/repo/.perfgate/results/
 expect_exit 0 "perf backend with --jobs 2" "$PG" run --backend perf --no-store -j 2 --repeat 2 --filter 'w-' --format json suite.json
 check "perf: every benchmark measured" [ "$(json "$T/out" "[b['runs'] for b in d['benchmarks']]")" = "[2, 2, 2, 2]" ]
 
+# compare --run-missing -j: both revisions' exact counts at once, then the
+# native runs interleaved as without; the comparison is --jobs 1's.
+R=$T/cmp
+make_repo "$R"
+mkdir -p "$R/bench"
+cat > "$R/bench/prog.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#define EXTRA 0
+static volatile unsigned long sink;
+int main(int argc, char **argv)
+{
+    long n = atol(argv[1]) + (argc > 2 && !strcmp(argv[2], "b") ? EXTRA : 0);
+    for (long i = 0; i < n; i++)
+        sink += (unsigned long)i * i;
+    printf("%lu\n", sink & 1);
+    return 0;
+}
+C
+printf '{ "build": "cc -O1 %s -o bench/prog bench/prog.c", "benchmarks": [ {"name": "a", "command": ["./prog", "100000"]}, {"name": "b", "command": ["./prog", "200000", "b"]}, {"name": "c", "command": ["./prog", "30000"]} ] }' \
+  "$(static_flag)" > "$R/bench/perfgate.json"
+echo prog > "$R/bench/.gitignore"
+git -C "$R" add -A && git -C "$R" commit -qm base
+sed -i 's/#define EXTRA 0/#define EXTRA 20000/' "$R/bench/prog.c"
+git -C "$R" commit -qam "b does 10% more"
+cd "$R"
+for j in 1 2; do
+  rm -rf .perfgate && git update-ref -d refs/notes/perfgate 2>/dev/null
+  expect_exit 1 "compare --run-missing -j $j" "$PG" compare HEAD~1 HEAD --run-missing --bench bench -j $j --format json -o cmp-$j.json
+done
+deltas() { json "$1" "[(b['name'], [(m['name'], m['delta']) for m in b['metrics'] if m['name'] == 'instructions'], b['verdict']) for b in d['benchmarks']]"; }
+check "-j 2 compares as -j 1: $(deltas cmp-1.json)" [ "$(deltas cmp-1.json)" = "$(deltas cmp-2.json)" ]
+check "b regressed by its 20,000 more steps" [ "$(json cmp-2.json "[b['verdict'] for b in d['benchmarks']]")" = "['unchanged', 'regressed', 'unchanged']" ]
+check "native runs of both revisions still made: 5 task-clock samples a side" \
+  [ "$(json cmp-2.json "sorted({(m['baseline_samples'], m['candidate_samples']) for b in d['benchmarks'] for m in b['metrics'] if m['name'] == 'task-clock'})")" = "[(5, 5)]" ]
+cd "$T"
+
 # perfgate SIGKILLed while its workers measure: they and their valgrind
 # processes die with it, and the next run sweeps what they left.
 printf '{ "benchmarks": [ {"name": "a", "command": ["%s/work", "300000000"]}, {"name": "b", "command": ["%s/work", "300000000"]} ] }' \
