@@ -261,6 +261,18 @@ static void bench_verdict(pg_bench_cmp *bc, pg_missing *ms, size_t *ngated, cons
     bc->verdict = pg_verdict_combine(count);
 }
 
+/* --reuse-unchanged: a side whose exact counts a stored run gave says so. */
+static void note_reused(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b)
+{
+    for (int s = 0; s < 2; s++) {
+        const char *from = s ? b->reused : a->reused;
+        int len = (int)strlen(bc->note);
+        if (from && (size_t)len < sizeof bc->note)
+            snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sthe %s's exact counts reused from %s (nothing "
+                     "they depend on changed)", len ? "; " : "", s ? "candidate" : "baseline", from);
+    }
+}
+
 int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o)
 {
     memset(out, 0, sizeof *out);
@@ -304,6 +316,7 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         bc->failed_b = b->failed;
         bc->stacks_note = b->stacks_note ? b->stacks_note : a->stacks_note;
         rc = compare_bench(bc, a, b, o, min_samples);
+        note_reused(bc, a, b);
         for (size_t k = 0; k < bc->nm; k++)
             ntested += bc->m[k].tested;
     }

@@ -54,7 +54,8 @@ typedef struct pg_bench_cmp {
     pg_verdict verdict;
     pg_metric_cmp *m;               /* gating metrics first, then the usual order (docs/metrics.md) */
     size_t nm;
-    char note[512];                 /* a failure on either side, "" otherwise */
+    char note[512];                 /* a failure on either side, and where a side's exact counts
+                                     * came from when they were reused; "" otherwise */
     const char *stacks_a, *stacks_b;/* folded stacks of each side, or NULL (borrowed) */
     double iter_a, iter_b;          /* the iterations each side's stacks hold (a Google Benchmark's
                                      * timed region), 0: the whole process's */

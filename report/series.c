@@ -76,6 +76,7 @@ void pg_side_free(pg_side *side)
         free(b->stacks);
         pg_thresholds_free(&b->thresholds);
         free(b->stacks_note);
+        free(b->reused);
         for (size_t j = 0; j < b->nm; j++) {
             free(b->m[j].metric);
             free(b->m[j].unit);

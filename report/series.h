@@ -36,6 +36,7 @@ typedef struct pg_bench_result {
     char *stacks_note;     /* what is inexact about the stacks (subtitles); NULL: nothing */
     char *stacks;          /* folded stacks file, absolute or relative to the cwd; NULL: none */
     double stacks_iterations; /* a Google Benchmark's timed-region stacks: the iterations they hold; 0: not so */
+    char *reused;          /* its exact counts were a stored run's ("run ID of COMMIT"), or NULL */
     pg_series *m;
     size_t nm;
 } pg_bench_result;

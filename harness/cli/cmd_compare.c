@@ -69,7 +69,7 @@ typedef struct opts {
     pg_metric_set metrics;
     unsigned long sample_freq;
     double build_timeout;
-    int jobs;
+    int jobs, reuse;
     pg_count_calls_arg calls;
 } opts;
 
@@ -124,6 +124,8 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_PASS_ENV(),
         PG_OPT_BUILD_TIMEOUT(&o->build_timeout),
         PG_OPT_JOBS(&o->jobs),
+        PG_OPT_FLAG(0, "reuse-unchanged", "with --run-missing: take a stored result's exact counts for a\n"
+                    "benchmark nothing of which changed (docs/metrics.md)", &o->reuse),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG(0, "allow-missing", "decide on what was compared when a benchmark's gating metric\n"
                     "was not (on one side only, failed, not measured); without it\n"
@@ -361,7 +363,8 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
         char bench[PATH_MAX + 8];
         pg_measure_plan plan = {.repo = repo, .commits = commits, .ncommits = n,
                                 .bench_path = missing_bench(bench, sizeof bench, workdir, o), .worktree = workdir,
-                                .sess = &sess, .ro = &ro, .store_root = root, .notes = notes_of(o)};
+                                .sess = &sess, .ro = &ro, .store_root = root, .notes = notes_of(o),
+                                .reuse = o->reuse};
         rc = pg_measure(&plan);
     }
     pg_session_close(&sess);

@@ -13,12 +13,14 @@
 #include "harness/store/notes.h"
 #include "harness/store/notes_record.h"
 #include "harness/store/notes_stacks.h"
+#include "harness/measure/reuse.h"
 #include "harness/measure/runner.h"
 #include "harness/measure/session.h"
 #include "harness/bench/shard.h"
 #include "harness/measure/stacks.h"
 #include "harness/store/store.h"
 #include "util/error.h"
+#include "util/text.h"
 #include "util/fileio.h"
 #include "util/jsonfile.h"
 
@@ -50,7 +52,7 @@ typedef struct run_args {
     char *events;               /* owned by ctx->args */
     const char *filter;
     pg_backend_kind backend;
-    int json, no_store, no_build, user_only, no_notes, no_native, notes_stacks;
+    int json, no_store, no_build, user_only, no_notes, no_native, notes_stacks, reuse;
     pg_shard shard;
     pg_count_calls_arg calls;
 } run_args;
@@ -60,6 +62,7 @@ typedef struct run_state {
     pg_benchset set;
     pg_session sess;
     pg_rundoc doc;
+    pg_rundoc_list reuse;       /* --reuse-unchanged: what may be reused */
     pg_stacks *stacks;
     pg_owned_dir logs;          /* stored runs: this run's logs in the store */
     char logdir[PATH_MAX + 16], stacks_dir[PATH_MAX * 2];
@@ -112,6 +115,9 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
                     "each benchmark's up to 1 MiB of folded text (git config perfgate.notesStacks)",
                     &a->notes_stacks),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
+        PG_OPT_FLAG(0, "reuse-unchanged", "valgrind backend: take a stored result's exact counts for a\n"
+                    "benchmark whose executable, shared objects, arguments, input files\n"
+                    "and environment are byte for byte the same (docs/metrics.md)", &a->reuse),
         PG_OPT_CHOICE(0, "format", "F", "text (default) or json (the run document, on stdout)", &a->json, formats),
         PG_OPT_FLAG('v', "verbose", "show backend-specific metrics too", &a->ro.verbose),
         PG_OPT_END(),
@@ -348,6 +354,7 @@ static void run_state_free(run_state *st, const run_args *a)
     if (!st->have_store && st->logdir[0] && !st->nfailed && !a->ro.sample)
         pg_remove_tree(st->logdir);         /* temporary, worth keeping only for a failure's logs */
     pg_rundoc_free(&st->doc);
+    pg_rundoc_list_free(&st->reuse);
     pg_session_close(&st->sess);
     pg_benchset_free(&st->set);
 }
@@ -370,6 +377,14 @@ static int prepare(int *empty, run_state *st, run_args *a, pg_ctx *ctx)
     pg_session_tell(&st->sess);      /* after the benchmarks: bad input is said in one line */
     locate_results(st, a, ctx);
     rc = select_shard(st, a, ctx);
+    if (rc == 0 && a->reuse && !st->sess.props->exact)
+        pg_text_warn("note: --reuse-unchanged: the %s backend's counts depend on the machine's load, so every "
+                     "benchmark is measured", pg_backend_name(st->sess.backend));
+    if (rc == 0 && a->reuse && st->have_commit) {
+        rc = pg_reuse_candidates(&st->reuse, ctx->repo, st->have_store ? ctx->store : NULL, st->commit);
+        a->ro.reuse_from = &st->reuse;
+        a->ro.reuse_machine = st->sess.machine.id;
+    }
     if (rc == 0 && st->set.n == 0) {
         fprintf(stderr, "perfgate: shard %d/%d has no benchmark (the suite has fewer than %d); nothing to run\n",
                 a->shard.index, a->shard.count, a->shard.count);

@@ -3,6 +3,7 @@
 #include "harness/measure/build.h"
 #include "harness/measure/canon.h"
 #include "harness/measure/gbench_list.h"
+#include "harness/measure/reuse.h"
 #include "harness/measure/spawn.h"
 #include "harness/measure/stacks.h"
 #include "harness/store/leftovers.h"
@@ -209,8 +210,23 @@ static void release(side *sides, size_t n)
     free(sides);
 }
 
-int pg_measure(const pg_measure_plan *p)
+/* --reuse-unchanged: what every commit of the plan may reuse, in *ro. */
+static int reuse_from(pg_rundoc_list *runs, pg_run_opts *ro, const pg_measure_plan *p)
 {
+    int rc = 0;
+    for (size_t i = 0; p->reuse && i < p->ncommits && rc == 0; i++)
+        rc = pg_reuse_candidates(runs, p->repo, p->store_root, p->commits[i]);
+    ro->reuse_from = p->reuse ? runs : NULL;
+    ro->reuse_machine = p->sess->machine.id;
+    return rc;
+}
+
+int pg_measure(const pg_measure_plan *plan)
+{
+    pg_run_opts ro = *plan->ro;
+    pg_measure_plan q = *plan, *p = &q;
+    q.ro = &ro;
+    pg_rundoc_list reuse = {0};
     side *sides = calloc(p->ncommits ? p->ncommits : 1, sizeof *sides);
     if (!sides)
         return pg_error_set(PG_ENOMEM, "out of memory");
@@ -221,7 +237,8 @@ int pg_measure(const pg_measure_plan *p)
         pg_benchset_init(&sides[i].set);
     }
     pg_spawn_install_sigint();
-    int rc = 0, nfailed = 0;
+    int nfailed = 0;
+    int rc = reuse_from(&reuse, &ro, p);
     for (size_t i = 0; i < p->ncommits && rc == 0; i++)
         rc = prepare(p, &sides[i], i == 0);
     if (rc == 0)
@@ -231,6 +248,7 @@ int pg_measure(const pg_measure_plan *p)
     if (rc == PG_EINTR)
         pg_error_set(PG_EINTR, "interrupted; nothing was stored");
     release(sides, p->ncommits);
+    pg_rundoc_list_free(&reuse);
     if (rc == 0 && nfailed)
         fprintf(stderr, "perfgate: %d benchmark run%s failed while measuring (see the comparison)\n", nfailed,
                 nfailed == 1 ? "" : "s");

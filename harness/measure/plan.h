@@ -37,6 +37,9 @@ typedef struct pg_measure_plan {
     const char *store_root;     /* the results go here... */
     int notes;                  /* ...and into the git notes: PG_NOTES_RUNS, PG_NOTES_WITH_STACKS
                                  * for the stacks note as well (harness/store/notes.h), or 0 */
+    int reuse;                  /* --reuse-unchanged: exact counts taken from the stored runs of each
+                                   commit and its nearest measured ancestor where the key matches
+                                   (harness/measure/reuse.h) */
     const char *const *only;    /* only these benchmarks (after listing suites); NULL: all */
     size_t nonly;
 } pg_measure_plan;

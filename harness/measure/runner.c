@@ -4,6 +4,7 @@
 #include "counters/elfsym.h"
 #include "harness/measure/canon.h"
 #include "harness/measure/jobs.h"
+#include "harness/measure/reuse.h"
 #include "harness/measure/spawn.h"
 #include "harness/measure/stacks.h"
 #include "harness/measure/table.h"
@@ -469,6 +470,53 @@ typedef struct one_bench {
     char **env, **argv;
 } one_bench;
 
+/* The key of the benchmark's exact counts (reuse.h) into its entry, so that
+ * a later --reuse-unchanged can take them; none when it cannot be made
+ * (said, and the benchmark measured as ever). */
+static void key_one(one_bench *ob, const pg_benchset *set, const pg_bench *bench, const pg_run_opts *o,
+                    pg_metric_set metrics)
+{
+    char key[PG_REUSE_KEY_SIZE], choices[512];
+    char *calls = calls_of(set, bench, o);
+    snprintf(choices, sizeof choices, "metrics %llx markers %d calls %s", (unsigned long long)metrics,
+             bench->markers >= 0 ? bench->markers : set->def_markers, calls ? calls : "");
+    free(calls);
+    if (pg_reuse_key(key, bench, ob->argv, ob->env, o->tree, choices) == 0)
+        pg_rundoc_set(&ob->bd.reuse_key, key);
+    else if (o->reuse_from)
+        pg_text_warn("%s: measured, not reused: %s", bench->name, pg_error_last());
+    pg_error_clear();
+}
+
+/* --reuse-unchanged: a stored benchmark of this machine and backend with the
+ * same key gives its exact counts (its backend's counts) and runs; 1 when
+ * taken, and the backend's series is not made. */
+static int try_reuse(one_bench *ob, const pg_run_opts *o, const pg_meter *meter)
+{
+    const pg_rundoc *run;
+    const char *backend = pg_backend_name(pg_meter_backend(meter));
+    const pg_rundoc_bench *b = ob->bd.reuse_key && o->reuse_from && o->round <= 0
+                                   ? pg_reuse_find(&run, o->reuse_from, ob->bd.name, ob->bd.reuse_key,
+                                                   o->reuse_machine ? o->reuse_machine : "", backend)
+                                   : NULL;
+    if (!b)
+        return 0;
+    int rc = pg_rundoc_set(&ob->bd.reused_run, run->id ? run->id : "");
+    if (rc == 0 && run->commit)
+        rc = pg_rundoc_set(&ob->bd.reused_commit, run->commit);
+    for (size_t i = 0; rc == 0 && i < b->nmetrics; i++) {
+        const pg_rundoc_metric *m = &b->metrics[i];
+        pg_rundoc_metric *dst;
+        if (!m->source || strcmp(m->source, backend) || strcmp(m->unit, "count"))
+            continue;   /* times, and what the native runs measure, are measured anew */
+        rc = pg_rundoc_metric_get(&dst, &ob->bd, m->name, m->unit, m->source);
+        for (size_t k = 0; k < m->n && rc == 0; k++)
+            rc = pg_rundoc_metric_push(dst, m->samples[k], m->running ? m->running[k] : 1.0);
+    }
+    ob->bd.runs = b->runs;
+    return rc < 0 ? rc : 1;
+}
+
 /* Benchmark `bi`, described in its entry and its meter told what it asks
  * for; 1 when this round has runs of it, 0 when none, negative on error. */
 static int begin_one(one_bench *ob, const set_run *sr, size_t bi, pg_meter *meter)
@@ -507,6 +555,8 @@ static int begin_one(one_bench *ob, const set_run *sr, size_t bi, pg_meter *mete
         rc = record_failure(&ob->bd, br->fail, "measured run", 1, &none, br->timeout);
     }
     ob->proto = (series){.gb = gb, .first = ob->c.first, .argv = ob->argv, .env = ob->env, .nenv = nenv};
+    if (rc == 0 && be->exact && !br->fail)
+        key_one(ob, set, bench, o, metrics);
     return rc < 0 ? rc : 1;
 }
 
@@ -546,8 +596,10 @@ static int run_one(const set_run *sr, size_t bi)
         return rc;
     }
     /* Made beforehand (--jobs): the whole series stands in round 0, and later rounds have none. */
-    rc = !sr->pre ? run_main(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto)
-         : o->round <= 0 ? take_pre(&ob, &sr->pre[bi]) : 0;
+    rc = sr->pre ? (o->round <= 0 ? take_pre(&ob, &sr->pre[bi]) : 0) : try_reuse(&ob, o, sr->meter);
+    if (rc == 0 && !sr->pre && !ob.bd.reused_run)
+        rc = run_main(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
+    rc = rc > 0 ? 0 : rc;
     if (rc == 0)
         rc = run_native(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
     if (rc == 0 && !ob.br.fail && o->stacks && o->round <= 0)
@@ -591,8 +643,10 @@ static int exact_one(void *ctx, size_t i, const char *path)
     pg_meter *meter = worker_meter;
     one_bench ob;
     int rc = begin_one(&ob, sr, i, meter);
-    if (rc == 1)
+    if (rc == 1 && (rc = try_reuse(&ob, sr->o, meter)) == 0)
         rc = run_main(&ob.br, meter, ob.native, &ob.c, &ob.proto);
+    else if (rc == 1)
+        rc = 0;
     else if (rc == 0)
         rc = pg_error_set(PG_EINVAL, "--jobs: benchmark %zu has no run", i);
     pg_rundoc doc = {.bench = &ob.bd, .nbench = 1, .capbench = 1};

@@ -45,6 +45,10 @@ typedef struct pg_run_opts {
     int jobs;                   /* > 1: an exact backend's series of that many benchmarks at once,
                                    each benchmark's native runs then one after the other, pinned,
                                    as without (harness/measure/jobs.h); the document is the same */
+    const struct pg_rundoc_list *reuse_from;  /* --reuse-unchanged: stored runs whose exact counts a
+                                   benchmark with the same key takes instead of running
+                                   (harness/measure/reuse.h); NULL: every one is measured */
+    const char *reuse_machine;  /* ...of this machine id only */
     struct pg_rundoc *pre;      /* the backend's series made beforehand (pg_runner_exact), benchmark i
                                    in pre[i]: taken in round 0 (or a whole run) instead of running
                                    them; NULL: none */

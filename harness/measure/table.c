@@ -92,6 +92,13 @@ void pg_table_print_bench(FILE *out, const pg_rundoc *run, const pg_rundoc_bench
     char name[512];
     fprintf(out, "%s  (%d run%s)\n", pg_text_escape_buf(name, sizeof name, b->name, PG_TEXT_TERM), b->runs,
             b->runs == 1 ? "" : "s");
+    if (b->reused_run) {
+        char id[160], commit[64];
+        fprintf(out, "  exact counts reused from run %s%s%.12s: nothing they depend on changed (key %.12s)\n",
+                pg_text_escape_buf(id, sizeof id, b->reused_run, PG_TEXT_TERM), b->reused_commit ? " of " : "",
+                b->reused_commit ? pg_text_escape_buf(commit, sizeof commit, b->reused_commit, PG_TEXT_TERM) : "",
+                b->reuse_key ? b->reuse_key : "");
+    }
     fprintf(out, "  %-22s %18s %-6s %s\n", "metric", "median", "unit", "spread");
     const pg_metric_info *info;
     for (size_t i = 0; (info = pg_metric_at(i)); i++) {

@@ -119,6 +119,12 @@ static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const pg
             b->stacks_iterations = rb->stacks_iterations;
         }
     }
+    if (rc == 0 && rb->reused_run) {    /* --reuse-unchanged: whose counts these are */
+        char from[400];
+        snprintf(from, sizeof from, "run %.200s%s%.12s", rb->reused_run, rb->reused_commit ? " of " : "",
+                 rb->reused_commit ? rb->reused_commit : "");
+        rc = set_str(&b->reused, from);     /* data: each renderer escapes it */
+    }
     for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {
         const pg_rundoc_metric *rm = &rb->metrics[i];
         pg_series *m = metric_get(b, rm->name, rm->unit, measured_by(rm->source, run), rm->source, run);

@@ -65,6 +65,9 @@ void pg_rundoc_bench_free(pg_rundoc_bench *b)
     free(b->stacks_weight);
     free(b->stacks_note);
     free(b->stacks_error);
+    free(b->reuse_key);
+    free(b->reused_run);
+    free(b->reused_commit);
     strings_free(&b->selected_metrics);
     for (size_t i = 0; i < b->nmetrics; i++)
         metric_free(&b->metrics[i]);

@@ -69,6 +69,9 @@ typedef struct pg_rundoc_bench {
     double stacks_iterations;  /* a Google Benchmark's timed-region stacks: the iterations they hold
                                   (their counts divided by it are per iteration); 0: not so */
     char *stacks_error;     /* why this benchmark has no stacks */
+    char *reuse_key;        /* its exact counts' key (harness/measure/reuse.h), or NULL */
+    char *reused_run, *reused_commit;   /* --reuse-unchanged: the stored run (and its commit) whose exact
+                                           counts these are, measured with the same key; NULL: measured */
     pg_rundoc_strings selected_metrics;  /* the metrics asked for (run --metrics, the manifest's
                                             "metrics"); none: the defaults */
     pg_rundoc_metric *metrics;

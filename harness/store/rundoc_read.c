@@ -397,6 +397,8 @@ static int read_command(pg_rundoc_bench *b, reader *r, const cJSON *jb)
     return rc;
 }
 
+static int read_reused(pg_rundoc_bench *b, reader *r, const cJSON *jb);
+
 static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
 {
     if (!cJSON_IsObject(jb))
@@ -443,7 +445,8 @@ static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
         (rc = get_str(&b->stacks_weight, r, jb, "stacks_weight", 0, 0)) == 0 &&
         (rc = get_str(&b->stacks_note, r, jb, "stacks_note", 0, 0)) == 0 &&
         (rc = get_double(&b->stacks_iterations, r, jb, "stacks_iterations")) == 0 &&
-        (rc = get_str(&b->stacks_error, r, jb, "stacks_error", 0, 0)) == 0)
+        (rc = get_str(&b->stacks_error, r, jb, "stacks_error", 0, 0)) == 0 &&
+        (rc = get_str(&b->reuse_key, r, jb, "reuse_key", 0, 0)) == 0 && (rc = read_reused(b, r, jb)) == 0)
         rc = get_strings(&b->selected_metrics, r, jb, "selected_metrics");
     const cJSON *metrics = NULL, *jm;
     if (rc == 0)
@@ -575,6 +578,17 @@ static int read_settings(pg_rundoc *run, reader *r, const cJSON *jr)
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(jr, "settings");
     run->has_native = cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "native") != NULL;
     return rc;
+}
+
+/* "reused": {"run": ID, "commit": C}: whose exact counts these are. */
+static const field reused_fields[] = {
+    {"run", F_STR, offsetof(pg_rundoc_bench, reused_run), 0, 1, 0, 0},
+    {"commit", F_STR, offsetof(pg_rundoc_bench, reused_commit), 0, 0, 0, 0},
+};
+
+static int read_reused(pg_rundoc_bench *b, reader *r, const cJSON *jb)
+{
+    return read_object(b, r, jb, "reused", 0, reused_fields, sizeof reused_fields / sizeof *reused_fields);
 }
 
 /* "shard": {"index": I, "count": N}, 1 <= I <= N. */

@@ -151,6 +151,7 @@ static void put_bench(writer *w, cJSON *arr, const pg_rundoc_bench *bench)
         {"stacks_weight", offsetof(pg_rundoc_bench, stacks_weight)},
         {"stacks_note", offsetof(pg_rundoc_bench, stacks_note)},
         {"stacks_error", offsetof(pg_rundoc_bench, stacks_error)},
+        {"reuse_key", offsetof(pg_rundoc_bench, reuse_key)},
     };
     for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++) {
         const char *s = *(char *const *)((const char *)bench + stacks[i].off);
@@ -159,6 +160,12 @@ static void put_bench(writer *w, cJSON *arr, const pg_rundoc_bench *bench)
     }
     if (bench->stacks_iterations > 0)
         put_num(w, b, "stacks_iterations", bench->stacks_iterations);
+    cJSON *reused = bench->reused_run ? put(w, b, "reused", cJSON_CreateObject()) : NULL;
+    if (reused) {
+        put_str(w, reused, "run", bench->reused_run);
+        if (bench->reused_commit)
+            put_str(w, reused, "commit", bench->reused_commit);
+    }
     if (bench->selected_metrics.n)
         put_strings(w, b, "selected_metrics", &bench->selected_metrics);
     put_num(w, b, "runs", bench->runs);

@@ -1,0 +1,227 @@
+/* harness/measure/reuse.c — see reuse.h. */
+#include "harness/measure/reuse.h"
+#include "counters/elfsym.h"
+#include "harness/bench/shard.h"
+#include "harness/store/results.h"
+#include "util/error.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <git2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What is hashed, as text: every part NUL-terminated, files as "path oid". */
+typedef struct text {
+    char *s;
+    size_t len, cap;
+    int oom;
+} text;
+
+static void add(text *t, const char *s, size_t n)
+{
+    if (t->oom)
+        return;
+    if (t->cap - t->len < n + 1) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap - t->len < n + 1)
+            cap *= 2;
+        char *p = realloc(t->s, cap);
+        if (!p) {
+            t->oom = 1;
+            return;
+        }
+        t->s = p, t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+    t->s[t->len++] = '\0';
+}
+
+static void add_str(text *t, const char *s) { add(t, s ? s : "", s ? strlen(s) : 0); }
+
+/* A file's bytes, by their git blob id, after its path. */
+static int add_file(text *t, const char *label, const char *path)
+{
+    git_oid oid;
+    if (git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB) < 0)
+        return pg_error_set(PG_EIO, "%s: cannot be read to key it", path);
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof hex, &oid);
+    add_str(t, label);
+    add_str(t, hex);
+    return 0;
+}
+
+/* The ELF interpreter of `exe` (PT_INTERP), "" for a static executable. */
+static int interp_of(char out[PATH_MAX], const char *exe)
+{
+    out[0] = '\0';
+    elf_version(EV_CURRENT);
+    int fd = open(exe, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pg_error_errno(PG_EIO, "%s", exe);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    size_t n = 0;
+    int rc = e && elf_getphdrnum(e, &n) == 0 ? 0 : pg_error_set(PG_EINVAL, "%s: not an ELF executable", exe);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_INTERP)
+            continue;
+        size_t len;
+        const char *raw = elf_rawfile(e, &len);
+        if (!raw || ph.p_offset >= len || ph.p_filesz == 0 || ph.p_filesz > PATH_MAX || ph.p_offset + ph.p_filesz > len)
+            rc = pg_error_set(PG_EINVAL, "%s: a bad PT_INTERP", exe);
+        else
+            snprintf(out, PATH_MAX, "%.*s", (int)strnlen(raw + ph.p_offset, ph.p_filesz), raw + ph.p_offset);
+    }
+    if (e)
+        elf_end(e);
+    close(fd);
+    return rc;
+}
+
+/* The shared objects the loader maps for `exe` with `env`: `LOADER --list
+ * EXE` (the program itself does not run), each path it prints keyed. */
+static int add_libraries(text *t, const char *exe, char *const *env)
+{
+    char interp[PATH_MAX];
+    int rc = interp_of(interp, exe);
+    if (rc < 0 || !interp[0])
+        return rc;
+    int p[2];
+    if (pipe(p) < 0)
+        return pg_error_errno(PG_EIO, "pipe");
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], 1);
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0);
+        dup2(null, 2);
+        char *argv[] = {interp, "--list", (char *)exe, NULL};
+        execve(interp, argv, env);
+        _exit(127);
+    }
+    close(p[1]);
+    char buf[65536];
+    size_t len = 0;
+    ssize_t r;
+    while (pid > 0 && len < sizeof buf - 1 && (r = read(p[0], buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)r;
+    close(p[0]);
+    buf[len] = '\0';
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return pg_error_set(PG_EIO, "%s: its loader could not list its shared objects", exe);
+    /* "\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x...)", "\t/lib64/ld-linux-x86-64.so.2 (0x...)" */
+    for (char *line = strtok(buf, "\n"); line && rc == 0; line = strtok(NULL, "\n")) {
+        char *path = strchr(line, '/'), *end = path ? strstr(path, " (0x") : NULL;
+        if (!path || !end)
+            continue;
+        *end = '\0';
+        rc = add_file(t, "lib", path);
+    }
+    return rc;
+}
+
+/* Where `bench` runs its executable from: argv[0] absolute, relative to cwd, or on PATH. */
+static int exe_of(char out[PATH_MAX], const pg_bench *bench, char *const *env)
+{
+    const char *a0 = bench->argv[0], *path = NULL;
+    for (char *const *e = env; e && *e; e++)
+        if (!strncmp(*e, "PATH=", 5))
+            path = *e + 5;
+    if (a0[0] == '/')
+        return snprintf(out, PATH_MAX, "%s", a0) < PATH_MAX ? 0 : pg_error_set(PG_EINVAL, "path too long");
+    if (strchr(a0, '/'))
+        return snprintf(out, PATH_MAX, "%s/%s", bench->cwd ? bench->cwd : ".", a0) < PATH_MAX
+                   ? 0 : pg_error_set(PG_EINVAL, "path too long");
+    return pg_elfsym_which(out, a0, path) == 0 ? 0 : pg_error_set(PG_ENOTFOUND, "%s: not found on PATH", a0);
+}
+
+/* cwd below `tree`, so that the same benchmark keys alike in every checkout. */
+static const char *relative(const char *dir, const char *tree)
+{
+    size_t n = tree ? strlen(tree) : 0;
+    while (n > 1 && tree[n - 1] == '/')     /* a work tree's root is given with its '/' */
+        n--;
+    if (dir && n && !strncmp(dir, tree, n) && (dir[n] == '/' || !dir[n]))
+        return dir[n] ? dir + n + 1 : ".";
+    return dir;
+}
+
+int pg_reuse_key(char key[PG_REUSE_KEY_SIZE], const pg_bench *bench, char *const *argv, char *const *env,
+                 const char *tree, const char *choices)
+{
+    key[0] = '\0';
+    char exe[PATH_MAX];
+    int rc = exe_of(exe, bench, env);
+    if (rc < 0)
+        return rc;
+    git_libgit2_init();
+    text t = {0};
+    add_str(&t, "perfgate-reuse/1");
+    add_str(&t, choices);
+    for (char *const *a = argv; *a; a++)
+        add_str(&t, *a);
+    add_str(&t, "env");
+    for (char *const *e = env; e && *e; e++)
+        add_str(&t, *e);
+    add_str(&t, relative(bench->cwd, tree));
+    rc = add_file(&t, "exe", exe);
+    if (rc == 0)
+        rc = add_libraries(&t, exe, env);
+    /* Arguments that name files: the inputs the manifest hands the program. */
+    for (char *const *a = argv + 1; rc == 0 && *a; a++) {
+        char p[PATH_MAX];
+        struct stat st;
+        int n = **a == '/' || !bench->cwd ? snprintf(p, sizeof p, "%s", *a) : snprintf(p, sizeof p, "%s/%s", bench->cwd, *a);
+        if (n < (int)sizeof p && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+            rc = add_file(&t, *a, p);
+    }
+    if (getenv("PERFGATE_REUSE_DEBUG"))
+        for (size_t i = 0; i < t.len; i += strlen(t.s + i) + 1)
+            fprintf(stderr, "perfgate: reuse key of %s: %s\n", bench->name, t.s + i);
+    git_oid oid;
+    if (rc == 0 && t.oom)
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    if (rc == 0 && git_odb_hash(&oid, t.s, t.len, GIT_OBJECT_BLOB) < 0)
+        rc = pg_error_set(PG_EIO, "cannot hash the key of %s", bench->name);
+    if (rc == 0)
+        git_oid_tostr(key, PG_REUSE_KEY_SIZE, &oid);
+    free(t.s);
+    git_libgit2_shutdown();
+    return rc;
+}
+
+const pg_rundoc_bench *pg_reuse_find(const pg_rundoc **run, const pg_rundoc_list *runs, const char *name,
+                                     const char *key, const char *machine_id, const char *backend)
+{
+    for (size_t r = runs ? runs->n : 0; r-- > 0;) {     /* the newest first */
+        const pg_rundoc *d = &runs->v[r];
+        if (strcmp(d->machine.id, machine_id) || !d->backend || strcmp(d->backend, backend))
+            continue;
+        const pg_rundoc_bench *b = pg_rundoc_find_bench((pg_rundoc *)d, name);
+        if (b && !b->failed && b->reuse_key && !strcmp(b->reuse_key, key)) {
+            *run = d;
+            return b;
+        }
+    }
+    return NULL;
+}
+
+int pg_reuse_candidates(pg_rundoc_list *runs, pg_repo *repo, const char *store, const char *commit)
+{
+    char from[PG_OID_HEXSZ + 1];
+    int rc = pg_results_load(runs, store, repo, commit);
+    if (rc == PG_ENOTFOUND) {
+        pg_error_clear();
+        rc = 0;
+    }
+    return rc < 0 ? rc : pg_shard_history(runs, from, repo, store, commit);
+}
