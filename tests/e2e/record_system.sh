@@ -51,8 +51,13 @@ kill $busy 2>/dev/null
 wait $busy 2>/dev/null
 
 # Shares against perf sampling the same seconds, system-wide: `shares` runs
-# its three phases over and over (0.2 s a round) beside both recorders.
-sh -c "while :; do '$PROGS/shares' 20 >/dev/null; done" &
+# its three phases over and over beside both recorders, a process every
+# 0.01 s of CPU. perfgate records a little longer than perf (perf's start
+# and its end are inside perfgate's window): with rounds that short, the
+# windows' edges cut off a negligible part of a round even on a loaded
+# machine, where a process gets a fraction of a CPU (with 0.2 s rounds a
+# 2 s window held two or three, and the phases they cut decided the shares).
+sh -c "while :; do '$PROGS/shares' 1 >/dev/null; done" &
 busy=$!
 sleep 0.2
 expect_exit 0 "record -a -- perf record -a" "$PG" record -a --folded "$T/vs.folded" -- \

@@ -9,8 +9,9 @@ FOLDED is what `perfgate record --folded` wrote; PERF_REPORT what
 perf record -- PROGRAM`). With --comm, only FOLDED's stacks of that command
 name count (not perf's own). A function's self share is the part of the
 user-space samples whose innermost frame it is: perfgate's leaf frame, perf's
-symbol ([.] lines; kernel lines, if any, are left out of both totals, as
-perfgate samples user space only). perf names a compiler clone by its symbol
+symbol ([.] lines). Kernel frames, if any, are left out of both totals (perf's
+[k] lines, perfgate's _[k] leaves of `record -a`): how much a loaded machine
+has a program wait in the kernel (page faults, exec) is not what is compared. perf names a compiler clone by its symbol
 (walk.constprop.0), perfgate by its DWARF name (walk): the clone suffixes are
 dropped before comparing. Prints one line per function; exits 1 when a
 function's shares differ by more than POINTS percentage points, or when
@@ -29,8 +30,10 @@ def perfgate_self(path, comm):
         if not stack or (comm is not None and stack.split(";", 1)[0] != comm):
             continue
         n = int(count)
-        total += n
         leaf = stack.rsplit(";", 1)[-1]
+        if leaf.endswith("_[k]"):
+            continue    # a kernel frame (record -a as root): perf's [k] lines are left out too
+        total += n
         self_[leaf] = self_.get(leaf, 0) + n
     return {k: 100.0 * v / total for k, v in self_.items()} if total else {}
 
