@@ -48,7 +48,8 @@ const pg_rundoc_bench *pg_reuse_find(const pg_rundoc **run, const pg_rundoc_list
 
 /* The runs a revision may reuse from: those stored for `commit` itself (a
  * run again) and for its nearest first-parent ancestor that has some (the
- * base of a change), from the store and the git notes, appended to `runs`. */
+ * base of a change), from the local store only (never a fetched note),
+ * appended to `runs`. */
 int pg_reuse_candidates(pg_rundoc_list *runs, pg_repo *repo, const char *store, const char *commit);
 
 #endif

@@ -555,7 +555,7 @@ static int begin_one(one_bench *ob, const set_run *sr, size_t bi, pg_meter *mete
         rc = record_failure(&ob->bd, br->fail, "measured run", 1, &none, br->timeout);
     }
     ob->proto = (series){.gb = gb, .first = ob->c.first, .argv = ob->argv, .env = ob->env, .nenv = nenv};
-    if (rc == 0 && be->exact && !br->fail)
+    if (rc == 0 && be->exact && !br->fail && !sr->pre)    /* a worker's result (--jobs) has its key */
         key_one(ob, set, bench, o, metrics);
     return rc < 0 ? rc : 1;
 }
