@@ -9,12 +9,11 @@
  * context every measurement gets (harness/measure/canon.h).
  */
 #include "harness/bench/bench.h"
-#include "harness/measure/gbench_list.h"
-#include "harness/measure/build.h"
 #include "harness/store/calibration.h"
 #include "harness/cli/builtin.h"
 #include "harness/cli/commands.h"
 #include "harness/store/leftovers.h"
+#include "harness/measure/plan.h"
 #include "harness/measure/runner.h"
 #include "harness/measure/session.h"
 #include "report/calib.h"
@@ -23,7 +22,6 @@
 #include "report/threshold.h"
 #include "util/error.h"
 #include "util/fileio.h"
-#include "util/owned_dir.h"
 #include "util/metrics.h"
 #include "util/text.h"
 
@@ -82,15 +80,15 @@ static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **ar
 }
 
 typedef struct cal_state {
+    const cal_args *a;
     pg_benchset set;
     pg_session sess;
-    pg_rundoc *docs;            /* 2 * pairs: side s of pair p is docs[2p + s] */
-    size_t ndocs;
+    pg_measure_out out;         /* 2 * pairs documents: side s of pair p is docs[2p + s]; the runs'
+                                   logs in an owned directory, which the sweep of the next run
+                                   removes when this calibrate is killed */
     pg_floors floors;
-    pg_owned_dir logs;      /* the runs' logs: owned, so the sweep of the next run
-                             * removes them when this calibrate is killed */
     char commit[PG_OID_HEXSZ + 1];
-    int have_commit, nfailed;
+    int have_commit;
 } cal_state;
 
 /* As `run` picks them: a manifest outside the work tree names its files (bench.h). */
@@ -101,31 +99,26 @@ static int select_benchmarks(cal_state *st, pg_ctx *ctx)
     return pg_bench_select(&st->set, ctx->args.args, ctx->args.nargs, 1, in_repo ? ctx->workdir : NULL);
 }
 
-/* After the build, as `run` does: Google Benchmark suites listed, then --filter. */
-static int expand_benchmarks(cal_state *st, const cal_args *a)
+static void progress(void *arg, const pg_benchset *set, size_t k)
 {
-    int rc = pg_benchset_expand(&st->set);
-    if (rc == 0 && a->filter && (rc = pg_benchset_filter(&st->set, a->filter)) == 0 && st->set.n == 0)
-        rc = pg_error_set(PG_ENOTFOUND, "--filter '%s' matches no benchmark", a->filter);
-    return rc;
+    const cal_state *st = arg;
+    (void)set;
+    if (st->a->ro.progress)
+        fprintf(stderr, "\rpair %zu of %d, side %c ", k / 2 + 1, st->a->pairs, k % 2 ? 'B' : 'A');
 }
 
-static int measure(cal_state *st, cal_args *a)
+/* The pairs' sides one after the other, each measured whole as `run` does
+ * (built, listed, filtered first: harness/measure/plan.h), nothing stored. */
+static int measure(cal_state *st, cal_args *a, pg_ctx *ctx)
 {
-    st->docs = calloc(2 * (size_t)a->pairs, sizeof *st->docs);
-    if (!st->docs)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    a->ro.log_dir = st->logs.path;
+    const char *commit = st->commit;
+    pg_measure_here here = {.set = &st->set, .filter = a->filter, .no_build = a->no_build,
+                            .copies = 2 * (size_t)a->pairs, .logs_prefix = PG_LEFTOVERS_CALIBRATE_PREFIX,
+                            .before = progress, .arg = st};
     a->ro.progress = isatty(2);
-    int rc = 0;
-    for (size_t k = 0; k < 2 * (size_t)a->pairs && rc == 0; k++) {
-        if (a->ro.progress)
-            fprintf(stderr, "\rpair %zu of %d, side %c ", k / 2 + 1, a->pairs, k % 2 ? 'B' : 'A');
-        int nf = 0;
-        rc = pg_runner_run(&st->docs[k], &nf, &st->set, st->sess.meter, &a->ro);
-        st->ndocs = k + 1;
-        st->nfailed += nf;
-    }
+    pg_measure_plan plan = {.repo = ctx->repo, .commits = &commit, .ncommits = st->have_commit, .here = &here,
+                            .worktree = ctx->workdir, .sess = &st->sess, .ro = &a->ro};
+    int rc = pg_measure(&st->out, &plan);
     if (rc == PG_EINTR)
         return pg_error_set(PG_EINTR, "interrupted; nothing was written");
     return rc;
@@ -134,7 +127,7 @@ static int measure(cal_state *st, cal_args *a)
 /* The median of `name` of benchmark `b` in doc k, NAN when it has none or failed. */
 static double median_of(cal_state *st, size_t k, const char *bench, const char *name)
 {
-    pg_rundoc_bench *b = pg_rundoc_find_bench(&st->docs[k], bench);
+    pg_rundoc_bench *b = pg_rundoc_find_bench(&st->out.docs[k], bench);
     const pg_rundoc_metric *m = b && !b->failed ? pg_rundoc_metric_find(b, name) : NULL;
     return m && m->n ? pg_stats_median(m->samples, m->n) : NAN;
 }
@@ -145,7 +138,7 @@ static int compute(cal_state *st, const cal_args *a)
     size_t n = (size_t)a->pairs;
     double *base = malloc(n * sizeof *base), *cand = malloc(n * sizeof *cand);
     int rc = base && cand ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
-    const pg_rundoc *first = &st->docs[0];
+    const pg_rundoc *first = &st->out.docs[0];
     for (size_t i = 0; i < first->nbench && rc == 0; i++) {
         const pg_rundoc_bench *b = &first->bench[i];
         for (size_t j = 0; j < b->nmetrics && rc == 0; j++) {
@@ -246,11 +239,8 @@ static int save(const cal_state *st, const cal_args *a, pg_ctx *ctx)
 
 static void cal_state_free(cal_state *st)
 {
-    for (size_t k = 0; k < st->ndocs; k++)
-        pg_rundoc_free(&st->docs[k]);
-    free(st->docs);
+    pg_measure_out_free(&st->out);
     pg_floors_free(&st->floors);
-    pg_owned_release(&st->logs, !st->nfailed);   /* failures: their logs stay for the user */
     pg_session_close(&st->sess);
     pg_benchset_free(&st->set);
 }
@@ -261,8 +251,7 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
     int status;
     if (parse_args(&status, &a, ctx, argc, argv))
         return status;
-    cal_state st = {0};
-    pg_owned_init(&st.logs);
+    cal_state st = {.a = &a};
     pg_benchset_init(&st.set);
     int rc = select_benchmarks(&st, ctx);
     if (rc == 0)
@@ -282,19 +271,7 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0 && !a.no_write)
         rc = pg_calibration_check(ctx->store);
     if (rc == 0)
-        rc = pg_owned_mkdtemp(&st.logs, PG_LEFTOVERS_CALIBRATE_PREFIX);
-    if (rc == 0 && st.set.build && !a.no_build) {
-        char mdir[PATH_MAX];
-        pg_path_dirname(mdir, sizeof mdir, st.set.build_manifest);
-        pg_build b = {.cmd = st.set.build, .dir = ctx->workdir ? ctx->workdir : mdir,
-                      .timeout = pg_build_timeout(a.ro.build_timeout, st.set.build_timeout)};
-        rc = pg_build_run(&b);
-    }
-    if (rc == 0)
-        rc = expand_benchmarks(&st, &a);
-    a.ro.tree = ctx->workdir;
-    if (rc == 0)
-        rc = measure(&st, &a);
+        rc = measure(&st, &a, ctx);
     if (a.ro.progress)
         fputc('\n', stderr);
     if (rc == 0)
@@ -305,9 +282,10 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
         rc = save(&st, &a, ctx);
     }
     status = rc < 0 ? pg_exit_status(rc) : PG_EXIT_OK;
-    if (rc == 0 && st.nfailed) {
-        fprintf(stderr, "perfgate: %d benchmark run%s failed and %s left out; logs in %s\n", st.nfailed,
-                st.nfailed == 1 ? "" : "s", st.nfailed == 1 ? "its benchmark is" : "their benchmarks are", st.logs.path);
+    if (rc == 0 && st.out.nfailed) {
+        int n = st.out.nfailed;
+        fprintf(stderr, "perfgate: %d benchmark run%s failed and %s left out; logs in %s\n", n, n == 1 ? "" : "s",
+                n == 1 ? "its benchmark is" : "their benchmarks are", st.out.logs);
         status = PG_EXIT_FAIL;
     }
     fflush(stdout);

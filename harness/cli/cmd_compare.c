@@ -12,7 +12,6 @@
 #include "harness/cli/commands.h"
 #include "harness/measure/confirm.h"
 #include "harness/store/gitrepo.h"
-#include "harness/store/leftovers.h"
 #include "harness/store/notes.h"
 #include "harness/store/notes_stacks.h"
 #include "harness/store/results.h"
@@ -358,14 +357,13 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
     }
     if (n > 0) {
         pg_run_opts ro = missing_run_opts(o, sess.native);
-        pg_leftovers_sweep(root);   /* what a killed perfgate left */
-        /* (pg_measure checks the store before measuring anything) */
+        /* (pg_measure sweeps what a killed perfgate left, and checks the store before measuring) */
         char bench[PATH_MAX + 8];
         pg_measure_plan plan = {.repo = repo, .commits = commits, .ncommits = n,
                                 .bench_path = missing_bench(bench, sizeof bench, workdir, o), .worktree = workdir,
                                 .sess = &sess, .ro = &ro, .store_root = root, .notes = notes_of(o),
                                 .reuse = o->reuse};
-        rc = pg_measure(&plan);
+        rc = pg_measure(NULL, &plan);
     }
     pg_session_close(&sess);
     for (int i = 0; i < 2 && rc == 0; i++) {

@@ -3,22 +3,16 @@
 #include "counters/probe.h"
 #include "counters/sampler.h"
 #include "harness/bench/bench.h"
-#include "harness/measure/gbench_list.h"
-#include "harness/measure/build.h"
+#include "harness/bench/shard.h"
 #include "harness/cli/builtin.h"
 #include "harness/cli/commands.h"
-#include "harness/store/gitrepo.h"
-#include "harness/store/leftovers.h"
-#include "harness/store/machine.h"
-#include "harness/store/notes.h"
-#include "harness/store/notes_record.h"
-#include "harness/store/notes_stacks.h"
-#include "harness/measure/reuse.h"
+#include "harness/measure/plan.h"
 #include "harness/measure/runner.h"
 #include "harness/measure/session.h"
-#include "harness/bench/shard.h"
-#include "harness/measure/stacks.h"
-#include "harness/store/store.h"
+#include "harness/store/gitrepo.h"
+#include "harness/store/leftovers.h"
+#include "harness/store/notes.h"
+#include "harness/store/notes_stacks.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "util/fileio.h"
@@ -59,15 +53,12 @@ typedef struct run_args {
 
 /* Everything a run holds, released by run_state_free whatever happened. */
 typedef struct run_state {
+    const run_args *a;
     pg_benchset set;
     pg_session sess;
-    pg_rundoc doc;
-    pg_rundoc_list reuse;       /* --reuse-unchanged: what may be reused */
-    pg_stacks *stacks;
-    pg_owned_dir logs;          /* stored runs: this run's logs in the store */
-    char logdir[PATH_MAX + 16], stacks_dir[PATH_MAX * 2];
+    pg_measure_out out;         /* the run document, and where it went */
     char commit[PG_OID_HEXSZ + 1];
-    int dirty, have_commit, have_store, stored, nfailed;
+    int dirty, have_commit, have_store;
 } run_state;
 
 static int parse_shard(const pg_opt *opt, const char *name, const char *arg)
@@ -161,19 +152,6 @@ static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
     return rc;
 }
 
-/* After the build: Google Benchmark suites listed (they need their
- * executables), then --filter over every benchmark's name. */
-static int expand_benchmarks(run_state *st, const run_args *a)
-{
-    int rc = pg_benchset_expand(&st->set);
-    if (rc == 0 && a->filter) {
-        rc = pg_benchset_filter(&st->set, a->filter);
-        if (rc == 0 && st->set.n == 0)
-            rc = pg_error_set(PG_ENOTFOUND, "--filter '%s' matches no benchmark", a->filter);
-    }
-    return rc;
-}
-
 /* The commit results are keyed to, and the store they go to (outside a
  * repository: no commit, and a store only when one is named). */
 static void locate_results(run_state *st, const run_args *a, pg_ctx *ctx)
@@ -212,22 +190,6 @@ static int select_shard(run_state *st, const run_args *a, pg_ctx *ctx)
     return rc;
 }
 
-/* The manifest's build command, run from the work tree root (else the manifest's directory). */
-static int build(const run_state *st, const run_args *a, const pg_ctx *ctx)
-{
-    if (!st->set.build || a->no_build)
-        return 0;
-    char mdir[PATH_MAX], log[PATH_MAX + 128];
-    pg_path_dirname(mdir, sizeof mdir, st->set.build_manifest);
-    /* Into the store's logs, beside the runs' (a run without a store: $TMPDIR). */
-    if (st->have_store)
-        snprintf(log, sizeof log, "%s/logs/%s/build.log", ctx->store, st->have_commit ? st->commit : PG_NO_COMMIT);
-    pg_build b = {.cmd = st->set.build, .dir = ctx->workdir ? ctx->workdir : mdir,
-                  .timeout = pg_build_timeout(a->ro.build_timeout, st->set.build_timeout),
-                  .log = st->have_store ? log : NULL};
-    return pg_build_run(&b);
-}
-
 static int choose_cpu(pg_run_opts *ro)
 {
     if (ro->cpu == -1)
@@ -237,37 +199,15 @@ static int choose_cpu(pg_run_opts *ro)
     return 0;
 }
 
-/* Logs go to the store, or else to a temporary directory kept only for a failure's logs. */
-static int open_logs(run_state *st, run_args *a, const pg_ctx *ctx)
+/* Before measuring, once the benchmarks are built and listed. */
+static void print_header(void *arg, const pg_benchset *set, size_t copy)
 {
-    if (st->have_store) {
-        /* (the run's own log directory is made with its run id: open_run_dirs) */
-        /* What a killed perfgate left goes first: it may be what fills the store. */
-        pg_leftovers_sweep(ctx->store);
-        /* A read-only or full store, or a store document that cannot be
-         * appended to, is an environment error before anything runs:
-         * measuring first would lose the measurements. */
-        int rc = pg_store_check(ctx->store, st->have_commit ? st->commit : NULL, st->sess.machine.id);
-        if (rc < 0)
-            return rc;
-    } else {
-        pg_leftovers_sweep(NULL);     /* what a killed perfgate left in TMPDIR */
-        int rc = pg_mkdtemp(st->logdir, sizeof st->logdir, "perfgate-logs-");
-        if (rc < 0)
-            return rc;
-    }
-    a->ro.log_dir = st->logdir;
-    a->ro.tree = ctx->workdir;
-    a->ro.progress = isatty(2);
-    a->ro.out = a->json ? NULL : stdout;
-    return 0;
-}
-
-static void print_header(const run_state *st, const run_args *a)
-{
+    const run_state *st = arg;
+    const run_args *a = st->a;
+    (void)copy;     /* run measures one */
     if (a->json)
         return;
-    printf("perfgate run: %zu benchmark%s, backend %s, ", st->set.n, st->set.n == 1 ? "" : "s",
+    printf("perfgate run: %zu benchmark%s, backend %s, ", set->n, set->n == 1 ? "" : "s",
            pg_backend_name(st->sess.backend));
     if (a->ro.cpu >= 0)
         printf("pinned to CPU %d", a->ro.cpu);
@@ -280,65 +220,39 @@ static void print_header(const run_state *st, const run_args *a)
     fflush(stdout);
 }
 
-/* Logs and stacks are written into the store, in directories of this run's
- * own, removed again by run_state_free when the run is not stored. */
-static int open_run_dirs(run_state *st, run_args *a, const pg_ctx *ctx)
+/* Measures the work tree in place (harness/measure/plan.h): stored, with a
+ * store (checked before the build, which it would waste), and put into the
+ * notes, with a commit. */
+static int measure(run_state *st, run_args *a, pg_ctx *ctx)
 {
-    int rc;
-    const char *commit = st->have_commit ? st->commit : NULL;
-    if (st->have_store) {
-        if ((rc = pg_store_logs_open(&st->logs, ctx->store, commit, st->sess.machine.id, st->doc.id)) < 0)
-            return rc;
-        a->ro.log_dir = st->logs.path;
-    }
-    if (!a->ro.sample)
-        return 0;
-    if (st->have_store) {
-        const char *id = st->doc.id;
-        rc = pg_stacks_new_in_store(&st->stacks, st->stacks_dir, sizeof st->stacks_dir, st->sess.backend,
-                                    a->ro.sample_freq, ctx->store, commit, st->sess.machine.id, id);
-    } else {
-        snprintf(st->stacks_dir, sizeof st->stacks_dir, "%s/stacks", st->logdir);
-        rc = pg_stacks_new(&st->stacks, st->sess.backend, a->ro.sample_freq, st->stacks_dir, st->stacks_dir);
-    }
-    a->ro.stacks = st->stacks;
-    return rc;
+    const char *commit = st->commit;
+    pg_measure_here here = {.set = &st->set, .filter = a->filter, .no_build = a->no_build, .dirty = st->dirty,
+                            .shard_index = a->shard.index, .shard_count = a->shard.count, .copies = 1,
+                            .logs_prefix = PG_LEFTOVERS_LOGS_PREFIX, .before = print_header, .arg = st};
+    a->ro.progress = isatty(2);
+    a->ro.out = a->json ? NULL : stdout;
+    pg_measure_plan plan = {.repo = ctx->repo, .commits = &commit, .ncommits = st->have_commit, .here = &here,
+                            .worktree = ctx->workdir, .sess = &st->sess, .ro = &a->ro,
+                            .store_root = st->have_store ? ctx->store : NULL,
+                            .notes = a->no_notes ? 0 : a->notes_stacks ? PG_NOTES_WITH_STACKS : PG_NOTES_RUNS,
+                            .reuse = a->reuse && st->have_commit};
+    return pg_measure(&st->out, &plan);
 }
 
-static int measure(run_state *st, const run_args *a)
+/* Prints the run document, or where it went. */
+static int print_results(run_state *st, const run_args *a)
 {
-    int rc = pg_runner_run(&st->doc, &st->nfailed, &st->set, st->sess.meter, &a->ro);
-    if (rc == 0)
-        rc = pg_session_finish_doc(&st->sess, &st->doc);
-    if (rc == PG_EINTR)
-        return pg_error_set(PG_EINTR, "interrupted; nothing was stored");
-    return rc;
-}
-
-/* Stores the run document (when there is a store) and prints it or where it went. */
-static int store_results(run_state *st, const run_args *a, pg_ctx *ctx)
-{
-    if (st->have_store) {
-        char path[PATH_MAX + 64];
-        int rc = pg_store_append(path, sizeof path, ctx->store, st->have_commit ? st->commit : NULL,
-                                 st->sess.machine.id, &st->doc);
-        if (rc < 0)
-            return rc;
-        st->stored = 1;
-        pg_stacks_keep(st->stacks);
-        if (!a->json) {
-            printf("stored: %s\n", path);
-            if (st->stacks_dir[0] && !access(st->stacks_dir, F_OK))
-                printf("stacks: %s/\n", st->stacks_dir);
-        }
-        if (st->have_commit && !a->no_notes)
-            pg_notes_record(ctx->repo, &st->doc, ctx->store, a->notes_stacks);
+    const pg_measure_out *out = &st->out;
+    if (out->stored[0] && !a->json) {
+        printf("stored: %s\n", out->stored);
+        if (out->stacks_dir[0] && !access(out->stacks_dir, F_OK))
+            printf("stacks: %s/\n", out->stacks_dir);
     } else if (a->ro.sample && !a->json) {
-        printf("stacks (not stored): %s/\n", st->stacks_dir);
+        printf("stacks (not stored): %s/\n", out->stacks_dir);
     }
     if (a->json) {
         char *text;
-        int rc = pg_rundoc_write(&text, &st->doc);
+        int rc = pg_rundoc_write(&text, &out->docs[0]);
         if (rc < 0)
             return rc;
         fputs(text, stdout);
@@ -347,14 +261,9 @@ static int store_results(run_state *st, const run_args *a, pg_ctx *ctx)
     return 0;
 }
 
-static void run_state_free(run_state *st, const run_args *a)
+static void run_state_free(run_state *st)
 {
-    pg_stacks_free(st->stacks);     /* with its directory in the store, unless the run was stored */
-    pg_owned_release(&st->logs, !st->stored);
-    if (!st->have_store && st->logdir[0] && !st->nfailed && !a->ro.sample)
-        pg_remove_tree(st->logdir);         /* temporary, worth keeping only for a failure's logs */
-    pg_rundoc_free(&st->doc);
-    pg_rundoc_list_free(&st->reuse);
+    pg_measure_out_free(&st->out);
     pg_session_close(&st->sess);
     pg_benchset_free(&st->set);
 }
@@ -380,11 +289,6 @@ static int prepare(int *empty, run_state *st, run_args *a, pg_ctx *ctx)
     if (rc == 0 && a->reuse && !st->sess.props->exact)
         pg_text_warn("note: --reuse-unchanged: the %s backend's counts depend on the machine's load, so every "
                      "benchmark is measured", pg_backend_name(st->sess.backend));
-    if (rc == 0 && a->reuse && st->have_commit) {
-        rc = pg_reuse_candidates(&st->reuse, ctx->repo, st->have_store ? ctx->store : NULL, st->commit);
-        a->ro.reuse_from = &st->reuse;
-        a->ro.reuse_machine = st->sess.machine.id;
-    }
     if (rc == 0 && st->set.n == 0) {
         fprintf(stderr, "perfgate: shard %d/%d has no benchmark (the suite has fewer than %d); nothing to run\n",
                 a->shard.index, a->shard.count, a->shard.count);
@@ -399,43 +303,27 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     int status;
     if (parse_args(&status, &a, ctx, argc, argv))
         return status;
-    run_state st = {0};
+    run_state st = {.a = &a};
     pg_benchset_init(&st.set);
-    pg_owned_init(&st.logs);
     int empty = 0;
     int rc = prepare(&empty, &st, &a, ctx);
     if (rc == 0 && empty) {
-        run_state_free(&st, &a);
+        run_state_free(&st);
         return PG_EXIT_OK;
     }
     if (rc == 0)
         rc = choose_cpu(&a.ro);
-    /* The store is checked before the build and the measuring, which it would waste. */
     if (rc == 0)
-        rc = open_logs(&st, &a, ctx);
+        rc = measure(&st, &a, ctx);
     if (rc == 0)
-        rc = build(&st, &a, ctx);
-    if (rc == 0)
-        rc = expand_benchmarks(&st, &a);
-    if (rc == 0) {
-        print_header(&st, &a);
-        rc = pg_session_new_doc(&st.doc, &st.sess, st.have_commit ? st.commit : NULL, st.dirty, a.ro.cpu);
-        st.doc.shard_index = a.shard.index;
-        st.doc.shard_count = a.shard.count;
-        if (rc == 0)
-            rc = open_run_dirs(&st, &a, ctx);
-    }
-    if (rc == 0)
-        rc = measure(&st, &a);
-    if (rc == 0)
-        rc = store_results(&st, &a, ctx);
+        rc = print_results(&st, &a);
     if (rc == PG_EINTR)
         fputc('\n', stderr);            /* after the progress line */
     status = rc < 0 ? pg_exit_status(rc) : PG_EXIT_OK;
-    if (rc == 0 && st.nfailed) {
-        fprintf(stderr, "perfgate: %d of %zu benchmarks failed\n", st.nfailed, st.set.n);
+    if (rc == 0 && st.out.nfailed) {
+        fprintf(stderr, "perfgate: %d of %zu benchmarks failed\n", st.out.nfailed, st.set.n);
         status = PG_EXIT_FAIL;
     }
-    run_state_free(&st, &a);
+    run_state_free(&st);
     return status;
 }

@@ -65,7 +65,7 @@ int pg_round2_run(pg_round2 *r, pg_comparison *c, const pg_measure_plan *plan, c
     pg_measure_plan p = *plan;
     p.sess = &sess, p.ro = &o, p.only = names, p.nonly = n;
     if (rc == 0)
-        rc = pg_measure(&p);
+        rc = pg_measure(NULL, &p);
     free(names);
     if (rc == 0 && (rc = compare_round(r, c, &p, ro2->co)) == 0)
         pg_confirm_apply(c, &r->c);

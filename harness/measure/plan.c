@@ -24,11 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-/* One revision being measured. */
+/* One revision being measured, or one copy of the work tree's measurement. */
 typedef struct side {
-    const char *commit;
+    const char *commit;             /* NULL: none (the work tree of no repository) */
+    const char *tree;               /* where it runs: dir.path, or the work tree */
     pg_owned_dir dir;               /* the checkout: a killed perfgate's is swept by the next */
-    pg_benchset set;
+    pg_benchset own, *set;          /* set: &own, or the caller's (here) */
     pg_rundoc doc;
     pg_stacks *stacks;              /* --sample: this revision's stacks, beside its results */
     pg_owned_dir logs;              /* this revision's run's logs, in the store */
@@ -53,6 +54,7 @@ static int check_out(const pg_measure_plan *p, side *s, int first)
                      "(docs/metrics.md, \"The execution context\")", strlen(s->dir.path), want);
     fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit,
             p->only ? "again, to confirm" : "no stored results, or none with stacks", s->dir.path);
+    s->tree = s->dir.path;
     return pg_repo_export(p->repo, s->commit, s->dir.path);
 }
 
@@ -63,35 +65,53 @@ static int benchmarks(const pg_measure_plan *p, side *s)
     snprintf(bp, sizeof bp, "%s/%s", s->dir.path, p->bench_path);
     /* A bare repository has no tree of today: a relative path is the revision's own. */
     pg_bench_place at = {.worktree = p->worktree ? p->worktree : s->dir.path, .root = s->dir.path};
-    int rc = pg_bench_discover(&s->set, p->worktree || p->bench_path[0] == '/' ? p->bench_path : bp, &at);
+    int rc = pg_bench_discover(s->set, p->worktree || p->bench_path[0] == '/' ? p->bench_path : bp, &at);
     snprintf(log, sizeof log, "%s/logs/%s/build.log", p->store_root, s->commit);
-    pg_build b = {.cmd = s->set.build, .dir = s->dir.path,
-                  .timeout = pg_build_timeout(p->ro->build_timeout, s->set.build_timeout), .log = log};
-    if (rc == 0 && s->set.build)
+    pg_build b = {.cmd = s->set->build, .dir = s->dir.path,
+                  .timeout = pg_build_timeout(p->ro->build_timeout, s->set->build_timeout), .log = log};
+    if (rc == 0 && s->set->build)
         rc = pg_build_run(&b);
     if (rc == 0)
-        rc = pg_benchset_expand(&s->set);
+        rc = pg_benchset_expand(s->set);
     if (rc < 0)
         return pg_error_wrap(rc, "revision %.12s", s->commit);
     if (p->only)    /* after the expansion: a suite's benchmarks are named only then */
-        pg_benchset_keep_named(&s->set, p->only, p->nonly);
+        pg_benchset_keep_named(s->set, p->only, p->nonly);
     return 0;
+}
+
+/* A side's document, and its logs and stacks directories: in the store
+ * under the document's run id, else (the work tree, nothing stored) in
+ * `tmp`, the one temporary directory of the whole measurement. */
+static int open_side(const pg_measure_plan *p, side *s, const char *tmp)
+{
+    const pg_session *sess = p->sess;
+    const pg_measure_here *h = p->here;
+    int rc = pg_session_new_doc(&s->doc, sess, s->commit, h ? h->dirty : 0, p->ro->cpu);
+    if (h) {
+        s->doc.shard_index = h->shard_index;
+        s->doc.shard_count = h->shard_count;
+    }
+    if (rc == 0 && p->store_root)
+        rc = pg_store_logs_open(&s->logs, p->store_root, s->commit, sess->machine.id, s->doc.id);
+    if (rc < 0 || !p->ro->sample)
+        return rc;
+    if (p->store_root)
+        return pg_stacks_new_in_store(&s->stacks, s->stacks_dir, sizeof s->stacks_dir, sess->backend,
+                                      p->ro->sample_freq, p->store_root, s->commit, sess->machine.id, s->doc.id);
+    snprintf(s->stacks_dir, sizeof s->stacks_dir, "%s/stacks", tmp);
+    return pg_stacks_new(&s->stacks, sess->backend, p->ro->sample_freq, s->stacks_dir, s->stacks_dir);
 }
 
 /* Everything revision `s` needs before its first run. A store that cannot
  * take the results fails before any measuring. */
 static int prepare(const pg_measure_plan *p, side *s, int first)
 {
-    const pg_session *sess = p->sess;
     int rc;
-    if ((rc = pg_store_check(p->store_root, s->commit, sess->machine.id)) < 0 || (rc = check_out(p, s, first)) < 0 ||
-        (rc = benchmarks(p, s)) < 0 || (rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, p->ro->cpu)) < 0 ||
-        (rc = pg_store_logs_open(&s->logs, p->store_root, s->commit, sess->machine.id, s->doc.id)) < 0)
+    if ((rc = pg_store_check(p->store_root, s->commit, p->sess->machine.id)) < 0 || (rc = check_out(p, s, first)) < 0 ||
+        (rc = benchmarks(p, s)) < 0)
         return rc;
-    if (p->ro->sample)
-        rc = pg_stacks_new_in_store(&s->stacks, s->stacks_dir, sizeof s->stacks_dir, sess->backend, p->ro->sample_freq,
-                                    p->store_root, s->commit, sess->machine.id, s->doc.id);
-    return rc;
+    return open_side(p, s, NULL);
 }
 
 /* One run (round k) of benchmark b of revision i, merged into its document. */
@@ -103,11 +123,11 @@ static int run_one(const pg_measure_plan *p, side *s, size_t b, int k, int *nfai
     o.one = b + 1;
     o.stacks = s->stacks;
     o.log_dir = s->logs.path;
-    o.tree = s->dir.path;
+    o.tree = s->tree;
     o.pre = s->pre;
     pg_rundoc round = {0};
     int nf = 0;
-    int rc = pg_runner_run(&round, &nf, &s->set, p->sess->meter, &o);
+    int rc = pg_runner_run(&round, &nf, s->set, p->sess->meter, &o);
     *nfailed += nf;
     int mrc = pg_runner_merge(&s->doc, &round);
     pg_rundoc_free(&round);
@@ -131,10 +151,10 @@ static int exact_first(const pg_measure_plan *p, side *sides)
     pg_rundoc **pre = calloc(p->ncommits, sizeof *pre);
     int rc = sets && o && op && pre ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < p->ncommits; i++) {
-        sets[i] = &sides[i].set;
+        sets[i] = sides[i].set;
         o[i] = *p->ro;
         o[i].log_dir = sides[i].logs.path;
-        o[i].tree = sides[i].dir.path;
+        o[i].tree = sides[i].tree;
         op[i] = &o[i];
     }
     if (rc == 0)
@@ -153,9 +173,9 @@ static int run_rounds(const pg_measure_plan *p, side *sides, int *nfailed)
     int rounds = 0, rc = exact_first(p, sides);
     size_t most = 0;
     for (size_t i = 0; i < p->ncommits; i++) {
-        most = sides[i].set.n > most ? sides[i].set.n : most;
-        for (size_t b = 0; b < sides[i].set.n; b++) {
-            int r = pg_runner_rounds(&sides[i].set, b, p->ro, p->sess->props);
+        most = sides[i].set->n > most ? sides[i].set->n : most;
+        for (size_t b = 0; b < sides[i].set->n; b++) {
+            int r = pg_runner_rounds(sides[i].set, b, p->ro, p->sess->props);
             rounds = r > rounds ? r : rounds;
         }
     }
@@ -167,11 +187,24 @@ static int run_rounds(const pg_measure_plan *p, side *sides, int *nfailed)
             size_t first = (size_t)rand_r(&seed) % p->ncommits;
             for (size_t t = 0; t < p->ncommits && rc == 0; t++) {
                 side *s = &sides[(first + t) % p->ncommits];
-                if (b < s->set.n)
+                if (b < s->set->n)
                     rc = run_one(p, s, b, k, nfailed);
             }
         }
     return rc;
+}
+
+/* A side's finished run into the store (its path into `path`), and into the notes. */
+static int store_side(char *path, size_t len, const pg_measure_plan *p, side *s)
+{
+    int rc = pg_store_append(path, len, p->store_root, s->commit, p->sess->machine.id, &s->doc);
+    if (rc < 0)
+        return rc;
+    pg_stacks_keep(s->stacks);
+    pg_owned_release(&s->logs, 0);
+    if (p->notes && s->commit)
+        pg_notes_record(p->repo, &s->doc, p->store_root, p->notes == PG_NOTES_WITH_STACKS);
+    return 0;
 }
 
 /* Each revision's run into the store, and into the notes. */
@@ -180,17 +213,9 @@ static int store_all(const pg_measure_plan *p, side *sides)
     int rc = 0;
     for (size_t i = 0; i < p->ncommits && rc == 0; i++) {
         char path[PATH_MAX + 64];
-        side *s = &sides[i];
-        rc = pg_session_finish_doc(p->sess, &s->doc);
-        if (rc == 0)
-            rc = pg_store_append(path, sizeof path, p->store_root, s->commit, p->sess->machine.id, &s->doc);
-        if (rc < 0)
-            break;
-        pg_stacks_keep(s->stacks);
-        pg_owned_release(&s->logs, 0);
-        fprintf(stderr, "perfgate: stored %.12s: %s\n", s->commit, path);
-        if (p->notes)
-            pg_notes_record(p->repo, &s->doc, p->store_root, p->notes == PG_NOTES_WITH_STACKS);
+        if ((rc = pg_session_finish_doc(p->sess, &sides[i].doc)) == 0 &&
+            (rc = store_side(path, sizeof path, p, &sides[i])) == 0)
+            fprintf(stderr, "perfgate: stored %.12s: %s\n", sides[i].commit, path);
     }
     return rc;
 }
@@ -202,9 +227,9 @@ static void release(side *sides, size_t n)
         pg_owned_release(&sides[i].dir, 1);
         pg_owned_release(&sides[i].logs, 1);
         pg_stacks_free(sides[i].stacks);
-        const pg_benchset *set = &sides[i].set;
+        const pg_benchset *set = sides[i].set;
         pg_runner_exact_free(&sides[i].pre, 1, &set);
-        pg_benchset_free(&sides[i].set);
+        pg_benchset_free(&sides[i].own);
         pg_rundoc_free(&sides[i].doc);
     }
     free(sides);
@@ -221,38 +246,128 @@ static int reuse_from(pg_rundoc_list *runs, pg_run_opts *ro, const pg_measure_pl
     return rc;
 }
 
-int pg_measure(const pg_measure_plan *plan)
+/* The work tree's build (from its root, else the manifest's directory; its
+ * log in the store, beside the runs'), its suites listed, then --filter. */
+static int build_here(const pg_measure_plan *p, pg_benchset *set)
+{
+    const pg_measure_here *h = p->here;
+    int rc = 0;
+    if (set->build && !h->no_build) {
+        char mdir[PATH_MAX], log[PATH_MAX + 128];
+        pg_path_dirname(mdir, sizeof mdir, set->build_manifest);
+        if (p->store_root)
+            snprintf(log, sizeof log, "%s/logs/%s/build.log", p->store_root,
+                     p->ncommits ? p->commits[0] : PG_NO_COMMIT);
+        pg_build b = {.cmd = set->build, .dir = p->worktree ? p->worktree : mdir,
+                      .timeout = pg_build_timeout(p->ro->build_timeout, set->build_timeout),
+                      .log = p->store_root ? log : NULL};
+        rc = pg_build_run(&b);
+    }
+    if (rc == 0)
+        rc = pg_benchset_expand(set);
+    if (rc == 0 && h->filter && (rc = pg_benchset_filter(set, h->filter)) == 0 && set->n == 0)
+        rc = pg_error_set(PG_ENOTFOUND, "--filter '%s' matches no benchmark", h->filter);
+    return rc;
+}
+
+/* The work tree in place: its copies measured whole, one after the other,
+ * the first stored. A store that cannot take the run fails before the build. */
+static int measure_here(pg_measure_out *out, const pg_measure_plan *p, side *sides, pg_owned_dir *tmp)
+{
+    const pg_measure_here *h = p->here;
+    int rc = p->store_root ? pg_store_check(p->store_root, sides[0].commit, p->sess->machine.id)
+                           : pg_owned_mkdtemp(tmp, h->logs_prefix);
+    if (rc == 0)
+        rc = build_here(p, h->set);
+    for (size_t k = 0; k < h->copies && rc == 0; k++) {
+        side *s = &sides[k];
+        if (h->before)
+            h->before(h->arg, h->set, k);
+        if ((rc = open_side(p, s, tmp->path)) < 0)
+            break;
+        pg_run_opts o = *p->ro;
+        o.log_dir = p->store_root ? s->logs.path : tmp->path;
+        o.tree = s->tree;
+        o.stacks = s->stacks;
+        int nf = 0;
+        rc = pg_runner_run(&s->doc, &nf, h->set, p->sess->meter, &o);
+        out->nfailed += nf;
+        if (rc == 0)
+            rc = pg_session_finish_doc(p->sess, &s->doc);
+    }
+    if (rc == 0 && p->store_root)
+        rc = store_side(out->stored, sizeof out->stored, p, &sides[0]);
+    snprintf(out->stacks_dir, sizeof out->stacks_dir, "%s", sides[0].stacks_dir);
+    snprintf(out->logs, sizeof out->logs, "%s", tmp->path);
+    for (size_t k = 0; rc == 0 && k < h->copies; k++) {     /* the documents are the caller's */
+        out->docs[out->ndocs++] = sides[k].doc;
+        sides[k].doc = (pg_rundoc){0};
+    }
+    return rc;
+}
+
+/* The sides of a plan: its revisions, or the copies of the work tree. */
+static side *sides_new(const pg_measure_plan *p, size_t *n)
+{
+    *n = p->here ? p->here->copies : p->ncommits;
+    side *sides = calloc(*n ? *n : 1, sizeof *sides);
+    for (size_t i = 0; sides && i < *n; i++) {
+        sides[i].commit = p->here ? (p->ncommits ? p->commits[0] : NULL) : p->commits[i];
+        sides[i].tree = p->worktree;
+        pg_owned_init(&sides[i].dir);
+        pg_owned_init(&sides[i].logs);
+        pg_benchset_init(&sides[i].own);
+        sides[i].set = p->here ? p->here->set : &sides[i].own;
+    }
+    return sides;
+}
+
+int pg_measure(pg_measure_out *out, const pg_measure_plan *plan)
 {
     pg_run_opts ro = *plan->ro;
     pg_measure_plan q = *plan, *p = &q;
     q.ro = &ro;
     pg_rundoc_list reuse = {0};
-    side *sides = calloc(p->ncommits ? p->ncommits : 1, sizeof *sides);
-    if (!sides)
+    pg_owned_dir tmp;
+    pg_owned_init(&tmp);
+    size_t n;
+    side *sides = sides_new(p, &n);
+    if (out)
+        *out = (pg_measure_out){.docs = calloc(n ? n : 1, sizeof *out->docs)};
+    if (!sides || (out && !out->docs)) {
+        free(sides);
         return pg_error_set(PG_ENOMEM, "out of memory");
-    for (size_t i = 0; i < p->ncommits; i++) {
-        sides[i].commit = p->commits[i];
-        pg_owned_init(&sides[i].dir);
-        pg_owned_init(&sides[i].logs);
-        pg_benchset_init(&sides[i].set);
     }
+    pg_leftovers_sweep(p->store_root);     /* what a killed perfgate left: it may be what fills the store */
     pg_spawn_install_sigint();
     int nfailed = 0;
     int rc = reuse_from(&reuse, &ro, p);
-    for (size_t i = 0; i < p->ncommits && rc == 0; i++)
+    for (size_t i = 0; !p->here && i < n && rc == 0; i++)
         rc = prepare(p, &sides[i], i == 0);
-    if (rc == 0)
+    if (rc == 0 && p->here)
+        rc = measure_here(out, p, sides, &tmp);
+    else if (rc == 0)
         rc = run_rounds(p, sides, &nfailed);
-    if (rc == 0)
+    if (rc == 0 && !p->here)
         rc = store_all(p, sides);
     if (rc == PG_EINTR)
         pg_error_set(PG_EINTR, "interrupted; nothing was stored");
-    release(sides, p->ncommits);
+    release(sides, n);
     pg_rundoc_list_free(&reuse);
+    /* Without a store, the logs are worth keeping for a failure's logs, or the stacks in them. */
+    pg_owned_release(&tmp, out && !out->nfailed && !ro.sample);
     if (rc == 0 && nfailed)
         fprintf(stderr, "perfgate: %d benchmark run%s failed while measuring (see the comparison)\n", nfailed,
                 nfailed == 1 ? "" : "s");
     return rc;
+}
+
+void pg_measure_out_free(pg_measure_out *out)
+{
+    for (size_t i = 0; i < out->ndocs; i++)
+        pg_rundoc_free(&out->docs[i]);
+    free(out->docs);
+    *out = (pg_measure_out){0};
 }
 
 /* A run of the session's machine and backend is stored for `commit`. */
@@ -290,10 +405,9 @@ int pg_measure_missing(size_t *measured, const pg_measure_plan *plan)
             todo[k++] = plan->commits[i];
     }
     if (rc == 0 && k > 0) {
-        pg_leftovers_sweep(plan->store_root);     /* what a killed perfgate left */
         pg_measure_plan p = *plan;
         p.commits = todo, p.ncommits = k, p.only = NULL, p.nonly = 0;
-        rc = pg_measure(&p);
+        rc = pg_measure(NULL, &p);
         if (rc == 0)
             *measured = k;
     }

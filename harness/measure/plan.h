@@ -1,9 +1,10 @@
-/* harness/measure/plan.h — one measurement of revisions: `compare
- * --run-missing`, `bisect`, the confirmation round.
+/* harness/measure/plan.h — one measurement: `run` and `calibrate` of the work
+ * tree in place, `compare --run-missing`, `bisect` and the confirmation round
+ * of revisions in temporary checkouts.
  *
- * A pg_measure_plan says what to measure (commits, today's benchmarks, only
- * some of them), how (a session, run options) and where the results go (a
- * store, the git notes); pg_measure carries it out:
+ * A pg_measure_plan says what to measure (commits, or the work tree as it is;
+ * benchmarks, only some of them), how (a session, run options) and where the
+ * results go (a store, the git notes); pg_measure carries it out. Revisions:
  *     prepare   each revision's tree exported (libgit2) into a temporary
  *               directory of its own, built with the manifest's "build",
  *               its Google Benchmark suites listed, a document, logs and
@@ -14,6 +15,11 @@
  *     store     each revision's run stored under its commit as `perfgate
  *               run` would, and into the notes.
  * The temporary trees are always removed, on success, failure and Ctrl-C.
+ * The work tree in place (`here`): the store checked, the manifest's build
+ * run, suites listed and --filter applied, then each of here->copies
+ * documents measured whole, one after the other, benchmark by benchmark as
+ * `run` prints them; the first stored and put into the notes as above.
+ * Either way what a killed perfgate left is swept first.
  */
 #ifndef PG_HARNESS_PLAN_H
 #define PG_HARNESS_PLAN_H
@@ -22,19 +28,49 @@
 #include "harness/measure/runner.h"
 #include "harness/measure/session.h"
 
+#include <limits.h>
 #include <stddef.h>
+
+/* The work tree measured in place, with no checkout (`run`, `calibrate`). */
+typedef struct pg_measure_here {
+    pg_benchset *set;           /* the caller's selection (operands, a shard), not yet built: built,
+                                   its suites listed and filtered here; the caller's to free */
+    const char *filter;         /* --filter over the listed names (extended regex); NULL: all */
+    int no_build;               /* --no-build */
+    int dirty;                  /* the work tree differs from plan->commits[0] */
+    int shard_index, shard_count;   /* --shard, recorded in the document */
+    size_t copies;              /* documents measured one after the other: 1 (run), 2 x pairs (calibrate) */
+    const char *logs_prefix;    /* without a store: the prefix of the logs' temporary directory */
+    void (*before)(void *arg, const pg_benchset *set, size_t copy);  /* before each copy is measured
+                                   (`run`'s header, calibrate's progress); NULL: nothing */
+    void *arg;
+} pg_measure_here;
+
+/* What pg_measure made of a plan with `here`. */
+typedef struct pg_measure_out {
+    pg_rundoc *docs;            /* here->copies documents, each finished (pg_session_finish_doc) */
+    size_t ndocs;
+    int nfailed;                /* failed benchmark runs, over every copy */
+    char stored[PATH_MAX + 64]; /* where docs[0] was stored; "" when it was not */
+    char stacks_dir[PATH_MAX * 2];  /* --sample: where the stacks are; "" when none */
+    char logs[PATH_MAX];        /* without a store: the logs' directory, kept when a run failed or
+                                   the stacks are in it, removed otherwise */
+} pg_measure_out;
+
+void pg_measure_out_free(pg_measure_out *out);
 
 typedef struct pg_measure_plan {
     pg_repo *repo;
-    const char *const *commits; /* full ids */
+    const char *const *commits; /* full ids; with `here`, the work tree's commit (ncommits 0: none) */
     size_t ncommits;
+    const pg_measure_here *here;    /* non-NULL: the work tree in place, not the commits' trees */
     const char *bench_path;     /* what measures them: a manifest (today's, applied to every
                                  * revision: bench.h, pg_bench_place) or a directory */
     const char *worktree;       /* the work tree's root; NULL for a bare repository (then a
                                  * relative bench_path is each revision's own) */
     pg_session *sess;           /* the backend and its meters */
     const pg_run_opts *ro;
-    const char *store_root;     /* the results go here... */
+    const char *store_root;     /* the results go here (NULL with `here`: nowhere)... */
     int notes;                  /* ...and into the git notes: PG_NOTES_RUNS, PG_NOTES_WITH_STACKS
                                  * for the stacks note as well (harness/store/notes.h), or 0 */
     int reuse;                  /* --reuse-unchanged: exact counts taken from the stored runs of each
@@ -46,8 +82,10 @@ typedef struct pg_measure_plan {
 
 /* Carries out `plan`. Negative when a revision could not be exported, built
  * or stored, or on Ctrl-C (PG_EINTR: nothing stored); benchmarks that failed
- * are in the stored documents, and counted on stderr. */
-int pg_measure(const pg_measure_plan *plan);
+ * are in the documents. Revisions: `out` is NULL, failures are counted on
+ * stderr. With plan->here: the documents into *out (free it with
+ * pg_measure_out_free whatever is returned). */
+int pg_measure(pg_measure_out *out, const pg_measure_plan *plan);
 
 /* pg_measure of those of plan's commits that have no run of the session's
  * machine and backend stored (store or notes: pg_results_load), each at most

@@ -3,7 +3,9 @@
  * A perfgate that is SIGKILLed cannot clean up after itself. What it may leave:
  *   - the temporary checkouts of `compare --run-missing`, $TMPDIR/perfgate-rev-<pid>-*;
  *   - valgrind's output directories, $TMPDIR/perfgate-vg-<pid>-* and perfgate-cg-<pid>-*;
- *   - the run logs of `perfgate calibrate`, $TMPDIR/perfgate-calibrate-<pid>-*;
+ *   - the run logs of `perfgate calibrate`, $TMPDIR/perfgate-calibrate-<pid>-*,
+ *     and of `perfgate run --no-store`, $TMPDIR/perfgate-logs-<pid>-* (kept, no
+ *     longer owned, when a benchmark failed: the user reads them);
  *   - the workers' results of `run --jobs`, $TMPDIR/perfgate-jobs-<pid>-*;
  *   - the stacks and logs directories of a run it never stored,
  *     <store>/stacks/<commit>/<machine>/<run> and <store>/logs/<commit>/<machine>/<run>;
@@ -21,8 +23,9 @@
 #ifndef PG_HARNESS_LEFTOVERS_H
 #define PG_HARNESS_LEFTOVERS_H
 
-/* The prefix of calibrate's logs directory in $TMPDIR. */
+/* The prefixes of calibrate's and of an unstored run's logs directory in $TMPDIR. */
 #define PG_LEFTOVERS_CALIBRATE_PREFIX "perfgate-calibrate-"
+#define PG_LEFTOVERS_LOGS_PREFIX "perfgate-logs-"
 
 /* Sweeps $TMPDIR, and the store at `store_root` when it is not NULL. Says on
  * stderr what it removed, when it removed anything; returns how many. */

@@ -95,6 +95,15 @@ kill_while_hung() {
 
 # --- leftovers on disk ---
 be=${backends%% *}
+check "the killed unstored runs left their logs directories" [ -n "$(ls -d "$T"/perfgate-logs-* 2>/dev/null)" ]
+# An unstored run that ends with a failed benchmark keeps its logs for the user,
+# and no sweep takes them: they are no longer owned.
+cat > "$T/fails.json" <<JSON
+{ "defaults": { "repeat": 1, "warmup": 0 },
+  "benchmarks": [ { "name": "fails", "command": ["$PROGS/crash"] } ] }
+JSON
+expect_exit 1 "an unstored run whose benchmark fails" "$PG" run --no-store --backend $be "$T/fails.json"
+failed_logs=$(sed -n 's|.*full log: \(.*perfgate-logs-[^/]*\)/fails.stderr$|\1|p' "$T/out" | head -1)
 expect_exit 0 "a complete run with --sample" "$PG" run --backend $be --sample --filter quick b/
 kept=$(dirname "$(find .perfgate/stacks -name 'quick.folded' | head -1)")
 check "its stacks are stored" [ -n "$kept" ]
@@ -132,4 +141,6 @@ expect_exit 0 "the next run" "$PG" run --backend $be --filter quick b/
 contains "$T/err" "removed"
 check "no calibrate directory is left" [ -z "$(ls -d "$T"/perfgate-calibrate-* 2>/dev/null)" ]
 check "no owned directory is left anywhere" [ -z "$(find "$T" -name .perfgate-owner)" ]
+check "no killed run's logs directory is left" [ "$(ls -d "$T"/perfgate-logs-* 2>/dev/null)" = "$failed_logs" ]
+check "the failed unstored run's logs stay, swept by no run" [ -n "$failed_logs" ] && [ -d "$failed_logs" ]
 finish
