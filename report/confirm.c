@@ -14,6 +14,23 @@ int pg_confirm_wanted(const pg_bench_cmp *b)
     return 1;
 }
 
+int pg_confirm_near(const pg_bench_cmp *b, double alpha)
+{
+    int near = 0;
+    for (size_t i = 0; i < b->nm; i++) {
+        const pg_metric_cmp *m = &b->m[i];
+        if (!m->gating || m->not_compared)
+            continue;
+        if (m->deterministic && m->verdict == PG_VERDICT_REGRESSED)
+            return 0;
+        if (m->deterministic || !(m->delta_pct >= m->threshold_pct / 2))
+            continue;
+        int clear = m->delta_pct > 2 * m->threshold_pct && m->tested && m->q < alpha / 5;
+        near |= !clear;
+    }
+    return near;
+}
+
 size_t pg_confirm_count(const pg_comparison *c)
 {
     size_t n = 0;

@@ -21,6 +21,13 @@
  * regressed gating metrics is deterministic). */
 int pg_confirm_wanted(const pg_bench_cmp *b);
 
+/* Whether `b`'s verdict could go either way on a noisy gating metric, so
+ * that `bisect` measures the step again before taking it: a noisy gating
+ * metric worse by at least half its threshold, unless that is a clear
+ * regression (over twice the threshold, adjusted p below alpha / 5), and no
+ * deterministic gating metric regressed (an exact count settles it). */
+int pg_confirm_near(const pg_bench_cmp *b, double alpha);
+
 /* How many benchmarks of `c` are pg_confirm_wanted. */
 size_t pg_confirm_count(const pg_comparison *c);
 

@@ -8,6 +8,10 @@
  * so a second bisect, or a compare, measures nothing again. Only "regressed"
  * counts as bad: unchanged, improved and inconclusive probes are good.
  *
+ * A decision resting on a noisy gating metric near its cut is measured
+ * again, interleaved, until two rounds agree (report/confirm.h,
+ * pg_confirm_near; docs/bisect.md "Noisy metrics").
+ *
  * The search assumes the regression, once in, stays. When the commit found
  * does not itself regress against its first parent (the change crept in over
  * several commits, none past the threshold alone, or it came and went), no
@@ -18,9 +22,11 @@
 #include "harness/store/gitrepo.h"
 #include "harness/store/notes_stacks.h"
 #include "harness/store/results.h"
+#include "harness/measure/confirm.h"
 #include "harness/measure/plan.h"
 #include "harness/measure/session.h"
 #include "report/compare.h"
+#include "report/confirm.h"
 #include "report/format.h"
 #include "report/threshold.h"
 #include "util/error.h"
@@ -69,23 +75,42 @@ typedef struct search {
     char (*line)[PG_OID_HEXSZ + 1];     /* after GOOD, oldest first; BAD last */
     unsigned long n;
     size_t measured, steps;
+    size_t confirmed, split;            /* decisions measured again; of those, decided 2 rounds to 1 */
+    char unsure[160];                   /* the first decision that split, for the last line */
+    int noisy;                          /* a gating metric is not an exact count */
 } search;
+
+/* How bisect measures two commits (into `ro`, `bench`: the plan points at them). */
+typedef struct bisect_plan {
+    const char *both[2];
+    pg_run_opts ro;
+    char bench[PATH_MAX + 8];
+    pg_measure_plan plan;
+} bisect_plan;
+
+static void plan_of(bisect_plan *bp, search *s, const char *a, const char *b)
+{
+    const char *wd = s->ctx->workdir;
+    bp->both[0] = a, bp->both[1] = b;
+    bp->ro = (pg_run_opts){.repeat = s->o->repeat > 0 ? s->o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
+                           .round = -1, .progress = isatty(2), .metrics = s->o->metrics,
+                           .build_timeout = s->o->build_timeout, .jobs = pg_cmd_jobs(s->o->jobs)};
+    /* --bench-dir as every path on the command line: from the current directory */
+    snprintf(bp->bench, sizeof bp->bench, "%s%s", s->o->bench_dir || !wd ? "" : wd,
+             s->o->bench_dir ? s->o->bench_dir : "bench");
+    bp->plan = (pg_measure_plan){.repo = s->ctx->repo, .commits = bp->both, .ncommits = 2, .bench_path = bp->bench,
+                                 .worktree = wd, .sess = &s->sess, .ro = &bp->ro, .store_root = s->ctx->store,
+                                 .notes = !s->o->no_notes};
+}
 
 /* Measures whichever of `a` and `b` has no results on this machine and
  * backend yet (both at once, interleaved). */
 static int measure(search *s, const char *a, const char *b)
 {
-    const char *both[2] = {a, b}, *wd = s->ctx->workdir;
     size_t measured;
-    pg_run_opts ro = {.repeat = s->o->repeat > 0 ? s->o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
-                      .round = -1, .progress = isatty(2), .metrics = s->o->metrics,
-                      .build_timeout = s->o->build_timeout, .jobs = pg_cmd_jobs(s->o->jobs)};
-    /* --bench-dir as every path on the command line: from the current directory */
-    char bench[PATH_MAX + 8];
-    snprintf(bench, sizeof bench, "%s%s", s->o->bench_dir || !wd ? "" : wd, s->o->bench_dir ? s->o->bench_dir : "bench");
-    pg_measure_plan plan = {.repo = s->ctx->repo, .commits = both, .ncommits = 2, .bench_path = bench, .worktree = wd,
-                            .sess = &s->sess, .ro = &ro, .store_root = s->ctx->store, .notes = !s->o->no_notes};
-    int rc = pg_measure_missing(&measured, &plan);
+    bisect_plan bp;
+    plan_of(&bp, s, a, b);
+    int rc = pg_measure_missing(&measured, &bp.plan);
     s->measured += measured;
     return rc;
 }
@@ -161,8 +186,78 @@ static pg_verdict verdict_of(const pg_comparison *c, const opts *o)
     return PG_VERDICT_INCONCLUSIVE;     /* gone from the candidate */
 }
 
-/* Compares `base` (NULL: GOOD) with `cand` into *verdict; `print` (NULL: no)
- * lists the gating metrics' deltas of each regressed benchmark. */
+/* The benchmarks a decision rests on (--bench's, else every one) whose
+ * verdict could go either way on a noisy gating metric (report/confirm.h). */
+static int near_cut(const pg_bench_cmp *b, const void *arg)
+{
+    const search *s = arg;
+    return (!s->o->bench || !strcmp(b->name, s->o->bench)) && pg_confirm_near(b, 0.05);
+}
+
+/* Whether round `c` decides "regressed": a benchmark regressed there; with
+ * `only_near`, among those near the cut (the others keep round 1's verdict). */
+static int regressed_in(const pg_comparison *c, const search *s, int only_near)
+{
+    for (size_t i = 0; i < c->nbench; i++)
+        if ((!s->o->bench || !strcmp(c->bench[i].name, s->o->bench)) && c->bench[i].verdict == PG_VERDICT_REGRESSED &&
+            (!only_near || near_cut(&c->bench[i], s)))
+            return 1;
+    return 0;
+}
+
+/* One more interleaved round of the benchmarks of `c` near the cut, at
+ * `base` and `cand`, stored like the first: its vote, 1 for regressed. */
+static int another_round(int *yes, search *s, pg_comparison *c, const char *base, const char *cand)
+{
+    bisect_plan bp;
+    plan_of(&bp, s, base, cand);
+    pg_compare_opts co = {.thresholds = &s->o->thresholds, .gates = &s->o->gates};
+    pg_round2_opts r2o = {.backend = s->sess.backend, .co = &co, .want = near_cut, .want_arg = s,
+                          .why = "near the threshold on noisy metrics", .keep = 1};
+    pg_round2 r = {0};
+    int rc = pg_round2_run(&r, c, &bp.plan, &r2o);
+    if (rc == 0)
+        *yes = regressed_in(&r.c, s, 0);
+    pg_round2_free(&r);
+    return rc;
+}
+
+/* A decision resting on a noisy metric near its cut is measured again,
+ * interleaved, until two rounds agree: the second round, and a third when
+ * the first two differ (docs/bisect.md, "Noisy metrics"). */
+static int confirm(pg_verdict *verdict, search *s, pg_comparison *c, const char *base, const char *cand)
+{
+    size_t near = 0, clear = 0;
+    for (size_t i = 0; i < c->nbench; i++) {
+        const pg_bench_cmp *b = &c->bench[i];
+        for (size_t k = 0; k < b->nm; k++)
+            s->noisy |= b->m[k].gating && !b->m[k].deterministic && !b->m[k].not_compared;
+        int in = !s->o->bench || !strcmp(b->name, s->o->bench), n = near_cut(b, s);
+        near += n;
+        clear += in && !n && b->verdict == PG_VERDICT_REGRESSED;
+    }
+    if (!near || clear)
+        return 0;   /* nothing near the cut, or a clear regression elsewhere decides */
+    int first = regressed_in(c, s, 1), yes, second, third = 0;
+    int rc = another_round(&second, s, c, base, cand);
+    if (rc == 0 && second != first)
+        rc = another_round(&third, s, c, base, cand);
+    if (rc < 0)
+        return rc;
+    s->confirmed++;
+    yes = second == first ? first : third;
+    printf("  %.12s against %.12s: near the threshold; rounds: %s, %s%s%s -> %s\n", cand, base,
+           first ? "regressed" : "not", second ? "regressed" : "not", second != first ? ", " : "",
+           second != first ? (third ? "regressed" : "not") : "", yes ? "regressed" : "not regressed");
+    if (second != first && s->split++ == 0)
+        snprintf(s->unsure, sizeof s->unsure, "%.12s against %.12s was decided 2 rounds to 1", cand, base);
+    *verdict = yes ? PG_VERDICT_REGRESSED : *verdict == PG_VERDICT_REGRESSED ? PG_VERDICT_INCONCLUSIVE : *verdict;
+    return 0;
+}
+
+/* Compares `base` (NULL: GOOD) with `cand` into *verdict, confirming a
+ * decision near the cut; `print` (NULL: no) lists the gating metrics'
+ * deltas of each regressed benchmark instead (of the runs stored by then). */
 static int judge(pg_verdict *verdict, search *s, const char *base, const char *cand, const char *print)
 {
     pg_side side[2];
@@ -178,6 +273,8 @@ static int judge(pg_verdict *verdict, search *s, const char *base, const char *c
     pg_compare_opts co = {.thresholds = &s->o->thresholds, .gates = &s->o->gates};
     if (rc == 0 && (rc = pg_compare(&c, &side[0], &side[1], &co)) == 0) {
         *verdict = verdict_of(&c, s->o);
+        if (!print)
+            rc = confirm(verdict, s, &c, base ? base : s->good, cand);
         for (size_t i = 0; print && i < c.nbench; i++) {
             const pg_bench_cmp *b = &c.bench[i];
             if ((s->o->bench && strcmp(b->name, s->o->bench)) || b->verdict != PG_VERDICT_REGRESSED)
@@ -220,6 +317,22 @@ static int step(int *regressed, search *s, unsigned long i)
     return 0;
 }
 
+/* With a noisy gate, the answer is checked against its other neighbour:
+ * the commit after it (when there is one) should not regress against it,
+ * else the change goes on past it. line[hi - 1] is the answer. */
+static int check_child(search *s, unsigned long hi)
+{
+    if (!s->noisy || hi >= s->n)
+        return 0;
+    pg_verdict v;
+    int rc = judge(&v, s, s->line[hi - 1], s->line[hi], NULL);
+    if (rc == 0)
+        printf("the commit after it, %.12s, %s against it%s\n", s->line[hi],
+               v == PG_VERDICT_REGRESSED ? "regresses too" : "does not regress",
+               v == PG_VERDICT_REGRESSED ? ": the change goes on past the commit found" : "");
+    return rc;
+}
+
 static int bisect(int *status, search *s)
 {
     unsigned long lo = 0, hi = s->n;    /* line[lo - 1] good (0: GOOD itself), line[hi - 1] regressed */
@@ -258,10 +371,18 @@ static int bisect(int *status, search *s)
         printf("first regressing commit: %s %s\n", found, esc);
         char label[64];
         snprintf(label, sizeof label, "its parent %.12s", parent);
-        if ((rc = judge(&v, s, parent, found, label)) < 0 || (rc = judge(&v, s, NULL, found, "GOOD")) < 0)
+        if ((rc = judge(&v, s, parent, found, label)) < 0 || (rc = judge(&v, s, NULL, found, "GOOD")) < 0 ||
+            (rc = check_child(s, hi)) < 0)
             return rc;
         *status = PG_EXIT_OK;
     }
+    if (s->confirmed && !s->split)
+        printf("bisect: sure: %zu decision%s near the threshold measured again, and each second round agreed with "
+               "the first\n", s->confirmed, s->confirmed == 1 ? " was" : "s were");
+    else if (s->split)
+        printf("bisect: not sure: %zu decision%s near the threshold measured again, and %zu took a third round: %s "
+               "(more runs, --repeat, make it surer)\n", s->confirmed, s->confirmed == 1 ? " was" : "s were",
+               s->split, s->unsure);
     /* The bound counts BAD's own check, which comes before the search. */
     printf("bisect: %zu step%s for %lu commit%s (at most 1 + ceil(log2 %lu) = %.0f); measured %zu commit%s, the rest "
            "were stored\n", s->steps, s->steps == 1 ? "" : "s", s->n, s->n == 1 ? "" : "s", s->n,

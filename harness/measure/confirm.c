@@ -51,10 +51,10 @@ int pg_round2_run(pg_round2 *r, pg_comparison *c, const pg_measure_plan *plan, c
     if (!names)
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; i < c->nbench; i++)
-        if (pg_confirm_wanted(&c->bench[i]))
+        if (ro2->want ? ro2->want(&c->bench[i], ro2->want_arg) : pg_confirm_wanted(&c->bench[i]))
             names[n++] = c->bench[i].name;
-    fprintf(stderr, "perfgate: %zu benchmark%s regressed on noisy metrics only: measuring both revisions again, "
-            "interleaved, to confirm\n", n, n == 1 ? "" : "s");
+    fprintf(stderr, "perfgate: %zu benchmark%s %s: measuring both revisions again, interleaved, to confirm\n", n,
+            n == 1 ? "" : "s", ro2->why ? ro2->why : "regressed on noisy metrics only");
     pg_session sess;
     int rc = pg_session_open(&sess, ro2->backend, NULL, 1);
     if (rc == 0 && ro2->native)
@@ -67,7 +67,7 @@ int pg_round2_run(pg_round2 *r, pg_comparison *c, const pg_measure_plan *plan, c
     if (rc == 0)
         rc = pg_measure(NULL, &p);
     free(names);
-    if (rc == 0 && (rc = compare_round(r, c, &p, ro2->co)) == 0)
+    if (rc == 0 && (rc = compare_round(r, c, &p, ro2->co)) == 0 && !ro2->keep)
         pg_confirm_apply(c, &r->c);
     pg_session_close(&sess);
     return rc;

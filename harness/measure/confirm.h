@@ -24,13 +24,19 @@ typedef struct pg_round2_opts {
     pg_backend_kind backend;        /* the round opens a session of its own with it */
     int native;                     /* native runs too */
     const pg_compare_opts *co;
+    int (*want)(const pg_bench_cmp *b, const void *arg);   /* the benchmarks measured again;
+                                       NULL: those report/confirm.h wants confirmed */
+    const void *want_arg;
+    const char *why;                /* what stderr says of them; NULL: "regressed on noisy metrics only" */
+    int keep;                       /* 1: the round's comparison in r->c only, `c` left as it is
+                                       (bisect votes with it); 0: applied to `c` */
 } pg_round2_opts;
 
-/* Measures again the benchmarks of `c` that report/confirm.h wants confirmed,
- * at the two commits of `plan` (plan.h: its session and `only` are the
- * round's own), stores the runs as the plan says, compares them with o->co
- * into r->c and applies the result to `c`. `r` (zeroed by the caller) must
- * outlive `c`; free it with pg_round2_free. */
+/* Measures again the benchmarks of `c` that o->want (report/confirm.h by
+ * default) picks, at the two commits of `plan` (plan.h: its session and
+ * `only` are the round's own), stores the runs as the plan says, compares
+ * them with o->co into r->c and, unless o->keep, applies the result to `c`.
+ * `r` (zeroed by the caller) must outlive `c`; free it with pg_round2_free. */
 int pg_round2_run(pg_round2 *r, pg_comparison *c, const pg_measure_plan *plan, const pg_round2_opts *o);
 void pg_round2_free(pg_round2 *r);
 

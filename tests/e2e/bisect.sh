@@ -36,6 +36,7 @@ cp "$T/out" first.out
 contains first.out "bisect: 9 commits after GOOD ${c[0]:0:12} up to BAD ${c[9]:0:12}"
 contains first.out "step 1: ${c[9]:0:12} regressed (measured)"
 contains first.out "first regressing commit: ${c[6]} mix: 3% more iterations"
+lacks first.out "near the threshold" "exact counts are never measured again"
 cat first.out     # the steps, for the log
 steps=$(grep -c '^step ' first.out)
 check "at most ceil(log2 9)+1 = 5 steps (took $steps)" [ "$steps" -le 5 ]
