@@ -35,6 +35,11 @@ typedef struct pg_metric_cmp {
     pg_verdict verdict;
     char note[160];                 /* why inconclusive / not compared, "" otherwise */
     size_t order;                   /* its place in the benchmark's list (gates first) */
+    int controlled;                 /* --control measured the baseline twice (report/control.h)... */
+    double control_pct;             /* ...and its two runs differ by this |delta %| (NAN: not comparable) */
+    double control_abs;             /* ...and by this |delta| in the metric's unit */
+    int within_noise;               /* it regressed by no more than the control: unchanged, with a note */
+    int exact_drift;                /* an exact count that differs in the control: a finding */
 } pg_metric_cmp;
 
 /* A gating count and the native time disagreeing (report/divergence.h). */
@@ -106,6 +111,9 @@ typedef struct pg_comparison {
     double divergence_factor;
     int fail_on_divergence;         /* a divergence fails the comparison (pg_comparison_fails) */
     size_t nremeasured;             /* benchmarks with a second round (report/confirm.h) */
+    int controlled;                 /* --control: the baseline against itself (report/control.h) */
+    size_t nwithin_noise;           /* regressed gating metrics no larger than their control's delta */
+    size_t nexact_drift;            /* exact gating counts that differ in the control: a finding */
 } pg_comparison;
 
 void pg_comparison_free(pg_comparison *c);

@@ -5,6 +5,7 @@
  * and freeing the tree took longer than the comparison itself. Output goes
  * through a small buffer of our own (one locked stdio call per 8 KiB, not per
  * character). One metric per line keeps it readable and diffable. */
+#include "report/control.h"
 #include "report/divergence.h"
 #include "report/render.h"
 #include "util/error.h"
@@ -145,8 +146,33 @@ static void metric(jw *w, const pg_metric_cmp *m)
     fnum(w, "candidate_samples", (double)m->nb);
     fnum(w, "p", m->p);
     fnum(w, "p_adjusted", m->q);
+    if (m->controlled) {
+        fnum(w, "control_pct", m->control_pct);
+        fnum(w, "control_delta", m->control_abs);
+        put(w, m->within_noise ? ", \"within_noise\": true" : ", \"within_noise\": false");
+        put(w, m->exact_drift ? ", \"exact_drift\": true" : ", \"exact_drift\": false");
+    }
     if (m->note[0])
         fstr(w, "note", m->note);
+    put(w, "}");
+}
+
+/* --control (report/control.h): "control": {"largest_pct": {gate: pct}, "within_noise", "exact_drift"}, or null. */
+static void control(jw *w, const pg_comparison *c)
+{
+    put(w, ",\n  \"control\": ");
+    if (!c->controlled) {
+        put(w, "null");
+        return;
+    }
+    put(w, "{\"largest_pct\": {");
+    for (size_t g = 0; c->gates && g < c->gates->n; g++) {
+        put(w, g ? ", " : "");
+        knum(w, c->gates->v[g], pg_control_largest(c, c->gates->v[g]));
+    }
+    put(w, "}");
+    fnum(w, "within_noise", (double)c->nwithin_noise);
+    fnum(w, "exact_drift", (double)c->nexact_drift);
     put(w, "}");
 }
 
@@ -299,6 +325,7 @@ int pg_render_json(FILE *out, const pg_comparison *c)
     }
     put(w, "},\n  ");
     knum(w, "remeasured", (double)c->nremeasured);
+    control(w, c);
     put(w, ",\n  \"benchmarks\": [");
     for (size_t i = 0; i < c->nbench; i++) {
         put(w, i ? ",\n" : "\n");

@@ -1,5 +1,6 @@
 /* report/render_markdown.c — the comparison as a pull-request comment
  * (GitHub-flavoured markdown; GitLab renders the same). */
+#include "report/control.h"
 #include "report/format.h"
 #include "report/render.h"
 #include "util/error.h"
@@ -152,6 +153,36 @@ static void confirmation(FILE *out, const pg_comparison *c)
     }
 }
 
+/* --control (report/control.h): the control's largest delta per gating
+ * metric, what it settled and what it caught. */
+static void control(FILE *out, const pg_comparison *c)
+{
+    if (!c->controlled)
+        return;
+    fputs("\n**Control:** the baseline was measured twice in this run, interleaved with the candidate (A A' B). "
+          "Largest A/A delta:", out);
+    for (size_t g = 0; c->gates && g < c->gates->n; g++) {
+        char pct[24];
+        pg_format_pct(pct, sizeof pct, pg_control_largest(c, c->gates->v[g]));
+        fprintf(out, "%s %s %s", g ? "," : "", c->gates->v[g], pct[0] == '+' ? pct + 1 : pct);
+    }
+    fputs(".\n", out);
+    for (size_t i = 0; i < c->nbench; i++)
+        for (size_t k = 0; k < c->bench[i].nm; k++) {
+            const pg_metric_cmp *m = &c->bench[i].m[k];
+            if (!m->within_noise && !m->exact_drift)
+                continue;
+            fputs("- ", out);
+            md(out, c->bench[i].name);
+            fprintf(out, " %s: ", m->metric);
+            if (m->within_noise)
+                md(out, m->note);
+            else
+                fprintf(out, "**the exact count differs in the control (%g)**: its counts do not repeat", m->control_abs);
+            fputc('\n', out);
+        }
+}
+
 static void names(FILE *out, const char *what, const char *const *v, size_t n)
 {
     if (!n)
@@ -242,6 +273,7 @@ static void body(FILE *out, const pg_comparison *c)
         if (c->bench[i].nfuncs && ++shown)
             funcs(out, &c->bench[i]);
     confirmation(out, c);
+    control(out, c);
     names(out, "New benchmarks, not in the baseline", c->added, c->nadded);
     names(out, "Vanished benchmarks, not in the candidate", c->vanished, c->nvanished);
     if (c->nmissing) {

@@ -1,5 +1,6 @@
 /* report/render_text.c — the comparison as an aligned table for a terminal. */
 #include "report/format.h"
+#include "report/control.h"
 #include "report/render.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -147,6 +148,36 @@ static void print_confirmation(FILE *out, const pg_comparison *c)
     }
 }
 
+/* --control (report/control.h): the control's largest delta per gating
+ * metric, the regressions it settled, the exact counts it caught. */
+static void print_control(FILE *out, const pg_comparison *c)
+{
+    if (!c->controlled)
+        return;
+    fprintf(out, "\ncontrol: the baseline measured twice in this run, interleaved with the candidate (A A' B);\n"
+                 "A against A' is what this run's measuring makes of no change\n  largest A/A delta:");
+    for (size_t g = 0; c->gates && g < c->gates->n; g++) {
+        char pct[24];
+        pg_format_pct(pct, sizeof pct, pg_control_largest(c, c->gates->v[g]));
+        fprintf(out, "%s %s %s", g ? "," : "", c->gates->v[g], pct[0] == '+' ? pct + 1 : pct);
+    }
+    fputc('\n', out);
+    for (size_t i = 0; i < c->nbench; i++) {
+        const pg_bench_cmp *b = &c->bench[i];
+        for (size_t k = 0; k < b->nm; k++) {
+            const pg_metric_cmp *m = &b->m[k];
+            tbuf nb, mb;
+            if (!m->controlled)
+                continue;
+            if (m->exact_drift)
+                fprintf(out, "  EXACT COUNT DIFFERS in the control: %s %s by %g: its counts do not repeat\n",
+                        t(nb, b->name), t(mb, m->metric), m->control_abs);
+            else if (m->within_noise)
+                fprintf(out, "  %s %s: %s\n", t(nb, b->name), t(mb, m->metric), m->note);
+        }
+    }
+}
+
 int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
 {
     char a[200], b[200], gates[256];
@@ -229,6 +260,7 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
         if (c->bench[i].nfuncs)
             print_funcs(out, &c->bench[i]);
     print_confirmation(out, c);
+    print_control(out, c);
     print_names(out, "new benchmarks, not in the baseline", c->added, c->nadded);
     print_names(out, "vanished benchmarks, not in the candidate", c->vanished, c->nvanished);
     if (c->nmissing) {

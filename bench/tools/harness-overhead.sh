@@ -5,11 +5,14 @@
 #                     `valgrind --tool=cachegrind` runs with the same options
 # Both sides are timed alternately, ROUNDS times, and the medians compared, so
 # drift of the machine hits both alike. Targets: at most 1.05 each.
-# Usage: bench/tools/harness-overhead.sh [BUILD_DIR] [N] [ROUNDS]
+# Usage: bench/tools/harness-overhead.sh [BUILD_DIR] [N] [ROUNDS] [SORT_N] [BACKENDS]
+# SORT_N sizes the benchmark (bench/sort's elements; 200000, the default, runs
+# about 20 ms here, 20000 about 1 ms, 2000000 about 200 ms); BACKENDS is
+# "perf vg" (the default), "perf" or "vg".
 set -euo pipefail
-build=${1:-build}; n=${2:-10}; rounds=${3:-5}
+build=${1:-build}; n=${2:-10}; rounds=${3:-5}; size=${4:-200000}; backends=${5:-perf vg}
 pg=$build/perfgate
-prog=("$build/bench/sort" 200000)
+prog=("$build/bench/sort" "$size")
 [ -x "$pg" ] && [ -x "${prog[0]}" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
 now() { date +%s.%N; }
 med() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
@@ -30,5 +33,5 @@ bare_perf() { for _ in $(seq "$n"); do taskset -c 1 "${prog[@]}" >/dev/null </de
 pg_perf()   { "$pg" run --backend perf --no-store --repeat "$n" --warmup 0 -- "${prog[@]}" >/dev/null 2>&1; }
 bare_vg()   { for _ in $(seq "$n"); do taskset -c 1 "${vg[@]}" "${prog[@]}" >/dev/null </dev/null; done; }
 pg_vg()     { "$pg" run --backend valgrind --no-store --repeat "$n" --warmup 0 -- "${prog[@]}" >/dev/null 2>&1; }
-measure perf
-n=$(( n / 2 > 0 ? n / 2 : 1 )) measure vg
+case " $backends " in *" perf "*) measure perf ;; esac
+case " $backends " in *" vg "*) n=$(( n / 2 > 0 ? n / 2 : 1 )) measure vg ;; esac

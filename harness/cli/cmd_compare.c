@@ -21,6 +21,7 @@
 #include "report/calib.h"
 #include "report/compare.h"
 #include "report/confirm.h"
+#include "report/control.h"
 #include "harness/cli/explain.h"
 #include "harness/cli/gatecheck.h"
 #include "report/render.h"
@@ -68,7 +69,7 @@ typedef struct opts {
     pg_metric_set metrics;
     unsigned long sample_freq;
     double build_timeout;
-    int jobs, reuse;
+    int jobs, reuse, control;
     pg_count_calls_arg calls;
 } opts;
 
@@ -125,6 +126,10 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_JOBS(&o->jobs),
         PG_OPT_FLAG(0, "reuse-unchanged", "with --run-missing: take a stored result's exact counts for a\n"
                     "benchmark nothing of which changed (docs/metrics.md)", &o->reuse),
+        PG_OPT_FLAG(0, "control", "with --run-missing: measure the baseline twice beside the candidate\n"
+                    "(A A' B, interleaved); a noisy metric's regression no larger than\n"
+                    "A against A' is within the noise of this run, and an exact count\n"
+                    "that differs between A and A' is said (docs/metrics.md)", &o->control),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG(0, "allow-missing", "decide on what was compared when a benchmark's gating metric\n"
                     "was not (on one side only, failed, not measured); without it\n"
@@ -143,6 +148,10 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
     if (o->notes_stacks && (!o->run_missing || !(o->sample || o->flamegraph) || o->no_notes)) {
         *status = pg_die("--notes-stacks puts the stacks --run-missing records in git notes: it needs --run-missing "
                          "and --sample (or --flamegraph), and not --no-notes");
+        return 1;
+    }
+    if (o->control && !o->run_missing) {
+        *status = pg_die("--control measures the baseline twice beside the candidate: it needs --run-missing");
         return 1;
     }
     *a = ctx->args.args[0];
@@ -332,6 +341,9 @@ static int lacks_stacks(const pg_rundoc_list *runs, const char *machine_id, cons
  * stacks — both in one session so they are measured alike, then reload them. */
 static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const char *root, const opts *o)
 {
+    if (o->control && (in[0]->is_file || in[1]->is_file))
+        return pg_error_set(PG_EINVAL, "--control measures the baseline again: A and B must be revisions, not result "
+                            "files ('%s')", in[0]->is_file ? in[0]->arg : in[1]->arg);
     if (in[0]->is_file && in[1]->is_file)
         return 0;
     pg_session sess;
@@ -343,9 +355,14 @@ static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const c
         return rc;
     }
     pg_session_tell(&sess);
-    const char *commits[2];
+    const char *commits[3];
     size_t n = 0;
-    for (int i = 0; i < 2; i++) {
+    if (o->control) {   /* A, A' and B, whatever is stored: the control is of this measurement */
+        commits[0] = commits[1] = in[0]->commit;
+        commits[2] = in[1]->commit;
+        n = 3;
+    }
+    for (int i = 0; i < 2 && !o->control; i++) {
         const char *bk = pg_backend_name(sess.backend);
         int stacks = o->sample || o->flamegraph;
         if (in[i]->is_file || (has_run(&in[i]->runs, sess.machine.id, bk) &&
@@ -520,6 +537,22 @@ static int confirm(pg_round2 *r2, pg_comparison *c, input *in[2], pg_ctx *ctx, c
     return pg_round2_run(r2, c, &plan, &r2o);
 }
 
+/* --control: A against A' of this measurement, applied to `c` (report/control.h). */
+static int control(pg_comparison *c, const pg_control_of *of)
+{
+    pg_round2 r = {0};
+    int rc = pg_round2_control(&r, of);
+    if (rc == 0)
+        pg_control_apply(c, &r.c);
+    pg_round2_free(&r);
+    if (rc == 0 && c->nexact_drift)
+        pg_text_warn("warning: --control: %zu exact count%s differ%s between the baseline's two runs of this "
+                     "measurement: its exact counts do not repeat, and neither can its verdicts on them (the "
+                     "benchmarks' notes name them; docs/metrics.md, \"The execution context\")", c->nexact_drift,
+                     c->nexact_drift == 1 ? "" : "s", c->nexact_drift == 1 ? "s" : "");
+    return rc;
+}
+
 /* --sample/--flamegraph on a side stored without stacks: say so, with the fix,
  * rather than leave the function tables and flamegraphs out silently. */
 static void warn_no_stacks(const pg_comparison *c, const opts *o)
@@ -595,7 +628,10 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
                           .fail_on_divergence = o->fail_on_divergence};
     if (rc == 0)
         rc = load_floors(&floors, ctx, &side[1]);
-    if (rc == 0 && (rc = pg_compare(&c, &side[0], &side[1], &co)) == 0 && (rc = confirm(&r2, &c, in, ctx, &co, o)) < 0)
+    pg_control_of of = {.root = ctx->store, .commit = in[0]->commit, .label = in[0]->arg, .machine_id = ida,
+                        .backend = backend, .co = &co};
+    if (rc == 0 && (rc = pg_compare(&c, &side[0], &side[1], &co)) == 0 &&
+        ((o->control && (rc = control(&c, &of)) < 0) || (rc = confirm(&r2, &c, in, ctx, &co, o)) < 0))
         pg_comparison_free(&c);
     if (rc < 0) {
         pg_round2_free(&r2);

@@ -21,6 +21,24 @@ static const pg_rundoc *newest(const pg_rundoc_list *runs, const pg_session *ses
     return found;
 }
 
+/* Side i of r made of `run` alone (borrowed: a list of that one run). */
+static int side_of_run(pg_round2 *r, int i, const pg_rundoc *run, const char *label, const char *commit,
+                       const char *root)
+{
+    pg_rundoc_list one = {.v = (pg_rundoc *)run, .n = 1};
+    snprintf(r->side[i].label, sizeof r->side[i].label, "%s", label);
+    snprintf(r->side[i].commit, sizeof r->side[i].commit, "%s", commit);
+    return pg_results_collect(&r->side[i], &one, run->machine.id, run->backend, root);
+}
+
+/* r's two sides compared into r->c. */
+static int compare_sides(pg_round2 *r, const pg_compare_opts *co)
+{
+    int rc = pg_compare(&r->c, &r->side[0], &r->side[1], co);
+    r->compared = rc == 0;
+    return rc;
+}
+
 /* The second round's runs, compared into r->c. */
 static int compare_round(pg_round2 *r, const pg_comparison *c, const pg_measure_plan *plan, const pg_compare_opts *co)
 {
@@ -31,17 +49,10 @@ static int compare_round(pg_round2 *r, const pg_comparison *c, const pg_measure_
         const pg_rundoc *run = rc == 0 ? newest(&r->runs[i], plan->sess) : NULL;
         if (rc == 0 && !run)
             rc = pg_error_set(PG_ENOTFOUND, "the runs of the second round of %.12s are not in %s", commit, plan->store_root);
-        if (rc < 0)
-            break;
-        /* the second round alone: a list of that one run, borrowed */
-        pg_rundoc_list one = {.v = (pg_rundoc *)run, .n = 1};
-        snprintf(r->side[i].label, sizeof r->side[i].label, "%s", i ? c->cand->label : c->base->label);
-        snprintf(r->side[i].commit, sizeof r->side[i].commit, "%s", commit);
-        rc = pg_results_collect(&r->side[i], &one, plan->sess->machine.id, run->backend, plan->store_root);
+        if (rc == 0)
+            rc = side_of_run(r, i, run, i ? c->cand->label : c->base->label, commit, plan->store_root);
     }
-    if (rc == 0 && (rc = pg_compare(&r->c, &r->side[0], &r->side[1], co)) == 0)
-        r->compared = 1;
-    return rc;
+    return rc == 0 ? compare_sides(r, co) : rc;
 }
 
 int pg_round2_run(pg_round2 *r, pg_comparison *c, const pg_measure_plan *plan, const pg_round2_opts *ro2)
@@ -71,6 +82,25 @@ int pg_round2_run(pg_round2 *r, pg_comparison *c, const pg_measure_plan *plan, c
         pg_confirm_apply(c, &r->c);
     pg_session_close(&sess);
     return rc;
+}
+
+int pg_round2_control(pg_round2 *r, const pg_control_of *of)
+{
+    int rc = pg_store_load(&r->runs[0], of->root, of->commit);
+    const pg_rundoc *two[2] = {NULL, NULL};
+    for (size_t i = 0; rc == 0 && i < r->runs[0].n; i++) {
+        const pg_rundoc *run = &r->runs[0].v[i];
+        if (!strcmp(run->machine.id, of->machine_id) && !strcmp(run->backend, of->backend))
+            two[0] = two[1], two[1] = run;
+    }
+    if (rc == 0 && !two[0])
+        rc = pg_error_set(PG_ENOTFOUND, "--control: the baseline's two runs of this measurement are not in %s", of->root);
+    char label[96];
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        snprintf(label, sizeof label, "%s%s", of->label, i ? "'" : "");
+        rc = side_of_run(r, i, two[i], label, of->commit, of->root);
+    }
+    return rc == 0 ? compare_sides(r, of->co) : rc;
 }
 
 void pg_round2_free(pg_round2 *r)

@@ -38,6 +38,16 @@ typedef struct pg_round2_opts {
  * them with o->co into r->c and, unless o->keep, applies the result to `c`.
  * `r` (zeroed by the caller) must outlive `c`; free it with pg_round2_free. */
 int pg_round2_run(pg_round2 *r, pg_comparison *c, const pg_measure_plan *plan, const pg_round2_opts *o);
+/* `compare --control` (report/control.h): the two newest runs of `commit`
+ * on machine `machine_id` and `backend` in the store at `root` (the
+ * baseline's A and A', just measured) compared into r->c, A' as the
+ * candidate, with o->co; `label` names the baseline. Free with pg_round2_free. */
+typedef struct pg_control_of {
+    const char *root, *commit, *label, *machine_id, *backend;
+    const pg_compare_opts *co;
+} pg_control_of;
+int pg_round2_control(pg_round2 *r, const pg_control_of *of);
+
 void pg_round2_free(pg_round2 *r);
 
 #endif

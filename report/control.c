@@ -1,0 +1,89 @@
+/* report/control.c — see control.h. */
+#include "report/control.h"
+#include "report/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static const pg_bench_cmp *find(const pg_comparison *c, const char *name)
+{
+    for (size_t i = 0; i < c->nbench; i++)
+        if (!strcmp(c->bench[i].name, name))
+            return &c->bench[i];
+    return NULL;
+}
+
+static void append(char *note, size_t len, const char *text)
+{
+    size_t n = strlen(note);
+    snprintf(note + n, len - n, "%s%s", n ? "; " : "", text);
+}
+
+/* One gating metric against its control; 1 when it regressed beyond it (or exactly). */
+static int settle(pg_comparison *c, pg_bench_cmp *b, pg_metric_cmp *m, const pg_metric_cmp *cm)
+{
+    m->controlled = 1;
+    m->control_abs = fabs(cm->delta_abs);
+    m->control_pct = cm->base == 0 && cm->cand == 0 ? 0 : fabs(cm->delta_pct);
+    if (m->deterministic || cm->deterministic) {   /* (an A/B not compared has no property of its own) */
+        if (m->control_abs != 0) {
+            c->nexact_drift++;
+            m->exact_drift = 1;
+            char text[160];
+            snprintf(text, sizeof text, "its %s differs in the control (A against A': %+g): the count does not repeat",
+                     m->metric, cm->delta_abs);
+            append(b->note, sizeof b->note, text);
+        }
+        return m->verdict == PG_VERDICT_REGRESSED;
+    }
+    if (m->not_compared || m->verdict != PG_VERDICT_REGRESSED)
+        return 0;
+    if (!(fabs(m->delta_pct) <= m->control_pct))
+        return 1;
+    c->nwithin_noise++;
+    m->within_noise = 1;
+    m->verdict = PG_VERDICT_UNCHANGED;
+    snprintf(m->note, sizeof m->note, "within the noise of this run: %+.2f%% against the control's %.2f%%",
+             m->delta_pct, m->control_pct);
+    return 0;
+}
+
+void pg_control_apply(pg_comparison *c, const pg_comparison *control)
+{
+    c->controlled = 1;
+    memset(c->count, 0, sizeof c->count);
+    for (size_t i = 0; i < c->nbench; i++) {
+        pg_bench_cmp *b = &c->bench[i];
+        const pg_bench_cmp *cb = find(control, b->name);
+        int regressed = 0, within = 0;
+        for (size_t k = 0; cb && k < b->nm; k++) {
+            pg_metric_cmp *m = &b->m[k];
+            const pg_metric_cmp *cm = m->gating ? pg_bench_cmp_metric(cb, m->metric) : NULL;
+            if (!cm || cm->not_compared)    /* (an A/B not compared still shows its control) */
+                continue;
+            int was = m->verdict == PG_VERDICT_REGRESSED;
+            int still = settle(c, b, m, cm);
+            regressed |= still;
+            within |= was && !still;
+        }
+        if (b->verdict == PG_VERDICT_REGRESSED && within && !regressed) {
+            b->verdict = PG_VERDICT_UNCHANGED;
+            append(b->note, sizeof b->note, "regressed within the noise of this run (the control's own delta is as "
+                                            "large): not a regression");
+        }
+        c->count[b->verdict]++;
+    }
+    c->verdict = c->nbench ? pg_verdict_combine(c->count) : PG_VERDICT_INCONCLUSIVE;
+}
+
+double pg_control_largest(const pg_comparison *c, const char *metric)
+{
+    double most = NAN;
+    for (size_t i = 0; i < c->nbench; i++) {
+        const pg_metric_cmp *m = pg_bench_cmp_metric(&c->bench[i], metric);
+        if (m && m->controlled && !isnan(m->control_pct) && !(m->control_pct <= most))
+            most = m->control_pct;
+    }
+    return most;
+}
