@@ -78,6 +78,7 @@ typedef struct search {
     size_t confirmed, split;            /* decisions measured again; of those, decided 2 rounds to 1 */
     char unsure[160];                   /* the first decision that split, for the last line */
     int noisy;                          /* a gating metric is not an exact count */
+    double alpha;                       /* the comparisons' significance level */
 } search;
 
 /* How bisect measures two commits (into `ro`, `bench`: the plan points at them). */
@@ -191,7 +192,7 @@ static pg_verdict verdict_of(const pg_comparison *c, const opts *o)
 static int near_cut(const pg_bench_cmp *b, const void *arg)
 {
     const search *s = arg;
-    return (!s->o->bench || !strcmp(b->name, s->o->bench)) && pg_confirm_near(b, 0.05);
+    return (!s->o->bench || !strcmp(b->name, s->o->bench)) && pg_confirm_near(b, s->alpha);
 }
 
 /* Whether round `c` decides "regressed": a benchmark regressed there; with
@@ -228,6 +229,7 @@ static int another_round(int *yes, search *s, pg_comparison *c, const char *base
 static int confirm(pg_verdict *verdict, search *s, pg_comparison *c, const char *base, const char *cand)
 {
     size_t near = 0, clear = 0;
+    s->alpha = c->alpha;
     for (size_t i = 0; i < c->nbench; i++) {
         const pg_bench_cmp *b = &c->bench[i];
         for (size_t k = 0; k < b->nm; k++)
