@@ -79,6 +79,7 @@ typedef struct input {
     int is_file;
     char commit[PG_OID_HEXSZ + 1];
     pg_rundoc_list runs;        /* n == 0: nothing stored */
+    const pg_rundoc *only;      /* --control: the one run of `runs` compared (this measurement's) */
     char stacks_base[PATH_MAX];
 } input;
 
@@ -581,6 +582,27 @@ static void warn_no_stacks(const pg_comparison *c, const opts *o)
     }
 }
 
+/* --control: A against B of this measurement only (A' is the control's),
+ * with the same number of runs as the control: the run `back` places from
+ * the newest of `in`'s on this machine and backend in the store (the
+ * candidate's newest, 0; the baseline's A, 1, before A'). */
+static int measured_now(input *in, const char *machine, const char *backend, int back, const char *root)
+{
+    pg_rundoc_list st = {0};
+    int rc = pg_store_load(&st, root, in->commit), seen = 0;
+    const char *want = NULL;
+    for (size_t i = st.n; rc == 0 && i-- > 0 && !want;)
+        if (!strcmp(st.v[i].machine.id, machine) && !strcmp(st.v[i].backend, backend) && seen++ == back)
+            want = st.v[i].id;
+    for (size_t i = 0; want && i < in->runs.n && !in->only; i++)
+        if (!strcmp(in->runs.v[i].id, want))
+            in->only = &in->runs.v[i];
+    if (rc == 0 && !in->only)
+        rc = pg_error_set(PG_ENOTFOUND, "--control: this measurement's run of %.12s is not in %s", in->commit, root);
+    pg_rundoc_list_free(&st);
+    return rc;
+}
+
 /* Both sides' runs as series; another clone's stacks from the stacks note. */
 static int collect_sides(pg_side side[2], input *in[2], const char *ida, const char *idb, const char *backend,
                          pg_ctx *ctx)
@@ -592,7 +614,9 @@ static int collect_sides(pg_side side[2], input *in[2], const char *ida, const c
         snprintf(side[i].commit, sizeof side[i].commit, "%s", in[i]->commit);
         if (!in[i]->is_file)
             pg_notes_stacks_fill(&in[i]->runs, ctx->store, ctx->repo, in[i]->commit);
-        rc = pg_results_collect(&side[i], &in[i]->runs, ids[i], *backend ? backend : NULL, in[i]->stacks_base);
+        pg_rundoc_list one = {.v = (pg_rundoc *)in[i]->only, .n = 1};     /* borrowed */
+        rc = pg_results_collect(&side[i], in[i]->only ? &one : &in[i]->runs, ids[i], *backend ? backend : NULL,
+                                in[i]->stacks_base);
         if (rc < 0)
             pg_error_wrap(rc, "%s", in[i]->arg);
     }
@@ -620,7 +644,11 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
 {
     pg_side side[2];
     memset(side, 0, sizeof side);
-    int rc = collect_sides(side, in, ida, idb, backend, ctx);
+    int rc = 0;
+    if (o->control && ((rc = measured_now(in[0], ida, backend, 1, ctx->store)) < 0 ||
+                       (rc = measured_now(in[1], idb, backend, 0, ctx->store)) < 0))
+        return pg_exit_status(rc);
+    rc = collect_sides(side, in, ida, idb, backend, ctx);
     pg_comparison c;
     pg_floors floors = {0};
     pg_round2 r2 = {0};
