@@ -83,6 +83,15 @@ typedef struct input {
     char stacks_base[PATH_MAX];
 } input;
 
+/* One comparison: its two inputs, how it was asked for, and the machines
+ * and backend chosen for its sides (choose_machines; backend "": any). */
+typedef struct cmp {
+    input *in[2];
+    const opts *o;
+    pg_ctx *ctx;
+    char ida[16], idb[16], backend[16];
+} cmp;
+
 /* 0 and A and B; else 1 and the exit status in *status. */
 static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, const char **a, const char **b)
 {
@@ -340,8 +349,12 @@ static int lacks_stacks(const pg_rundoc_list *runs, const char *machine_id, cons
 /* --run-missing: measure every revision without results of this machine and
  * backend — or, when stacks are wanted (--sample, --flamegraph), without
  * stacks — both in one session so they are measured alike, then reload them. */
-static int run_missing(input *in[2], pg_repo *repo, const char *workdir, const char *root, const opts *o)
+static int run_missing(const cmp *k)
 {
+    input *const *in = k->in;
+    pg_repo *repo = k->ctx->repo;
+    const char *workdir = k->ctx->workdir, *root = k->ctx->store;
+    const opts *o = k->o;
     if (o->control && (in[0]->is_file || in[1]->is_file))
         return pg_error_set(PG_EINVAL, "--control measures the baseline again: A and B must be revisions, not result "
                             "files ('%s')", in[0]->is_file ? in[0]->arg : in[1]->arg);
@@ -414,8 +427,11 @@ static void describe_machine(char *buf, size_t len, const pg_rundoc *run)
  * side mixes backends. Anything else is refused with what to do unless
  * allowed; then each side uses its newest run's machine, `backend` is ""
  * (any) and compare sets only metrics of one backend against each other. */
-static int choose_machines(char ida[16], char idb[16], char backend[16], input *a, input *b, const opts *o)
+static int choose_machines(cmp *k)
 {
+    const input *a = k->in[0], *b = k->in[1];
+    const opts *o = k->o;
+    char *ida = k->ida, *idb = k->idb, *backend = k->backend;
     const pg_rundoc *found = NULL;
     for (size_t i = 0; i < b->runs.n; i++) {
         const pg_rundoc *r = &b->runs.v[i];
@@ -523,9 +539,11 @@ static int load_floors(pg_floors *f, pg_ctx *ctx, const pg_side *cand)
 
 /* --run-missing and a regression resting on noisy gating metrics: a second
  * round measured now, interleaved, settles it (report/confirm.h). */
-static int confirm(pg_round2 *r2, pg_comparison *c, input *in[2], pg_ctx *ctx, const pg_compare_opts *co,
-                   const opts *o)
+static int confirm(pg_round2 *r2, pg_comparison *c, const cmp *k, const pg_compare_opts *co)
 {
+    input *const *in = k->in;
+    pg_ctx *ctx = k->ctx;
+    const opts *o = k->o;
     if (!o->run_missing || in[0]->is_file || in[1]->is_file || !ctx->repo || !pg_confirm_count(c))
         return 0;
     pg_run_opts ro = missing_run_opts(o, NULL);     /* the round's own session gives the native meter */
@@ -604,10 +622,11 @@ static int measured_now(input *in, const char *machine, const char *backend, int
 }
 
 /* Both sides' runs as series; another clone's stacks from the stacks note. */
-static int collect_sides(pg_side side[2], input *in[2], const char *ida, const char *idb, const char *backend,
-                         pg_ctx *ctx)
+static int collect_sides(pg_side side[2], const cmp *k)
 {
-    const char *ids[2] = {ida, idb};
+    input *const *in = k->in;
+    pg_ctx *ctx = k->ctx;
+    const char *ids[2] = {k->ida, k->idb}, *backend = k->backend;
     int rc = 0;
     for (int i = 0; i < 2 && rc == 0; i++) {
         snprintf(side[i].label, sizeof side[i].label, "%s", in[i]->arg);
@@ -640,15 +659,19 @@ static int publish(const pg_comparison *c, const opts *o)
     return rc;
 }
 
-static int compare(input *in[2], const char *ida, const char *idb, const char *backend, const opts *o, pg_ctx *ctx)
+static int compare(const cmp *k)
 {
+    input *const *in = k->in;
+    pg_ctx *ctx = k->ctx;
+    const opts *o = k->o;
+    const char *ida = k->ida, *idb = k->idb, *backend = k->backend;
     pg_side side[2];
     memset(side, 0, sizeof side);
     int rc = 0;
     if (o->control && ((rc = measured_now(in[0], ida, backend, 1, ctx->store)) < 0 ||
                        (rc = measured_now(in[1], idb, backend, 0, ctx->store)) < 0))
         return pg_exit_status(rc);
-    rc = collect_sides(side, in, ida, idb, backend, ctx);
+    rc = collect_sides(side, k);
     pg_comparison c;
     pg_floors floors = {0};
     pg_round2 r2 = {0};
@@ -659,7 +682,7 @@ static int compare(input *in[2], const char *ida, const char *idb, const char *b
     pg_control_of of = {.root = ctx->store, .commit = in[0]->commit, .label = in[0]->arg, .machine_id = ida,
                         .backend = backend, .co = &co};
     if (rc == 0 && (rc = pg_compare(&c, &side[0], &side[1], &co)) == 0 &&
-        ((o->control && (rc = control(&c, &of)) < 0) || (rc = confirm(&r2, &c, in, ctx, &co, o)) < 0))
+        ((o->control && (rc = control(&c, &of)) < 0) || (rc = confirm(&r2, &c, k, &co)) < 0))
         pg_comparison_free(&c);
     if (rc < 0) {
         pg_round2_free(&r2);
@@ -708,7 +731,8 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
         return status;
     }
     input a = {.arg = arg_a, .is_file = is_path(arg_a)}, b = {.arg = arg_b, .is_file = is_path(arg_b)};
-    input *in[2] = {&a, &b};
+    cmp k = {.in = {&a, &b}, .o = &o, .ctx = ctx};
+    input *const *in = k.in;
     int rc = 0;
     for (int i = 0; i < 2 && rc == 0; i++)
         rc = load_input(in[i], ctx);
@@ -718,14 +742,13 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0)
         rc = pg_gatecheck_names(&o.gates, &o.thresholds, lists, labels, 2);
     if (rc == 0 && o.run_missing && ctx->repo)
-        rc = run_missing(in, ctx->repo, ctx->workdir, ctx->store, &o);
+        rc = run_missing(&k);
     for (int i = 0; i < 2 && rc == 0; i++)
         if (!in[i]->runs.n)
             rc = missing_error(in[i], ctx->store);
-    char ida[16], idb[16], backend[16];
     if (rc == 0)
-        rc = choose_machines(ida, idb, backend, &a, &b, &o);
-    status = rc < 0 ? pg_exit_status(rc) : compare(in, ida, idb, backend, &o, ctx);
+        rc = choose_machines(&k);
+    status = rc < 0 ? pg_exit_status(rc) : compare(&k);
     pg_rundoc_list_free(&a.runs);
     pg_rundoc_list_free(&b.runs);
     pg_thresholds_free(&o.thresholds);
