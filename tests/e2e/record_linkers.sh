@@ -36,7 +36,11 @@ for b in "${builds[@]}"; do
   # (half the default work: ten programs are recorded)
   record $name -- "$prog" 50
   at_most "$name: truncated stacks" "$($F $name.folded truncated)" 5
-  lacks $name.folded "shares-$name+0x" "$name: a frame of the program left as an address"
+  # A linker whose layout the symbolizer misreads leaves most of the program's
+  # frames as addresses; a stray sample in code no symbol covers (the PLT) may
+  # leave one, which a loaded machine made happen once in a load test.
+  at_most "$name: samples with a frame of the program left as an address" \
+    "$($F $name.folded share-contains "shares-$name+0x")" 1
   at_least "$name: main;hash_all;mix" "$($F $name.folded share 'main;hash_all;mix')" 35
   at_least "$name: main;walk" "$($F $name.folded share 'main;walk')" 15
   at_least "$name: main;step" "$($F $name.folded share 'main;step')" 8
