@@ -35,7 +35,11 @@ contains "$T/err" ", every CPU)"
 # other from its exec. Either way every frame of theirs is named.
 at_least "samples of the busy program's mix" "$(grep -c '^shares;.*main;hash_all;mix' "$T/all.folded")" 1
 lacks "$T/all.folded" "shares;[unknown]" "a frame of a running program left unknown"
-lacks "$T/all.folded" "shares+0x" "a frame of a running program left as an address"
+# A program whose mappings are misread leaves most frames as addresses; a
+# stray sample in code no symbol covers (the PLT) may leave one, which a
+# loaded machine made happen once in a load test (as in record_linkers.sh).
+at_most "samples with a frame of a running program left as an address" \
+  "$($F "$T/all.folded" share-contains "shares+0x")" 1
 if [ "$(id -u)" = 0 ]; then
   # Root may see the kernel: its frames are marked and named (not one unnamed).
   check "kernel frames with FlameGraph's _[k] mark" grep -q '_\[k\]' "$T/all.folded"
