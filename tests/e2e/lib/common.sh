@@ -38,6 +38,9 @@ expect_exit() {
   fi
 }
 
+# same DESCRIPTION A B: the two texts must be equal; both are printed when not.
+same() { if [ "$2" = "$3" ]; then ok; else bad "$1"; printf '  first | %s\n  second| %s\n' "$2" "$3" >&2; fi; }
+
 # contains FILE TEXT [DESCRIPTION]
 contains() { if grep -qF -- "$2" "$1"; then ok; else bad "${3:-$1 should contain '$2'}"; sed 's/^/  | /' "$1" | head -20 >&2; fi; }
 lacks()    { if grep -qF -- "$2" "$1"; then bad "${3:-$1 should not contain '$2'}"; else ok; fi; }
