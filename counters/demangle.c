@@ -22,3 +22,11 @@ char *pg_demangle(char *out, size_t len, const char *name)
     free(d);
     return out;
 }
+
+char *pg_demangle_frame(char *out, size_t len, const char *name)
+{
+    pg_demangle(out, len, name);
+    for (char *p = out; (p = strchr(p, ';'));)
+        *p = ':';
+    return out;
+}

@@ -19,4 +19,8 @@
  * itself when it is not mangled or cannot be demangled. Returns `out`. */
 char *pg_demangle(char *out, size_t len, const char *name);
 
+/* The same as a frame of folded stacks: a ';' of the demangled name (Rust's
+ * <[T; N]>) would split the frame, so it becomes ':'. */
+char *pg_demangle_frame(char *out, size_t len, const char *name);
+
 #endif

@@ -156,11 +156,7 @@ static void push_name(names *ns, const char *raw)
     ns->file[ns->n] = NULL;
     ns->line[ns->n] = 0;
     char buf[1024];
-    pg_demangle(buf, sizeof buf, raw);
-    /* A demangled name may hold ';' (Rust's <[T; N]>): it would split the frame. */
-    for (char *p = buf; (p = strchr(p, ';'));)
-        *p = ':';
-    ns->v[ns->n++] = strdup(buf);
+    ns->v[ns->n++] = strdup(pg_demangle_frame(buf, sizeof buf, raw));
 }
 
 /* The name of a subprogram or inlined-subroutine DIE: the linkage name when

@@ -23,7 +23,8 @@ void pg_comparison_free(pg_comparison *c)
 
 int pg_comparison_fails(const pg_comparison *c)
 {
-    return c->verdict == PG_VERDICT_REGRESSED || (c->fail_on_divergence && c->ndiverged > 0);
+    return c->verdict == PG_VERDICT_REGRESSED || (c->fail_on_divergence && c->ndiverged > 0) ||
+           c->coverage_fails;
 }
 
 const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name)

@@ -114,12 +114,15 @@ typedef struct pg_comparison {
     int controlled;                 /* --control: the baseline against itself (report/control.h) */
     size_t nwithin_noise;           /* regressed gating metrics no larger than their control's delta */
     size_t nexact_drift;            /* exact gating counts that differ in the control: a finding */
+    const struct pg_coverage *coverage; /* the change's functions and the benchmarks that run them
+                                     * (report/coverage.h), or NULL: not asked for (borrowed) */
+    int coverage_fails;             /* --require-coverage and it is not "covered" (pg_coverage_fails) */
 } pg_comparison;
 
 void pg_comparison_free(pg_comparison *c);
 
-/* Whether the comparison fails a build (exit 1): a regressed verdict, or a
- * divergence when fail_on_divergence. */
+/* Whether the comparison fails a build (exit 1): a regressed verdict, a
+ * divergence when fail_on_divergence, or coverage_fails. */
 int pg_comparison_fails(const pg_comparison *c);
 
 /* The benchmark's metric `name`, or NULL. */

@@ -28,8 +28,12 @@ void pg_render_counts(char *buf, size_t len, const pg_comparison *c)
     if (c->nvanished && o < len)
         o += (size_t)snprintf(buf + o, len - o, "; %zu vanished", c->nvanished);
     if (c->ndiverged && o < len)
-        snprintf(buf + o, len - o, "; %zu divergence%s of counts and time%s", c->ndiverged, c->ndiverged == 1 ? "" : "s",
-                 c->fail_on_divergence ? " (--fail-on-divergence: failing)" : "");
+        o += (size_t)snprintf(buf + o, len - o, "; %zu divergence%s of counts and time%s", c->ndiverged,
+                              c->ndiverged == 1 ? "" : "s", c->fail_on_divergence ? " (--fail-on-divergence: failing)" : "");
+    if (c->coverage && o + 2 < len) {
+        snprintf(buf + o, len - o, "; ");
+        pg_render_coverage_summary(buf + o + 2, len - o - 2, c->coverage);
+    }
 }
 
 void pg_render_divergence(char *buf, size_t len, const pg_comparison *c, const pg_bench_cmp *b)

@@ -73,6 +73,16 @@ void pg_render_divergence(char *buf, size_t len, const pg_comparison *c, const p
  * metric of the registry (docs/metrics.md) or a raw event the user asked
  * for. valgrind's own thirteen counters (D1mr, Bim...) are only counted. */
 int pg_render_brief(const pg_metric_cmp *m);
+/* The coverage of the change (report/coverage.h): the summary ("1 of 2
+ * changed functions not covered by any benchmark"), and one changed
+ * function ("not covered: parse_header (src/parse.c:120), 3 lines changed";
+ * "covered: hash (src/h.c:40), 2 lines changed; run by small (+1,200
+ * instructions), large (+9,600 instructions)"). Not escaped: the caller
+ * escapes the line for its format. */
+struct pg_coverage;
+struct pg_cov_func;
+void pg_render_coverage_summary(char *buf, size_t len, const struct pg_coverage *cv);
+void pg_render_coverage_func(char *buf, size_t len, const struct pg_coverage *cv, const struct pg_cov_func *f);
 /* "instructions,cycles" */
 void pg_render_gates(char *buf, size_t len, const pg_gates *g);
 

@@ -6,6 +6,7 @@
  * through a small buffer of our own (one locked stdio call per 8 KiB, not per
  * character). One metric per line keeps it readable and diffable. */
 #include "report/control.h"
+#include "report/coverage.h"
 #include "report/divergence.h"
 #include "report/render.h"
 #include "util/error.h"
@@ -176,6 +177,86 @@ static void control(jw *w, const pg_comparison *c)
     put(w, "}");
 }
 
+/* "key": ["a", "b"] */
+static void list(jw *w, const char *key, const char *const *v, size_t n)
+{
+    str(w, key);
+    put(w, ": [");
+    for (size_t i = 0; i < n; i++) {
+        put(w, i ? ", " : "");
+        str(w, v[i]);
+    }
+    put(w, "]");
+}
+
+/* The same after a comma. */
+static void strings(jw *w, const char *key, const char *const *v, size_t n)
+{
+    put(w, ", ");
+    list(w, key, v, n);
+}
+
+/* A changed function: where, what changed; `full` adds its span, frames and benchmarks. */
+static void cov_func(jw *w, const pg_cov_func *f, int full)
+{
+    put(w, "\n    {");
+    kstr(w, "function", f->name);
+    fstr(w, "file", f->file);
+    fnum(w, "line", f->changed_at);
+    fnum(w, "lines", (double)f->nchanged);
+    if (full) {
+        fnum(w, "first", f->first);
+        fnum(w, "last", f->last);
+        strings(w, "in", (const char *const *)f->in, f->nin);
+        put(w, ", \"benchmarks\": [");
+        for (size_t k = 0; k < f->nbench; k++) {
+            put(w, k ? ", {" : "{");
+            kstr(w, "name", f->bench[k].name);
+            fnum(w, "delta", f->bench[k].delta);
+            put(w, "}");
+        }
+        put(w, "]");
+    }
+    put(w, "}");
+}
+
+/* The coverage of the change (report/coverage.h), or null: "changed" every
+ * changed function, "uncovered" those no benchmark runs. */
+static void coverage(jw *w, const pg_comparison *c)
+{
+    const pg_coverage *cv = c->coverage;
+    put(w, ",\n  \"coverage\": ");
+    if (!cv) {
+        put(w, "null");
+        return;
+    }
+    put(w, "{");
+    kstr(w, "verdict", pg_coverage_verdict(cv));
+    put(w, cv->required ? ", \"required\": true" : ", \"required\": false");
+    put(w, cv->mapped ? ", \"mapped\": true" : ", \"mapped\": false");
+    fstr(w, "unit", cv->unit);
+    put(w, ", \"changed\": [");
+    for (size_t i = 0; i < cv->nf; i++) {
+        put(w, i ? "," : "");
+        cov_func(w, &cv->f[i], 1);
+    }
+    put(w, cv->nf ? "\n  ], \"uncovered\": [" : "], \"uncovered\": [");
+    for (size_t i = 0, n = 0; i < cv->nf; i++)
+        if (!cv->f[i].nbench) {
+            put(w, n++ ? "," : "");
+            cov_func(w, &cv->f[i], 0);
+        }
+    put(w, cv->nuncovered ? "\n  ]" : "]");
+    strings(w, "unmapped_files", (const char *const *)cv->unmapped, cv->nunmapped);
+    strings(w, "benchmarks_without_tables", cv->blind, cv->nblind);
+    put(w, ", \"note\": ");
+    if (cv->note)
+        str(w, cv->note);
+    else
+        put(w, "null");
+    put(w, "}");
+}
+
 /* {"kind", "factor", "count": {name, backend, deltas}, "time": {...}, "p", "p_adjusted"} or null. */
 static void divergence(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
 {
@@ -286,14 +367,9 @@ static void bench(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
 
 static void names(jw *w, const char *key, const char *const *v, size_t n, int last)
 {
-    put(w, "  \"");
-    put(w, key);
-    put(w, "\": [");
-    for (size_t i = 0; i < n; i++) {
-        put(w, i ? ", " : "");
-        str(w, v[i]);
-    }
-    put(w, last ? "]\n" : "],\n");
+    put(w, "  ");
+    list(w, key, v, n);
+    put(w, last ? "\n" : ",\n");
 }
 
 int pg_render_json(FILE *out, const pg_comparison *c)
@@ -326,6 +402,7 @@ int pg_render_json(FILE *out, const pg_comparison *c)
     put(w, "},\n  ");
     knum(w, "remeasured", (double)c->nremeasured);
     control(w, c);
+    coverage(w, c);
     put(w, ",\n  \"benchmarks\": [");
     for (size_t i = 0; i < c->nbench; i++) {
         put(w, i ? ",\n" : "\n");

@@ -9,6 +9,7 @@
  * type="divergence"> with --fail-on-divergence.
  */
 #include "report/format.h"
+#include "report/coverage.h"
 #include "report/render.h"
 #include "util/metrics.h"
 #include "util/error.h"
@@ -144,11 +145,42 @@ static void one_sided(FILE *out, const char *name, const char *why)
     fprintf(out, "\" classname=\"perfgate.benchmarks\">\n      <skipped message=\"%s\"/>\n    </testcase>\n", why);
 }
 
+/* The coverage of the change (report/coverage.h): a test case per changed
+ * function, one not covered a failure with --require-coverage (else
+ * skipped), and one for a change that could not be mapped. */
+static void coverage(FILE *out, const pg_coverage *cv)
+{
+    char line[4096];
+    if (!cv->mapped) {
+        fputs("    <testcase name=\"coverage of the change\" classname=\"perfgate.coverage\">\n", out);
+        fputs(cv->required ? "      <failure type=\"coverage unknown\" message=\"" : "      <skipped message=\"", out);
+        xml(out, cv->note ? cv->note : "");
+        fputs("\"/>\n    </testcase>\n", out);
+    }
+    for (size_t i = 0; i < cv->nf; i++) {
+        const pg_cov_func *f = &cv->f[i];
+        pg_render_coverage_func(line, sizeof line, cv, f);
+        fputs("    <testcase name=\"", out);
+        xml(out, f->name);
+        fputs(" (", out);
+        xml(out, f->file);
+        fprintf(out, ":%d)\" classname=\"perfgate.coverage\">\n", f->changed_at);
+        if (!f->nbench)
+            fputs(cv->required ? "      <failure type=\"not covered\" message=\"" : "      <skipped message=\"", out);
+        else
+            fputs("      <system-out>", out);
+        xml(out, line);
+        fputs(f->nbench ? "</system-out>\n    </testcase>\n" : "\"/>\n    </testcase>\n", out);
+    }
+}
+
 int pg_render_junit(FILE *out, const pg_comparison *c)
 {
-    size_t tests = c->nbench + c->nadded + c->nvanished;
-    size_t failures = c->count[PG_VERDICT_REGRESSED];
-    size_t skipped = c->count[PG_VERDICT_INCONCLUSIVE] + c->nadded + c->nvanished;
+    const pg_coverage *cv = c->coverage;
+    size_t tests = c->nbench + c->nadded + c->nvanished + (cv ? cv->nf + !cv->mapped : 0);
+    size_t failures = c->count[PG_VERDICT_REGRESSED] + (cv && cv->required ? cv->nuncovered + !cv->mapped : 0);
+    size_t skipped = c->count[PG_VERDICT_INCONCLUSIVE] + c->nadded + c->nvanished +
+                     (cv && !cv->required ? cv->nuncovered + !cv->mapped : 0);
     for (size_t i = 0; i < c->nbench; i++) {
         if (diverge_fails(c, &c->bench[i])) {
             failures++;
@@ -182,6 +214,8 @@ int pg_render_junit(FILE *out, const pg_comparison *c)
         one_sided(out, c->added[i], "new benchmark: not in the baseline");
     for (size_t i = 0; i < c->nvanished; i++)
         one_sided(out, c->vanished[i], "vanished benchmark: not in the candidate");
+    if (cv)
+        coverage(out, cv);
     fputs("    <system-out>verdict: ", out);
     xml(out, pg_verdict_name(c->verdict));
     fputs(" -- ", out);

@@ -1,6 +1,7 @@
 /* report/render_markdown.c — the comparison as a pull-request comment
  * (GitHub-flavoured markdown; GitLab renders the same). */
 #include "report/control.h"
+#include "report/coverage.h"
 #include "report/format.h"
 #include "report/render.h"
 #include "util/error.h"
@@ -183,6 +184,45 @@ static void control(FILE *out, const pg_comparison *c)
         }
 }
 
+/* The coverage of the change (report/coverage.h): the functions not
+ * covered first, then the covered ones folded. */
+static void coverage(FILE *out, const pg_comparison *c)
+{
+    const pg_coverage *cv = c->coverage;
+    if (!cv)
+        return;
+    char line[4096];
+    pg_render_coverage_summary(line, sizeof line, cv);
+    fputs("\n**Coverage of the change:** ", out);
+    md(out, line);
+    fputs("\n", out);
+    for (int covered = 0; covered < 2; covered++) {
+        size_t n = 0;
+        for (size_t i = 0; i < cv->nf; i++) {
+            if ((cv->f[i].nbench > 0) != covered)
+                continue;
+            if (covered && !n++)
+                fputs("\n<details><summary>Changed functions a benchmark runs</summary>\n\n", out);
+            pg_render_coverage_func(line, sizeof line, cv, &cv->f[i]);
+            fputs("- ", out);
+            md(out, line);
+            fputc('\n', out);
+        }
+        if (covered && n)
+            fputs("\n</details>\n", out);
+    }
+    for (size_t i = 0; i < cv->nunmapped; i++) {
+        fputs("- changed, in no benchmark's function table: ", out);
+        md(out, cv->unmapped[i]);
+        fputc('\n', out);
+    }
+    if (cv->note) {
+        fputs("\n_Not mapped:_ ", out);
+        md(out, cv->note);
+        fputc('\n', out);
+    }
+}
+
 static void names(FILE *out, const char *what, const char *const *v, size_t n)
 {
     if (!n)
@@ -274,6 +314,7 @@ static void body(FILE *out, const pg_comparison *c)
             funcs(out, &c->bench[i]);
     confirmation(out, c);
     control(out, c);
+    coverage(out, c);
     names(out, "New benchmarks, not in the baseline", c->added, c->nadded);
     names(out, "Vanished benchmarks, not in the candidate", c->vanished, c->nvanished);
     if (c->nmissing) {

@@ -1,6 +1,7 @@
 /* report/render_text.c — the comparison as an aligned table for a terminal. */
 #include "report/format.h"
 #include "report/control.h"
+#include "report/coverage.h"
 #include "report/render.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -178,6 +179,27 @@ static void print_control(FILE *out, const pg_comparison *c)
     }
 }
 
+/* The coverage of the change (report/coverage.h): each changed function,
+ * covered or not, the changed files no program has, and what did not map. */
+static void print_coverage(FILE *out, const pg_comparison *c)
+{
+    const pg_coverage *cv = c->coverage;
+    if (!cv)
+        return;
+    char line[4096], esc[sizeof line * 4];
+    pg_render_coverage_summary(line, sizeof line, cv);
+    fprintf(out, "\ncoverage of the change: %s\n", line);
+    for (size_t i = 0; i < cv->nf; i++) {
+        pg_render_coverage_func(line, sizeof line, cv, &cv->f[i]);
+        fprintf(out, "  %s\n", pg_text_escape_buf(esc, sizeof esc, line, PG_TEXT_TERM));
+    }
+    for (size_t i = 0; i < cv->nunmapped; i++)
+        fprintf(out, "  changed, in no benchmark's function table: %s\n",
+                pg_text_escape_buf(esc, sizeof esc, cv->unmapped[i], PG_TEXT_TERM));
+    if (cv->note)
+        fprintf(out, "  note: %s\n", pg_text_escape_buf(esc, sizeof esc, cv->note, PG_TEXT_TERM));
+}
+
 int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
 {
     char a[200], b[200], gates[256];
@@ -261,6 +283,7 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
             print_funcs(out, &c->bench[i]);
     print_confirmation(out, c);
     print_control(out, c);
+    print_coverage(out, c);
     print_names(out, "new benchmarks, not in the baseline", c->added, c->nadded);
     print_names(out, "vanished benchmarks, not in the candidate", c->vanished, c->nvanished);
     if (c->nmissing) {

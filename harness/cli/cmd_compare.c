@@ -11,6 +11,7 @@
 #include "harness/cli/builtin.h"
 #include "harness/cli/commands.h"
 #include "harness/measure/confirm.h"
+#include "harness/store/gitdiff.h"
 #include "harness/store/gitrepo.h"
 #include "harness/store/notes.h"
 #include "harness/store/notes_stacks.h"
@@ -22,6 +23,7 @@
 #include "report/compare.h"
 #include "report/confirm.h"
 #include "report/control.h"
+#include "report/coverage.h"
 #include "harness/cli/explain.h"
 #include "harness/cli/gatecheck.h"
 #include "report/render.h"
@@ -69,7 +71,7 @@ typedef struct opts {
     pg_metric_set metrics;
     unsigned long sample_freq;
     double build_timeout;
-    int jobs, reuse, control;
+    int jobs, reuse, control, require_coverage;
     pg_count_calls_arg calls;
 } opts;
 
@@ -140,6 +142,10 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                     "(A A' B, interleaved); a noisy metric's regression no larger than\n"
                     "A against A' is within the noise of this run, and an exact count\n"
                     "that differs between A and A' is said (docs/metrics.md)", &o->control),
+        PG_OPT_FLAG(0, "require-coverage", "fail (exit 1) when a function the change from A to B touched\n"
+                    "is run by no benchmark (its verdict: not covered), or when\n"
+                    "the change could not be mapped (unknown); without it the\n"
+                    "coverage is only reported (docs/coverage.md)", &o->require_coverage),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
         PG_OPT_FLAG(0, "allow-missing", "decide on what was compared when a benchmark's gating metric\n"
                     "was not (on one side only, failed, not measured); without it\n"
@@ -642,6 +648,35 @@ static int collect_sides(pg_side side[2], const cmp *k)
     return rc;
 }
 
+/* The coverage of the change from A to B (report/coverage.h): when the
+ * candidate has stacks to map it onto, or --require-coverage asks for it. */
+static int coverage(pg_coverage *cv, pg_comparison *c, const cmp *k)
+{
+    const input *a = k->in[0], *b = k->in[1];
+    int stacks = 0;
+    for (size_t i = 0; i < c->nbench; i++)
+        stacks |= c->bench[i].stacks_b != NULL;
+    if (!stacks && !k->o->require_coverage)
+        return 0;
+    pg_change ch = {0};
+    int rc = 0;
+    if (!a->commit[0] || !b->commit[0] || !k->ctx->repo)
+        snprintf(ch.note, sizeof ch.note, "%s and %s are not both commits of this repository: there is no change "
+                 "to map", a->arg, b->arg);
+    else
+        rc = pg_repo_change(&ch, k->ctx->repo, a->commit, b->commit);
+    if (rc == 0 && c->cand->dirty)
+        snprintf(ch.note, sizeof ch.note, "the candidate %s was measured on a work tree with uncommitted changes: "
+                 "its lines are not the commit's", b->arg);
+    if (rc == 0 && (rc = pg_coverage_map(cv, &ch, c)) == 0) {
+        cv->required = k->o->require_coverage;
+        c->coverage = cv;
+        c->coverage_fails = pg_coverage_fails(cv);
+    }
+    pg_change_free(&ch);
+    return rc;
+}
+
 /* The report in its format, colored on a terminal unless NO_COLOR, to -o or stdout. */
 static int publish(const pg_comparison *c, const opts *o)
 {
@@ -675,6 +710,7 @@ static int compare(const cmp *k)
     pg_comparison c;
     pg_floors floors = {0};
     pg_round2 r2 = {0};
+    pg_coverage cv = {0};
     pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates, .floors = &floors,
                           .fail_on_divergence = o->fail_on_divergence};
     if (rc == 0)
@@ -682,9 +718,11 @@ static int compare(const cmp *k)
     pg_control_of of = {.root = ctx->store, .commit = in[0]->commit, .label = in[0]->arg, .machine_id = ida,
                         .backend = backend, .co = &co};
     if (rc == 0 && (rc = pg_compare(&c, &side[0], &side[1], &co)) == 0 &&
-        ((o->control && (rc = control(&c, &of)) < 0) || (rc = confirm(&r2, &c, k, &co)) < 0))
+        ((o->control && (rc = control(&c, &of)) < 0) || (rc = confirm(&r2, &c, k, &co)) < 0 ||
+         (rc = coverage(&cv, &c, k)) < 0))
         pg_comparison_free(&c);
     if (rc < 0) {
+        pg_coverage_free(&cv);
         pg_round2_free(&r2);
         pg_floors_free(&floors);
         pg_side_free(&side[0]);
@@ -713,6 +751,7 @@ static int compare(const cmp *k)
     if (undecided)
         status = pg_die("%s", why);
     pg_comparison_free(&c);
+    pg_coverage_free(&cv);
     pg_round2_free(&r2);
     pg_floors_free(&floors);
     pg_side_free(&side[0]);

@@ -396,7 +396,6 @@ static int record_stacks(bench_run *br, const pg_meter *meter, char **argv, char
     int sfailed = 0;
     pg_spawn_opts so = br->so;
     so.argv = argv;
-    so.tree = NULL;     /* the sampler reads the program's files by the paths it maps */
     so.own_rss = 0;
     so.hooks = NULL;
     so.nkeep = 0;

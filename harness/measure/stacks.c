@@ -1,5 +1,6 @@
 /* harness/measure/stacks.c — see stacks.h. */
 #include "harness/measure/stacks.h"
+#include "counters/funclines.h"
 #include "harness/store/store.h"
 #include "harness/measure/sample_run.h"
 #include "util/error.h"
@@ -19,6 +20,8 @@ struct pg_stacks {
     char dir[PATH_MAX];
     char rel[PATH_MAX];
     pg_owned_dir in_store;    /* the store's directory, owned until the run is stored */
+    char last_exe[PATH_MAX];  /* the program of the last function table written, and where: */
+    char last_lines[PATH_MAX + 300];    /* benchmarks of one program share it (a hard link) */
 };
 
 int pg_stacks_new(pg_stacks **out, pg_backend_kind backend, unsigned long freq, const char *dir, const char *rel)
@@ -135,6 +138,37 @@ static int set_note(pg_rundoc_bench *bench, const pg_stacks *s, int timed, doubl
     return *note ? pg_rundoc_set(&bench->stacks_note, note) : 0;
 }
 
+/* The program `so` runs, when it is a file of the tree (a program found in
+ * PATH is not the code under test): its path into exe. */
+static int program_in_tree(char exe[PATH_MAX], const pg_spawn_opts *so)
+{
+    const char *a0 = so->argv[0];
+    char path[PATH_MAX * 2], tree[PATH_MAX];
+    if (!so->tree || !strchr(a0, '/') || !realpath(so->tree, tree))
+        return 0;
+    snprintf(path, sizeof path, "%s/%s", a0[0] == '/' || !so->cwd ? "" : so->cwd, a0);
+    size_t n = strlen(tree);
+    return realpath(a0[0] == '/' || !so->cwd ? a0 : path, exe) && !strncmp(exe, tree, n) && exe[n] == '/';
+}
+
+/* Beside a benchmark's stacks, `path`: its program's functions and their
+ * lines (counters/funclines.h), for compare's coverage of a change. Not
+ * written for a program outside the tree; written once per program. */
+static int write_funclines(pg_stacks *s, const char *path, const pg_spawn_opts *so)
+{
+    char exe[PATH_MAX];
+    if (!program_in_tree(exe, so))
+        return 0;
+    if (!strcmp(exe, s->last_exe) && link(s->last_lines, path) == 0)
+        return 0;
+    int rc = pg_funclines_write(exe, so->tree, path);
+    if (rc == 0) {
+        snprintf(s->last_exe, sizeof s->last_exe, "%s", exe);
+        snprintf(s->last_lines, sizeof s->last_lines, "%s", path);
+    }
+    return rc;
+}
+
 int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_spawn_opts *so, int timed,
                      int *failed)
 {
@@ -145,7 +179,9 @@ int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_
     if (rc < 0)
         return rc;
     pg_stackrec_timed(s->rec, timed);
-    rc = record(s, f, so, &iterations, failed);
+    pg_spawn_opts as_is = *so;
+    as_is.tree = NULL;      /* the sampler reads the program's files by the paths it maps */
+    rc = record(s, f, &as_is, &iterations, failed);
     if (rc == 0 && !*failed) {
         char fname[PG_SAFE_NAME_SIZE], path[PATH_MAX + 300], rel[PATH_MAX + 300];
         pg_path_safe_name(fname, name);
@@ -153,8 +189,11 @@ int pg_stacks_record(pg_stacks *s, pg_rundoc_bench *bench, const char *name, pg_
         snprintf(rel, sizeof rel, "%s/%s.folded", s->rel, fname);
         if ((rc = pg_mkdirs(s->dir)) == 0 && (rc = pg_folded_write_file(f, path)) == 0 &&
             (rc = pg_rundoc_set(&bench->stacks, rel)) == 0 &&
-            (rc = pg_rundoc_set(&bench->stacks_weight, pg_stackrec_weight(s->rec))) == 0)
-            rc = set_note(bench, s, timed, iterations);
+            (rc = pg_rundoc_set(&bench->stacks_weight, pg_stackrec_weight(s->rec))) == 0 &&
+            (rc = set_note(bench, s, timed, iterations)) == 0) {
+            snprintf(path, sizeof path, "%s/%s.funclines.json", s->dir, fname);
+            rc = write_funclines(s, path, so);
+        }
     }
     pg_folded_free(f);
     return rc;

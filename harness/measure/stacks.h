@@ -36,8 +36,11 @@ void pg_stacks_keep(pg_stacks *s);
 /* Frees `s`; a store directory not kept goes with it. */
 void pg_stacks_free(pg_stacks *s);
 
-/* Runs `so` once (its argv is the bare benchmark), recording stacks, and
- * writes them for benchmark `name`, noting the path in `bench`. `timed`: a
+/* Runs `so` once (its argv is the bare benchmark, not moved to the canonical
+ * tree), recording stacks, and writes them for benchmark `name`, noting the
+ * path in `bench`. When so->tree is set and the program is a file in it,
+ * its function table (counters/funclines.h) goes beside the stacks as
+ * <benchmark>.funclines.json, for compare's coverage of a change. `timed`: a
  * Google Benchmark, recorded (valgrind) only in its timed region, with
  * bench->stacks_iterations the iterations the stacks hold. A benchmark
  * that fails in this run is not an error here: *failed is set, with why in
