@@ -24,6 +24,71 @@ int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name)
     return pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", name, line, col);
 }
 
+/* ---- a document parsed into memory of its own ---- */
+
+#define SCRATCH_CHUNK (1u << 20)
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    max_align_t data[];
+} chunk;
+
+struct pg_json_scratch {
+    chunk *head;
+};
+
+/* cJSON's allocator is global: these see the scratch being parsed into. */
+static pg_json_scratch *filling;
+
+static void *scratch_alloc(size_t n)
+{
+    n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    chunk *c = filling->head;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > SCRATCH_CHUNK ? n : SCRATCH_CHUNK;
+        if (!(c = malloc(sizeof *c + cap)))
+            return NULL;
+        *c = (chunk){.next = filling->head, .cap = cap};
+        filling->head = c;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+static void scratch_free(void *p)
+{
+    (void)p;    /* all at once, in pg_json_scratch_free */
+}
+
+int pg_json_parse_scratch(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name)
+{
+    *out = NULL;
+    if (!(*scratch = calloc(1, sizeof **scratch)))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    cJSON_Hooks h = {.malloc_fn = scratch_alloc, .free_fn = scratch_free};
+    filling = *scratch;
+    cJSON_InitHooks(&h);
+    int rc = pg_json_parse(out, text, len, name);
+    cJSON_InitHooks(NULL);
+    filling = NULL;
+    if (rc < 0) {
+        pg_json_scratch_free(*scratch);
+        *scratch = NULL;
+    }
+    return rc;
+}
+
+void pg_json_scratch_free(pg_json_scratch *scratch)
+{
+    for (chunk *c = scratch ? scratch->head : NULL, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    free(scratch);
+}
+
 /* The path of the item being checked, for the message: "runs[2].machine.id".
  * Keys are data: a byte that is not printable ASCII shows as '?'. */
 typedef struct strict_path {
@@ -79,6 +144,8 @@ static int strict_item(const cJSON *v, strict_path *p, const char *name)
     size_t i = 0;
     pg_strindex keys = {0};
     for (const cJSON *c = object || cJSON_IsArray(v) ? v->child : NULL; c && rc == 0; c = c->next, i++) {
+        if (!object && (cJSON_IsNumber(c) || cJSON_IsBool(c) || cJSON_IsNull(c)))
+            continue;   /* nothing to check, and no path to make: most of a result document's values */
         size_t old = strict_push(p, c, i), seen;
         if (object && !pg_text_utf8_valid(c->string, strlen(c->string)))
             rc = strict_fail(p, name, "a key that is not UTF-8");
