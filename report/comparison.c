@@ -27,6 +27,14 @@ int pg_comparison_fails(const pg_comparison *c)
            c->coverage_fails;
 }
 
+const pg_bench_cmp *pg_comparison_find_bench(const pg_comparison *c, const char *name)
+{
+    for (size_t i = 0; i < c->nbench; i++)
+        if (!strcmp(c->bench[i].name, name))
+            return &c->bench[i];
+    return NULL;
+}
+
 const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name)
 {
     for (size_t i = 0; i < b->nm; i++)

@@ -125,6 +125,9 @@ void pg_comparison_free(pg_comparison *c);
  * divergence when fail_on_divergence, or coverage_fails. */
 int pg_comparison_fails(const pg_comparison *c);
 
+/* The comparison's benchmark `name`, or NULL (a linear search). */
+const pg_bench_cmp *pg_comparison_find_bench(const pg_comparison *c, const char *name);
+
 /* The benchmark's metric `name`, or NULL. */
 const pg_metric_cmp *pg_bench_cmp_metric(const pg_bench_cmp *b, const char *name);
 

@@ -39,21 +39,13 @@ size_t pg_confirm_count(const pg_comparison *c)
     return n;
 }
 
-static const pg_bench_cmp *find(const pg_comparison *c, const char *name)
-{
-    for (size_t i = 0; i < c->nbench; i++)
-        if (!strcmp(c->bench[i].name, name))
-            return &c->bench[i];
-    return NULL;
-}
-
 void pg_confirm_apply(pg_comparison *c, const pg_comparison *round2)
 {
     memset(c->count, 0, sizeof c->count);
     for (size_t i = 0; i < c->nbench; i++) {
         pg_bench_cmp *b = &c->bench[i];
         if (pg_confirm_wanted(b)) {
-            const pg_bench_cmp *r = find(round2, b->name);
+            const pg_bench_cmp *r = pg_comparison_find_bench(round2, b->name);
             b->round1 = b->verdict;
             b->round2 = r;
             b->confirmed = r && r->verdict == PG_VERDICT_REGRESSED;

@@ -6,14 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const pg_bench_cmp *find(const pg_comparison *c, const char *name)
-{
-    for (size_t i = 0; i < c->nbench; i++)
-        if (!strcmp(c->bench[i].name, name))
-            return &c->bench[i];
-    return NULL;
-}
-
 static void append(char *note, size_t len, const char *text)
 {
     size_t n = strlen(note);
@@ -55,7 +47,7 @@ void pg_control_apply(pg_comparison *c, const pg_comparison *control)
     memset(c->count, 0, sizeof c->count);
     for (size_t i = 0; i < c->nbench; i++) {
         pg_bench_cmp *b = &c->bench[i];
-        const pg_bench_cmp *cb = find(control, b->name);
+        const pg_bench_cmp *cb = pg_comparison_find_bench(control, b->name);
         int regressed = 0, within = 0;
         for (size_t k = 0; cb && k < b->nm; k++) {
             pg_metric_cmp *m = &b->m[k];

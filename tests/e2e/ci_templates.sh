@@ -177,8 +177,10 @@ PY
 # times of the two revisions are measured one after the other, and on a loaded
 # machine they can differ significantly (a true report of what was measured).
 msg=$(json "$W/result.json" "[a['message'] for a in d['annotations']]")
-check "(a) the only annotation is the action's: it names the regression (got: $msg)" grep -qxE \
-  "\['regression: regressed -- 1 regressed of 1 benchmark compared(; 1 divergence of counts and time)?; 1 changed function, all covered'\]" <<<"$msg"
+check "(a) the action's two annotations: the regression, and on the changed line of main, which crunch runs (got: $msg)" grep -qxE \
+  "\['regression: regressed -- 1 regressed of 1 benchmark compared(; 1 divergence of counts and time)?; 1 changed function, all covered', \"crunch regressed \(instructions \+3\.[0-9]{2}%\) and runs main, changed here; main's own cost \+0 instructions\"\]" <<<"$msg"
+check "(a) that one on bench/crunch.c, line 8 (main's changed line), as a warning" [ "$(json "$W/result.json" \
+  "[(a['level'], a['properties']) for a in d['annotations']][1:]")" = "[('warning', 'file=bench/crunch.c,line=8,title=perfgate')]" ]
 contains "$T/err" "::error::planted by the pull request" "(a) the planted command was printed (and not obeyed)"
 check "(a) one pull request comment, the report" [ "$(comments github 7 | cut -f2)" = "$(head -1 "$T/wf/perfgate-report.md")" ]
 cid=$(comments github 7 | cut -f1)
@@ -278,8 +280,29 @@ contains "$T/out" "apt-get install -y -qq git ca-certificates python3 (not run b
 check "GitLab: the markdown report" grep -q "| crunch | instructions (gate) |" "$T/gl1/perfgate-report.md"
 check "GitLab: the JUnit report has the regression as a failure" grep -q "<failure" "$T/gl1/perfgate-junit.xml"
 check "GitLab: a differential flamegraph" [ -s "$T/gl1/perfgate-flamegraphs/crunch.diff.svg" ]
+check "GitLab: the code quality report marks main's changed line" [ "$(json "$T/gl1/gl-code-quality-report.json" \
+  "[(q['location']['path'], q['location']['lines']['begin'], q['severity'], q['description'].split(' (')[0]) for q in d]")" = \
+  "[('bench/crunch.c', 8, 'major', 'crunch regressed')]" ]
 expect_exit 0 "GitLab: a comment-only merge request passes" gitlab gl2 "$c1" "$c2" "$T/c" PERFGATE_SRC="$SRC" PERFGATE_ARGS="--threshold instructions=0.5%" "${GLAPI[@]}"
 check "GitLab: the merge request's one note, edited in place (got: $(comments gitlab 3))" [ "$(comments gitlab 3)" = "$nid"$'\t''### perfgate: :white_check_mark: unchanged' ]
 check "GitLab: JUnit without failures" [ -s "$T/gl2/perfgate-junit.xml" ] && lacks "$T/gl2/perfgate-junit.xml" "<failure"
+check "GitLab: an empty code quality report" [ "$(json "$T/gl2/gl-code-quality-report.json" "d")" = "[]" ]
+
+# ci/annotate.py on a hostile report: names that try to start workflow
+# commands of their own are escaped into one line each; a report that does
+# not read is one warning and exit 0.
+cat > "$T/hostile.json" <<'JSON'
+{ "benchmarks": [ {"name": "b", "verdict": "regressed", "metrics": [{"name": "instructions", "gating": true, "verdict": "regressed", "delta_pct": 2}]} ],
+  "coverage": { "unit": "instructions", "changed": [
+    {"function": "f\n::error::owned", "file": "a,b:c.c", "line": 3, "benchmarks": [{"name": "b", "delta": 5}]},
+    {"function": "g", "file": 7, "line": 3, "benchmarks": [{"name": "b", "delta": 5}]} ] } }
+JSON
+expect_exit 0 "annotate.py: a hostile report" "$PY" "$SRC/ci/annotate.py" github "$T/hostile.json"
+check "one annotation, its file's ',' and ':' escaped, the name's newline too" [ "$(cat "$T/out")" = \
+  "::warning file=a%2Cb%3Ac.c,line=3,title=perfgate::b regressed (instructions +2.00%25) and runs f%0A::error::owned, changed here; f%0A::error::owned's own cost +5 instructions" ]
+echo '[1,' > "$T/broken.json"
+expect_exit 0 "annotate.py: a report that does not read" "$PY" "$SRC/ci/annotate.py" github "$T/broken.json"
+contains "$T/out" "::warning title=perfgate::no annotations: $T/broken.json: "
+expect_exit 2 "annotate.py: no arguments" "$PY" "$SRC/ci/annotate.py"
 
 finish

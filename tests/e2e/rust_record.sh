@@ -18,7 +18,9 @@ for m in legacy v0; do
   record $m -- "$prog"
   at_most "$m: truncated stacks" "$($F $m.folded truncated)" 5
   at_least "$m: stacks from _start" "$($F $m.folded share-contains 'rwork;_start;')" 95
-  lacks $m.folded 'rwork+0x' "$m: a frame of the program left as an address"
+  # A misread layout leaves most frames as addresses; one stray sample in
+  # code no symbol covers (the PLT) may, on a busy machine (record_linkers.sh).
+  at_most "$m: samples with a frame of the program left as an address" "$($F $m.folded share-contains 'rwork+0x')" 1
   check "$m: no mangled name (_R..., _ZN..., a ::h hash)" sh -c "! grep -E '(^|;)(_R|_ZN)|::h[0-9a-f]{16}' $m.folded"
 
   check "$m: std's own frames demangled" grep -q ';std::rt::lang_start_internal;' $m.folded
