@@ -74,7 +74,8 @@ void pg_render_divergence(char *buf, size_t len, const pg_comparison *c, const p
  * for. valgrind's own thirteen counters (D1mr, Bim...) are only counted. */
 int pg_render_brief(const pg_metric_cmp *m);
 /* The coverage of the change (report/coverage.h): the summary ("1 of 2
- * changed functions not covered by any benchmark"), and one changed
+ * changed functions not covered by any benchmark", "no function of the
+ * benchmarks' programs changed"), and one changed
  * function ("not covered: parse_header (src/parse.c:120), 3 lines changed";
  * "covered: hash (src/h.c:40), 2 lines changed; run by small (+1,200
  * instructions), large (+9,600 instructions)"). Not escaped: the caller

@@ -20,6 +20,8 @@ void pg_render_coverage_summary(char *buf, size_t len, const pg_coverage *cv)
     else if (cv->nuncovered)
         snprintf(buf, len, "%zu of %zu changed function%s not covered by any benchmark%s", cv->nuncovered, n,
                  n == 1 ? "" : "s", fails);
+    else if (!n)
+        snprintf(buf, len, "no function of the benchmarks' programs changed");
     else
         snprintf(buf, len, "%zu changed function%s, all covered", n, n == 1 ? "" : "s");
 }

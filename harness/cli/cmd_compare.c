@@ -656,13 +656,14 @@ static int coverage(pg_coverage *cv, pg_comparison *c, const cmp *k)
     int stacks = 0;
     for (size_t i = 0; i < c->nbench; i++)
         stacks |= c->bench[i].stacks_b != NULL;
-    if (!stacks && !k->o->require_coverage)
-        return 0;
+    int commits = a->commit[0] && b->commit[0] && k->ctx->repo;
+    if (!k->o->require_coverage && (!stacks || !commits))
+        return 0;       /* result files of no commit: nothing to map, and nothing asked */
     pg_change ch = {0};
     int rc = 0;
-    if (!a->commit[0] || !b->commit[0] || !k->ctx->repo)
-        snprintf(ch.note, sizeof ch.note, "%s and %s are not both commits of this repository: there is no change "
-                 "to map", a->arg, b->arg);
+    if (!commits)
+        snprintf(ch.note, sizeof ch.note, "%s and %s are not both revisions of this repository (a result file is "
+                 "compared as a file): there is no change to map", a->arg, b->arg);
     else
         rc = pg_repo_change(&ch, k->ctx->repo, a->commit, b->commit);
     if (rc == 0 && c->cand->dirty)

@@ -140,6 +140,20 @@ contains "$T/out" "coverage of the change: 1 of 1 changed function run by no ben
 contains "$T/out" "nog: its program has no DWARF (built without -g, or stripped)"
 cd "$R"
 
+# A change to no function (documentation): said, and it passes the gate.
+echo "more" >> README && git commit -qam docs
+expect_exit 0 "a documentation change, required" "$PG" compare HEAD~1 HEAD --run-missing --sample --backend valgrind --no-native --require-coverage
+contains "$T/out" "coverage of the change: no function of the benchmarks' programs changed"
+# Two result files with stacks: compared as files, no change to map, no section;
+# asked for, unknown.
+"$PG" run --backend valgrind --no-native --no-store --sample --format json bench > run.json 2>/dev/null
+json run.json "d['benchmarks'][0]['stacks']" > /dev/null && ok || bad "a run document with stacks"
+expect_exit 0 "two result files with stacks" "$PG" compare run.json run.json
+lacks "$T/out" "coverage"
+expect_exit 1 "two result files, required" "$PG" compare run.json run.json --require-coverage
+contains "$T/out" "run.json and run.json are not both revisions of this repository (a result file is compared as a file): there is no change to map"
+git reset -q --hard HEAD~1
+
 # The table agrees with the line table readelf sees: cold's lines in the program.
 check "the table's span of cold holds its changed line" \
   [ "$(json "$tab" "[(f['first'], f['last']) for f in d['functions'] if f['name'] == 'cold']")" = "[(18, 22)]" ]
