@@ -4,6 +4,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/jsonfile.h"
+#include "util/strindex.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -17,6 +18,7 @@
 
 /* One function: a name declared at a file and line. */
 typedef struct func {
+    char *key;                  /* its identity, in t->byname: "LEN(file) file decl name" */
     char *name, *file;          /* file relative to the root */
     int decl, last;             /* its lines: decl..last; last 0: no line of its code seen */
     char **in;                  /* frames its code runs under */
@@ -36,6 +38,7 @@ typedef struct table {
     size_t rootlen;
     func *f;
     size_t n, cap;
+    pg_strindex byname;         /* func.key -> its index: a large program has 10^5 of them */
     const char *comp_dir;       /* the current CU's: what its relative file names are relative to */
     piece *p;                   /* the current CU's */
     size_t np, capp;
@@ -128,9 +131,12 @@ static size_t func_of(table *t, Dwarf_Die *die)
     int decl = 0;
     if (!name || !file || dwarf_decl_line(die, &decl) != 0)
         return SIZE_MAX;
-    for (size_t i = t->n; i-- > 0;)
-        if (t->f[i].decl == decl && !strcmp(t->f[i].name, name) && !strcmp(t->f[i].file, file))
-            return i;
+    /* The file's length first: no name or file can make two keys alike. */
+    char key[sizeof buf + sizeof rel + 48];
+    snprintf(key, sizeof key, "%zu %s %d %s", strlen(file), file, decl, name);
+    size_t at;
+    if (pg_strindex_get(&t->byname, key, &at))
+        return at;
     func *nf = grow(t->f, &t->cap, t->n + 1, sizeof *nf);
     if (!nf) {
         t->oom = 1;
@@ -138,8 +144,9 @@ static size_t func_of(table *t, Dwarf_Die *die)
     }
     t->f = nf;
     func *f = &t->f[t->n];
-    *f = (func){.name = strdup(name), .file = strdup(file), .decl = decl};
-    if (!f->name || !f->file) {
+    *f = (func){.key = strdup(key), .name = strdup(name), .file = strdup(file), .decl = decl};
+    if (!f->key || !f->name || !f->file || pg_strindex_put(&t->byname, f->key, t->n) < 0) {
+        free(f->key);
         free(f->name);
         free(f->file);
         t->oom = 1;
@@ -370,7 +377,9 @@ static cJSON *to_json(const table *t, const char *note)
 
 static void table_free(table *t)
 {
+    pg_strindex_free(&t->byname);
     for (size_t i = 0; i < t->n; i++) {
+        free(t->f[i].key);
         free(t->f[i].name);
         free(t->f[i].file);
         for (size_t k = 0; k < t->f[i].nin; k++)

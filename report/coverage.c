@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void pg_change_free(pg_change *ch)
 {
@@ -83,11 +84,17 @@ typedef struct tfunc {
     const cJSON *o;             /* in its table's document */
     const char *name, *file;
     int first, last;
-    size_t bench;               /* the benchmark whose table it is in */
+    size_t doc;                 /* the table it is in */
 } tfunc;
 
+/* The tables, each read once: the benchmarks of one program (a Google
+ * Benchmark suite's, hundreds of them) share one file, hard-linked. */
 typedef struct tables {
-    cJSON **docs;               /* per benchmark of the comparison, NULL: none */
+    cJSON **doc;                /* the distinct tables read */
+    dev_t *dev;
+    ino_t *ino;
+    size_t ndocs;
+    size_t *of;                 /* per benchmark of the comparison: its table, SIZE_MAX: none */
     tfunc *f;
     size_t nf, cap;
 } tables;
@@ -122,11 +129,19 @@ static const char *bad_function(const cJSON *o)
     return NULL;
 }
 
-/* Benchmark i's table, checked whole: one bad entry and none of it is used. */
+/* Benchmark i's table, checked whole: one bad entry and none of it is used.
+ * A file already read (the same device and inode) is not read again. */
 static int read_table(tables *t, pg_coverage *cv, const pg_bench_cmp *b, size_t i)
 {
     char path[4200];
     pg_coverage_table_path(path, sizeof path, b->stacks_b);
+    struct stat st;
+    int known = stat(path, &st) == 0;
+    for (size_t d = 0; known && d < t->ndocs; d++)
+        if (t->dev[d] == st.st_dev && t->ino[d] == st.st_ino) {
+            t->of[i] = d;
+            return 0;
+        }
     cJSON *doc = NULL;
     int rc = pg_json_read_file(&doc, path);
     if (rc == PG_ENOTFOUND)
@@ -155,7 +170,11 @@ static int read_table(tables *t, pg_coverage *cv, const pg_bench_cmp *b, size_t 
     const cJSON *note = cJSON_GetObjectItemCaseSensitive(doc, "note"), *o;
     if (cJSON_IsString(note) && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "functions")) == 0)
         rc = add_note(cv, "%s: %.300s", b->name, note->valuestring);
-    t->docs[i] = doc;
+    size_t d = t->ndocs++;
+    t->doc[d] = doc;
+    t->dev[d] = known ? st.st_dev : 0;
+    t->ino[d] = known ? st.st_ino : 0;
+    t->of[i] = d;
     cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(doc, "functions"))
     {
         if (t->nf == t->cap) {
@@ -170,16 +189,34 @@ static int read_table(tables *t, pg_coverage *cv, const pg_bench_cmp *b, size_t 
                                 .file = cJSON_GetObjectItemCaseSensitive(o, "file")->valuestring,
                                 .first = (int)cJSON_GetObjectItemCaseSensitive(o, "first")->valuedouble,
                                 .last = (int)cJSON_GetObjectItemCaseSensitive(o, "last")->valuedouble,
-                                .bench = i};
+                                .doc = d};
     }
     return rc;
 }
 
-static void tables_free(tables *t, size_t n)
+static int tables_new(tables *t, size_t nbench)
 {
-    for (size_t i = 0; t->docs && i < n; i++)
-        cJSON_Delete(t->docs[i]);
-    free(t->docs);
+    *t = (tables){.doc = calloc(nbench + 1, sizeof *t->doc), .dev = calloc(nbench + 1, sizeof *t->dev),
+                  .ino = calloc(nbench + 1, sizeof *t->ino), .of = malloc((nbench + 1) * sizeof *t->of)};
+    for (size_t i = 0; t->of && i < nbench; i++)
+        t->of[i] = SIZE_MAX;
+    return t->doc && t->dev && t->ino && t->of ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+}
+
+/* Whether table d has a function: a table of none says why, and its benchmarks are blind. */
+static int has_functions(const tables *t, size_t d)
+{
+    return d != SIZE_MAX && cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(t->doc[d], "functions")) > 0;
+}
+
+static void tables_free(tables *t)
+{
+    for (size_t i = 0; i < t->ndocs; i++)
+        cJSON_Delete(t->doc[i]);
+    free(t->doc);
+    free(t->dev);
+    free(t->ino);
+    free(t->of);
     free(t->f);
 }
 
@@ -332,19 +369,31 @@ static double delta_of(const pg_funcdelta *d, const pg_cov_func *fn)
     return sum;
 }
 
-static int in_program(const tables *t, const pg_cov_func *fn, size_t bench)
+/* Which tables hold which changed function: owned[f * t->ndocs + doc]. One
+ * pass over the tables' functions, not one per benchmark and function. */
+static unsigned char *owners(const pg_coverage *cv, const tables *t)
 {
-    for (size_t i = 0; i < t->nf; i++)
-        if (t->f[i].bench == bench && same_func(fn, &t->f[i]))
-            return 1;
-    return 0;
+    unsigned char *owned = calloc(cv->nf * t->ndocs + 1, 1);
+    for (size_t j = 0; owned && j < t->nf; j++)
+        for (size_t i = 0; i < cv->nf; i++)
+            if (same_func(&cv->f[i], &t->f[j]))
+                owned[i * t->ndocs + t->f[j].doc] = 1;
+    return owned;
 }
 
 /* Benchmark `bi`'s part: for each changed function its program has, whether
- * its stacks run it and by how much that changed. */
-static int bench_runs(pg_coverage *cv, const tables *t, const pg_comparison *c, size_t bi, int exact)
+ * its stacks run it and by how much that changed. A benchmark whose program
+ * has none of them is not read at all. */
+static int bench_runs(pg_coverage *cv, const tables *t, const unsigned char *owned, const pg_comparison *c, size_t bi,
+                      int exact)
 {
     const pg_bench_cmp *b = &c->bench[bi];
+    const unsigned char *mine = owned + t->of[bi];
+    size_t any = 0;
+    for (size_t i = 0; i < cv->nf; i++)
+        any += mine[i * t->ndocs];
+    if (!any)
+        return 0;
     pg_folded *fa = NULL, *fb = NULL;
     pg_funcdelta d = {0};
     int have_d = 0, rc = pg_folded_new(&fb);
@@ -356,7 +405,7 @@ static int bench_runs(pg_coverage *cv, const tables *t, const pg_comparison *c, 
         have_d = (rc = pg_funcdelta_compute(&d, fa, fb, 0, !exact)) == 0;
     for (size_t i = 0; rc == 0 && i < cv->nf; i++) {
         pg_cov_func *fn = &cv->f[i];
-        if (!in_program(t, fn, bi) || !runs(fb, fn))
+        if (!mine[i * t->ndocs] || !runs(fb, fn))
             continue;
         fn->bench[fn->nbench++] = (pg_cov_bench){.name = b->name, .delta = delta_of(have_d ? &d : NULL, fn)};
     }
@@ -374,19 +423,18 @@ int pg_coverage_map(pg_coverage *out, const pg_change *ch, const pg_comparison *
     out->unit = exact ? "instructions" : "samples";
     if (ch->note[0])
         return add_note(out, "%s", ch->note);
-    tables t = {.docs = calloc(c->nbench + 1, sizeof *t.docs)};
-    int rc = t.docs ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+    tables t;
+    int rc = tables_new(&t, c->nbench);
     size_t ntables = 0;
     if (rc == 0 && !(out->blind = calloc(c->nbench + 1, sizeof *out->blind)))
         rc = pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < c->nbench; i++) {
         const pg_bench_cmp *b = &c->bench[i];
-        size_t before = t.nf;
         if (b->failed_b)
             continue;
         if (b->stacks_b && (rc = read_table(&t, out, b, i)) < 0)
             break;
-        if (t.nf > before)
+        if (has_functions(&t, t.of[i]))
             ntables++;
         else
             out->blind[out->nblind++] = b->name;
@@ -396,7 +444,7 @@ int pg_coverage_map(pg_coverage *out, const pg_change *ch, const pg_comparison *
     if (rc == 0 && !ntables) {
         rc = add_note(out, "no benchmark of %s has a function table: record its stacks with --sample "
                            "(compare --run-missing --sample, or perfgate run --sample)", c->cand->label);
-        tables_free(&t, c->nbench);
+        tables_free(&t);
         return rc;
     }
     out->mapped = 1;
@@ -407,11 +455,15 @@ int pg_coverage_map(pg_coverage *out, const pg_change *ch, const pg_comparison *
     for (size_t i = 0; rc == 0 && i < out->nf; i++)
         if (!(out->f[i].bench = calloc(c->nbench + 1, sizeof *out->f[i].bench)))
             rc = pg_error_set(PG_ENOMEM, "out of memory");
+    unsigned char *owned = rc == 0 && out->nf ? owners(out, &t) : NULL;
+    if (rc == 0 && out->nf && !owned)
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && out->nf && i < c->nbench; i++)
-        if (t.docs[i])
-            rc = bench_runs(out, &t, c, i, exact);
+        if (has_functions(&t, t.of[i]))
+            rc = bench_runs(out, &t, owned, c, i, exact);
     for (size_t i = 0; i < out->nf; i++)
         out->nuncovered += out->f[i].nbench == 0;
-    tables_free(&t, c->nbench);
+    free(owned);
+    tables_free(&t);
     return rc;
 }

@@ -146,9 +146,12 @@ static int program_in_tree(char exe[PATH_MAX], const pg_spawn_opts *so)
     char path[PATH_MAX * 2], tree[PATH_MAX];
     if (!so->tree || !strchr(a0, '/') || !realpath(so->tree, tree))
         return 0;
-    snprintf(path, sizeof path, "%s/%s", a0[0] == '/' || !so->cwd ? "" : so->cwd, a0);
+    if (a0[0] != '/' && so->cwd)
+        snprintf(path, sizeof path, "%s/%s", so->cwd, a0);     /* as the runner resolves it */
+    else
+        snprintf(path, sizeof path, "%s", a0);
     size_t n = strlen(tree);
-    return realpath(a0[0] == '/' || !so->cwd ? a0 : path, exe) && !strncmp(exe, tree, n) && exe[n] == '/';
+    return realpath(path, exe) && !strncmp(exe, tree, n) && exe[n] == '/';
 }
 
 /* Beside a benchmark's stacks, `path`: its program's functions and their

@@ -137,10 +137,15 @@ static int get_fixed(char *dst, size_t len, reader *r, const cJSON *o, const cha
     return rc;
 }
 
+static int number_ok(const cJSON *v, double min, double max, int whole)
+{
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= min && v->valuedouble <= max &&
+           (!whole || v->valuedouble == floor(v->valuedouble));
+}
+
 static int check_number(reader *r, const cJSON *v, double *out, double min, double max, int whole)
 {
-    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= min && v->valuedouble <= max &&
-        (!whole || v->valuedouble == floor(v->valuedouble))) {
+    if (number_ok(v, min, max, whole)) {
         *out = v->valuedouble;
         return 0;
     }
@@ -161,7 +166,7 @@ static int check_number(reader *r, const cJSON *v, double *out, double min, doub
  * for the message of a bad one (a document holds 10^6 of them). */
 static int element(reader *r, const char *key, size_t i, const cJSON *v, double *out, double min, double max)
 {
-    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= min && v->valuedouble <= max) {
+    if (number_ok(v, min, max, 0)) {
         *out = v->valuedouble;
         return 0;
     }
