@@ -63,7 +63,7 @@ int pg_file_read(char **out, size_t *len, const char *path)
     return rc;
 }
 
-int pg_file_write_atomic(const char *path, const void *data, size_t len)
+static int write_atomic(const char *path, const void *data, size_t len, int durable)
 {
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
@@ -86,7 +86,7 @@ int pg_file_write_atomic(const char *path, const void *data, size_t len)
         p += w;
         left -= (size_t)w;
     }
-    if (fsync(fd) < 0 || fchmod(fd, 0644) < 0) {
+    if ((durable && fsync(fd) < 0) || fchmod(fd, 0644) < 0) {
         int rc = pg_error_errno(PG_EIO, "cannot write %s", path);
         close(fd);
         unlink(tmp);
@@ -98,6 +98,8 @@ int pg_file_write_atomic(const char *path, const void *data, size_t len)
         unlink(tmp);
         return rc;
     }
+    if (!durable)
+        return 0;
     /* The rename is durable only once the directory entry is. */
     char dir[4096];
     pg_path_dirname(dir, sizeof dir, path);
@@ -107,6 +109,16 @@ int pg_file_write_atomic(const char *path, const void *data, size_t len)
         close(dfd);
     }
     return 0;
+}
+
+int pg_file_write_atomic(const char *path, const void *data, size_t len)
+{
+    return write_atomic(path, data, len, 1);
+}
+
+int pg_file_write_atomic_nosync(const char *path, const void *data, size_t len)
+{
+    return write_atomic(path, data, len, 0);
 }
 
 int pg_mkdirs(const char *path)

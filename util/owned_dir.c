@@ -125,16 +125,23 @@ int pg_owned_abandoned(const char *dir, int *lockfd)
     return 0;
 }
 
-int pg_owned_sweep(const char *parent, const char *prefix)
+static int has_prefix(const char *name, const char *const *prefixes)
+{
+    for (; *prefixes; prefixes++)
+        if (!strncmp(name, *prefixes, strlen(*prefixes)))
+            return 1;
+    return 0;
+}
+
+int pg_owned_sweep(const char *parent, const char *const *prefixes)
 {
     DIR *dir = opendir(parent);
     if (!dir)
         return 0;
     int removed = 0;
-    size_t plen = strlen(prefix);
     struct dirent *e;
     while ((e = readdir(dir))) {
-        if (strncmp(e->d_name, prefix, plen))
+        if (!has_prefix(e->d_name, prefixes))
             continue;
         char path[PATH_MAX];
         if (snprintf(path, sizeof path, "%s/%s", parent, e->d_name) >= (int)sizeof path)

@@ -50,8 +50,10 @@ void pg_owned_release(pg_owned_dir *d, int remove);
  * after dealing with the directory. */
 int pg_owned_abandoned(const char *dir, int *lockfd);
 
-/* Removes every directory "<parent>/<prefix>*" whose owner is gone; returns
- * how many it removed. A parent that cannot be read has none. */
-int pg_owned_sweep(const char *parent, const char *prefix);
+/* Removes every directory "<parent>/<prefix>*" whose owner is gone, for
+ * each prefix of the NULL-terminated `prefixes`; returns how many it removed.
+ * A parent that cannot be read has none. The parent is read once: $TMPDIR
+ * may hold thousands of entries, and every run sweeps it. */
+int pg_owned_sweep(const char *parent, const char *const *prefixes);
 
 #endif

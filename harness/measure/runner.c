@@ -102,10 +102,10 @@ static int write_logs(const char *dir, const char *name, const pg_spawn_result *
     int rc = 0;
     pg_path_safe_name(fname, name);
     snprintf(p, sizeof p, "%s/%s.stdout", dir, fname);
-    if (pg_file_write_atomic(p, r->out_log ? r->out_log : "", r->out_len) == 0)
+    if (pg_file_write_atomic_nosync(p, r->out_log ? r->out_log : "", r->out_len) == 0)
         rc = pg_rundoc_set(&b->stdout_log, p);
     snprintf(p, sizeof p, "%s/%s.stderr", dir, fname);
-    if (rc == 0 && pg_file_write_atomic(p, r->err_log ? r->err_log : "", r->err_len) == 0)
+    if (rc == 0 && pg_file_write_atomic_nosync(p, r->err_log ? r->err_log : "", r->err_len) == 0)
         rc = pg_rundoc_set(&b->stderr_log, p);
     return rc;
 }

@@ -148,10 +148,8 @@ int pg_leftovers_sweep(const char *store_root)
     if (!tmp || !*tmp)
         tmp = "/tmp";
     static const char *const prefixes[] = {"perfgate-rev-", "perfgate-vg-", "perfgate-cg-", "perfgate-jobs-",
-                                           PG_LEFTOVERS_CALIBRATE_PREFIX, PG_LEFTOVERS_LOGS_PREFIX};
-    int n = 0;
-    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
-        n += pg_owned_sweep(tmp, prefixes[i]);
+                                           PG_LEFTOVERS_CALIBRATE_PREFIX, PG_LEFTOVERS_LOGS_PREFIX, NULL};
+    int n = pg_owned_sweep(tmp, prefixes);
     int in_store = 0;
     if (store_root) {
         char dir[PATH_MAX];

@@ -31,7 +31,7 @@ int main(void)
     CHECK(strstr(d.path, expect) != NULL);
     int fd = -1;
     CHECK_EQ_INT(pg_owned_abandoned(d.path, &fd), 0);
-    CHECK_EQ_INT(pg_owned_sweep(base, "perfgate-t-"), 0);
+    CHECK_EQ_INT(pg_owned_sweep(base, (const char *const[]){"perfgate-t-", NULL}), 0);
     CHECK(is_dir(d.path));
 
     /* Its owner died holding it (a child that exits without letting go): swept. */
@@ -43,8 +43,20 @@ int main(void)
     int st;
     waitpid(pid, &st, 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    CHECK_EQ_INT(pg_owned_sweep(base, "perfgate-"), 1);
+    CHECK_EQ_INT(pg_owned_sweep(base, (const char *const[]){"perfgate-", NULL}), 1);
     CHECK(is_dir(d.path));      /* the live one stays */
+
+    /* One reading of the parent, several prefixes: each matching dead one goes, no other. */
+    pid = fork();
+    if (pid == 0) {
+        pg_owned_dir a, b, c;
+        _exit(pg_owned_mkdtemp(&a, "pg-a-") || pg_owned_mkdtemp(&b, "pg-b-") || pg_owned_mkdtemp(&c, "pg-c-"));
+    }
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK_EQ_INT(pg_owned_sweep(base, (const char *const[]){"pg-a-", "pg-b-", NULL}), 2);
+    CHECK_EQ_INT(pg_owned_sweep(base, (const char *const[]){"pg-a-", "pg-b-", NULL}), 0);
+    CHECK_EQ_INT(pg_owned_sweep(base, (const char *const[]){"pg-c-", NULL}), 1);
 
     /* Given up without removal (a stored run's stacks): it stays, not an owned directory any more. */
     char kept[PATH_MAX + 8];
@@ -54,7 +66,7 @@ int main(void)
     pg_owned_release(&k, 0);
     CHECK(is_dir(kept));
     CHECK_EQ_INT(pg_owned_abandoned(kept, &fd), 0);
-    CHECK_EQ_INT(pg_owned_sweep(base, "kept"), 0);
+    CHECK_EQ_INT(pg_owned_sweep(base, (const char *const[]){"kept", NULL}), 0);
     CHECK(is_dir(kept));
 
     /* Released with removal: gone. */
