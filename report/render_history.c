@@ -9,6 +9,7 @@
 #include "report/history.h"
 
 #include "util/error.h"
+#include "util/numfmt.h"
 #include "util/text.h"
 
 #include "history_page.h"   /* pg_history_page[], generated */
@@ -51,8 +52,10 @@ static void num(FILE *out, double v)
         fputs("null", out);
     else if (v == floor(v) && fabs(v) < 9007199254740992.0)
         fprintf(out, "%lld", (long long)v);
-    else
-        fprintf(out, "%.15g", v);
+    else {
+        char buf[PG_FMT_G15_SIZE];
+        fwrite(buf, 1, pg_fmt_g15(buf, v), out);
+    }
 }
 
 static void point(FILE *out, const pg_hist_point *p)

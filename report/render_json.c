@@ -10,6 +10,7 @@
 #include "report/divergence.h"
 #include "report/render.h"
 #include "util/error.h"
+#include "util/numfmt.h"
 #include "util/text.h"
 
 #include <math.h>
@@ -73,22 +74,27 @@ static void num(jw *w, double v)
             *--p = '-';
         raw(w, p, (size_t)(buf + sizeof buf - p));
     } else {
-        snprintf(buf, sizeof buf, "%.15g", v);
-        put(w, buf);
+        raw(w, buf, pg_fmt_g15(buf, v));
     }
+}
+
+/* A key of the schema's own (a literal here, never data): no escaping. */
+static void key(jw *w, const char *k)
+{
+    raw(w, "\"", 1);
+    put(w, k);
+    raw(w, "\": ", 3);
 }
 
 static void kstr(jw *w, const char *k, const char *v)
 {
-    str(w, k);
-    put(w, ": ");
+    key(w, k);
     str(w, v);
 }
 
 static void knum(jw *w, const char *k, double v)
 {
-    str(w, k);
-    put(w, ": ");
+    key(w, k);
     num(w, v);
 }
 
@@ -169,7 +175,9 @@ static void control(jw *w, const pg_comparison *c)
     put(w, "{\"largest_pct\": {");
     for (size_t g = 0; c->gates && g < c->gates->n; g++) {
         put(w, g ? ", " : "");
-        knum(w, c->gates->v[g], pg_control_largest(c, c->gates->v[g]));
+        str(w, c->gates->v[g]);     /* a name the user gave: escaped */
+        put(w, ": ");
+        num(w, pg_control_largest(c, c->gates->v[g]));
     }
     put(w, "}");
     fnum(w, "within_noise", (double)c->nwithin_noise);
