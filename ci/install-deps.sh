@@ -7,6 +7,7 @@ pkgs=(
   build-essential cmake pkgconf git
   clang-14 libfuzzer-14-dev   # ci/fuzz.sh: libFuzzer targets (tests/fuzz/)
   libpfm4-dev libcjson-dev libgit2-dev libunwind-dev libdw-dev libelf-dev
+  libyajl-dev         # result documents are parsed by yajl, 10^6 numbers at a time (util/json_scratch.c)
   zlib1g-dev          # pprof profiles are gzip-compressed (report/pprof.c)
   libiberty-dev       # the C++ and Rust (legacy and v0) demangler, linked in statically
   valgrind            # the valgrind backend; its <valgrind/callgrind.h> gives the region markers (include/perfgate.h)

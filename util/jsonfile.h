@@ -14,16 +14,6 @@ int pg_json_read_file(cJSON **out, const char *path);
  * the message calls it. */
 int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name);
 
-/* The same into memory of its own, `*scratch`, released whole by
- * pg_json_scratch_free (do not cJSON_Delete the document): for a large
- * document read once and dropped, where cJSON's malloc and free of every
- * value were a third of compare's time on two 10 MB result documents.
- * Nothing of the document may outlive the scratch. Not for two threads at
- * once: cJSON's allocator is global, switched for the parse. */
-typedef struct pg_json_scratch pg_json_scratch;
-int pg_json_parse_scratch(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name);
-void pg_json_scratch_free(pg_json_scratch *scratch);
-
 /* Appends "[index]" to the JSON path buf[0..*len) (room: cap bytes, NUL
  * kept); nothing when it does not fit. The digits by hand: readers call it
  * once per element of documents of 10^6 numbers, where snprintf showed. */

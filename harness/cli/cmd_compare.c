@@ -36,6 +36,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,50 @@ static int load_input(input *in, pg_ctx *ctx)
         return 0;
     }
     return rc;
+}
+
+/* Work on both sides at once, when both are result files: reading them, and
+ * gathering their samples, are most of a large compare's time, and the sides
+ * are independent (a revision's side asks git, on the one repository: those
+ * stay in turn). B's part runs on a thread of its own; the error is A's when
+ * both fail, as when the sides were done in turn. */
+typedef int (*side_fn)(const cmp *k, void *out, int i);
+
+typedef struct side_job {
+    side_fn fn;
+    const cmp *k;
+    void *out;
+    int rc;
+    char err[1024];
+} side_job;
+
+static void *side_main(void *arg)
+{
+    side_job *j = arg;
+    if ((j->rc = j->fn(j->k, j->out, 1)) < 0)
+        snprintf(j->err, sizeof j->err, "%s", pg_error_last());
+    return NULL;
+}
+
+static int both_sides(side_fn fn, const cmp *k, void *out)
+{
+    pthread_t t;
+    side_job j = {.fn = fn, .k = k, .out = out};
+    if (!k->in[0]->is_file || !k->in[1]->is_file || pthread_create(&t, NULL, side_main, &j)) {
+        int rc = fn(k, out, 0);
+        return rc < 0 ? rc : fn(k, out, 1);
+    }
+    int rc = fn(k, out, 0);
+    pthread_join(t, NULL);
+    if (rc == 0 && j.rc < 0)
+        rc = pg_error_set(j.rc, "%s", j.err);
+    return rc;
+}
+
+static int load_side(const cmp *k, void *out, int i)
+{
+    (void)out;
+    return load_input(k->in[i], k->ctx);
 }
 
 static int has_run(const pg_rundoc_list *runs, const char *machine_id, const char *backend)
@@ -628,24 +673,19 @@ static int measured_now(input *in, const char *machine, const char *backend, int
 }
 
 /* Both sides' runs as series; another clone's stacks from the stacks note. */
-static int collect_sides(pg_side side[2], const cmp *k)
+/* Side i's samples, into sides[i]. */
+static int collect_side(const cmp *k, void *sides, int i)
 {
-    input *const *in = k->in;
-    pg_ctx *ctx = k->ctx;
+    input *in = k->in[i];
+    pg_side *side = (pg_side *)sides + i;
     const char *ids[2] = {k->ida, k->idb}, *backend = k->backend;
-    int rc = 0;
-    for (int i = 0; i < 2 && rc == 0; i++) {
-        snprintf(side[i].label, sizeof side[i].label, "%s", in[i]->arg);
-        snprintf(side[i].commit, sizeof side[i].commit, "%s", in[i]->commit);
-        if (!in[i]->is_file)
-            pg_notes_stacks_fill(&in[i]->runs, ctx->store, ctx->repo, in[i]->commit);
-        pg_rundoc_list one = {.v = (pg_rundoc *)in[i]->only, .n = 1};     /* borrowed */
-        rc = pg_results_collect(&side[i], in[i]->only ? &one : &in[i]->runs, ids[i], *backend ? backend : NULL,
-                                in[i]->stacks_base);
-        if (rc < 0)
-            pg_error_wrap(rc, "%s", in[i]->arg);
-    }
-    return rc;
+    snprintf(side->label, sizeof side->label, "%s", in->arg);
+    snprintf(side->commit, sizeof side->commit, "%s", in->commit);
+    if (!in->is_file)
+        pg_notes_stacks_fill(&in->runs, k->ctx->store, k->ctx->repo, in->commit);
+    pg_rundoc_list one = {.v = (pg_rundoc *)in->only, .n = 1};     /* borrowed */
+    int rc = pg_results_collect(side, in->only ? &one : &in->runs, ids[i], *backend ? backend : NULL, in->stacks_base);
+    return rc < 0 ? pg_error_wrap(rc, "%s", in->arg) : rc;
 }
 
 /* The coverage of the change from A to B (report/coverage.h): when the
@@ -707,7 +747,7 @@ static int compare(const cmp *k)
     if (o->control && ((rc = measured_now(in[0], ida, backend, 1, ctx->store)) < 0 ||
                        (rc = measured_now(in[1], idb, backend, 0, ctx->store)) < 0))
         return pg_exit_status(rc);
-    rc = collect_sides(side, k);
+    rc = both_sides(collect_side, k, side);
     pg_comparison c;
     pg_floors floors = {0};
     pg_round2 r2 = {0};
@@ -773,9 +813,7 @@ int pg_cmd_compare(pg_ctx *ctx, int argc, char **argv)
     input a = {.arg = arg_a, .is_file = is_path(arg_a)}, b = {.arg = arg_b, .is_file = is_path(arg_b)};
     cmp k = {.in = {&a, &b}, .o = &o, .ctx = ctx};
     input *const *in = k.in;
-    int rc = 0;
-    for (int i = 0; i < 2 && rc == 0; i++)
-        rc = load_input(in[i], ctx);
+    int rc = both_sides(load_side, &k, NULL);
     /* A misspelt gate is refused before anything is measured. */
     const pg_rundoc_list *lists[2] = {&a.runs, &b.runs};
     const char *labels[2] = {arg_a, arg_b};

@@ -8,8 +8,9 @@
 #include "harness/store/rundoc.h"
 #include "harness/store/rundoc_json.h"
 #include "util/error.h"
-#include "util/jsonfile.h"
 #include "util/fileio.h"
+#include "util/json_scratch.h"
+#include "util/jsonfile.h"
 #include "util/strindex.h"
 
 #include <cjson/cJSON.h>
@@ -93,6 +94,21 @@ static int expected(reader *r, const char *what, const cJSON *v)
 }
 
 static int oom(void) { return pg_error_set(PG_ENOMEM, "out of memory reading a result document"); }
+
+/* A packed array (util/json_scratch.h: numbers only) where values of another
+ * kind were expected: its first number is the one refused. 0 for any other. */
+static int packed_refused(reader *r, const cJSON *a, const char *what)
+{
+    const double *v;
+    size_t n;
+    if (!pg_json_packed(a, &v, &n))
+        return 0;
+    cJSON first = {.type = cJSON_Number, .valuedouble = v[0]};
+    size_t old = push_index(r, 0);
+    int rc = expected(r, what, &first);
+    pop(r, old);
+    return rc;
+}
 
 /* --- typed getters: each checks the key `key` of object `o` -------------- */
 
@@ -246,6 +262,8 @@ static int get_strings(pg_rundoc_strings *dst, reader *r, const cJSON *o, const 
     int rc = get_container(&a, r, o, key, 1, 0);
     size_t old = push_key(r, key), i = 0;
     const cJSON *v;
+    if (rc == 0)
+        rc = packed_refused(r, a, "a string");
     cJSON_ArrayForEach(v, a) {
         if (rc < 0)
             break;
@@ -317,28 +335,35 @@ static int read_metric(pg_rundoc_bench *b, reader *r, const cJSON *jm)
         rc = get_container(&samples, r, jm, "samples", 1, 1);
     if (rc == 0)
         rc = get_container(&running, r, jm, "running", 1, 0);
-    int n = cJSON_GetArraySize(samples);
-    if (rc == 0 && running && cJSON_GetArraySize(running) != n) {
+    size_t n = pg_json_array_len(samples), nr = pg_json_array_len(running);
+    if (rc == 0 && running && nr != n) {
         size_t old = push_key(r, "running");
-        rc = fail(r, "%d values for %d samples", cJSON_GetArraySize(running), n);
+        rc = fail(r, "%zu values for %zu samples", nr, n);
         pop(r, old);
     }
-    const cJSON *v, *rv = running ? running->child : NULL;
-    size_t i = 0;
-    cJSON_ArrayForEach(v, samples) {
-        if (rc < 0)
-            break;
+    /* Each array is packed (numbers only: the usual case) or nodes. */
+    const double *ps = NULL, *pr = NULL;
+    size_t k;
+    pg_json_packed(samples, &ps, &k);
+    pg_json_packed(running, &pr, &k);
+    const cJSON *v = samples && !ps ? samples->child : NULL, *rv = running && !pr ? running->child : NULL;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        cJSON ns = {.type = cJSON_Number}, nr1 = {.type = cJSON_Number};
+        const cJSON *sv = v, *rvv = rv;
+        if (ps)
+            ns.valuedouble = ps[i], sv = &ns;
+        if (pr)
+            nr1.valuedouble = pr[i], rvv = &nr1;
         double s, run = 1.0;
         /* Every metric counts or measures something: a negative sample is
          * not one, and would turn a verdict around. */
-        rc = element(r, "samples", i, v, &s, 0, HUGE_VAL);
-        if (rc == 0 && rv) {
-            rc = element(r, "running", i, rv, &run, 0, 1);
-            rv = rv->next;
-        }
+        rc = element(r, "samples", i, sv, &s, 0, HUGE_VAL);
+        if (rc == 0 && running)
+            rc = element(r, "running", i, rvv, &run, 0, 1);
         if (rc == 0)
             rc = pg_rundoc_metric_push(m, s, run);
-        i++;
+        v = v ? v->next : NULL;
+        rv = rv ? rv->next : NULL;
     }
     return rc;
 }
@@ -397,7 +422,10 @@ static int read_command(pg_rundoc_bench *b, reader *r, const cJSON *jb)
     if (!(b->command = calloc((size_t)n + 1, sizeof *b->command)))
         return oom();
     size_t old = push_key(r, "command");
+    rc = packed_refused(r, a, "a string");
     cJSON_ArrayForEach(v, a) {
+        if (rc < 0)
+            break;
         size_t o2 = push_index(r, (size_t)i);
         if (!cJSON_IsString(v))
             rc = expected(r, "a string", v);
@@ -662,6 +690,8 @@ static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
     pg_strindex names = {0};
     pg_strindex *outer = r->names;
     r->names = &names;
+    if (rc == 0 && (rc = packed_refused(r, benchmarks, "an object")) < 0)
+        benchmarks = NULL;
     cJSON_ArrayForEach(jb, benchmarks) {
         size_t o2 = push_index(r, i++);
         rc = read_bench(run, r, jb);
@@ -679,7 +709,9 @@ static int read_runs(pg_rundoc_list *out, reader *r, const cJSON *arr)
 {
     const cJSON *jr;
     size_t i = 0;
-    int rc = 0;
+    int rc = packed_refused(r, arr, "a run document (an object)");
+    if (rc < 0)
+        return rc;
     cJSON_ArrayForEach(jr, arr) {
         size_t old = push_index(r, i++);
         rc = read_run(out, r, jr);
@@ -715,7 +747,7 @@ static int read_store(pg_rundoc_list *out, reader *r, const cJSON *doc)
 static int read_doc(pg_rundoc_list *out, reader *r, const cJSON *doc)
 {
     if (cJSON_IsArray(doc)) {      /* `perfgate show --format json`: the runs themselves */
-        if (!doc->child)
+        if (!pg_json_array_len(doc))
             return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (an empty array: no runs)", r->file);
         return read_runs(out, r, doc);
     }

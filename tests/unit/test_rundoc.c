@@ -269,8 +269,42 @@ static void test_reader_refuses(void)
     refused("{\"schema\": \"perfgate-store/2\", \"runs\": []}", "r.json: schema: unsupported schema \"perfgate-store/2\"");
     refused("[1]", "r.json: [0]: expected a run document (an object), got 1");
     refused("{\"runs\": 3, \"schema\": \"perfgate-store/1\"}", "r.json: runs: expected an array, got 3");
-    refused("[", "r.json:1:1: invalid JSON");
+    refused("[", "r.json:1:2: invalid JSON");
+
+    /* An array of numbers only is packed by the parser (util/json_scratch.h):
+     * where strings or objects belong, its first number is still refused. */
+    refused(RUN("{\"name\": \"b\", \"status\": \"ok\", \"command\": [1, 2], \"metrics\": {}}"),
+            "r.json: benchmarks[0].command[0]: expected a string, got 1");
+    refused("{\"schema\": \"perfgate-run/1\", \"machine\": {\"id\": \"m\"}, \"backend\": \"perf\", \"uncontrolled\": [3], \"benchmarks\": []}",
+            "r.json: uncontrolled[0]: expected a string, got 3");
+    refused(RUN("4, 5"), "r.json: benchmarks[0]: expected an object, got 4");
+    refused("{\"schema\": \"perfgate-store/1\", \"runs\": [7]}", "r.json: runs[0]: expected a run document (an object), got 7");
+    refused(RUN(BENCH("{\"instructions\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [1, 2], \"running\": [1, 0.5, 1]}}")),
+            "metrics.instructions.running: 3 values for 2 samples");
+    /* Text after the document is not ignored: a file with two is corrupt. */
+    refused(RUN("") " {}", "r.json:1:93: invalid JSON");
+    /* Nesting: 1000 levels parse (as with cJSON), 1001 do not. */
+    char deep[2 * 1001 + 1];
+    for (int depth = 1000; depth <= 1001; depth++) {
+        memset(deep, '[', (size_t)depth);
+        memset(deep + depth, ']', (size_t)depth);
+        deep[2 * depth] = '\0';
+        refused(deep, depth == 1000 ? "r.json: [0]: expected a run document (an object), got an array" : "r.json:1:1002: invalid JSON");
+    }
+
+    /* Numbers read as strtod reads them, packed or not. */
+    const char *nums = RUN(BENCH("{\"a\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": "
+                                 "[0, -0, 1.5, 2e3, 999999999999999, 1000000000000001, 12345678901234567890, 0.1, 1E-2]}, "
+                                 "\"b\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [3], \"running\": [0.25]}}"));
+    const double want[] = {0, 0, 1.5, 2000, 999999999999999.0, 1000000000000001.0, 12345678901234567890.0, 0.1, 0.01};
     pg_rundoc_list l = {0};
+    CHECK_EQ_INT(pg_rundoc_parse(&l, nums, strlen(nums), "r.json"), 0);
+    const pg_rundoc_metric *m = l.n == 1 && l.v[0].nbench == 1 && l.v[0].bench[0].nmetrics == 2 ? l.v[0].bench[0].metrics : NULL;
+    CHECK(m && m[0].n == 9 && m[1].n == 1);
+    for (size_t i = 0; m && i < 9; i++)
+        CHECK(m[0].samples[i] == want[i] && m[0].running[i] == 1.0);
+    CHECK(m && m[1].samples[0] == 3 && m[1].running[0] == 0.25);
+    pg_rundoc_list_free(&l);
     const char *minor = "{\"schema\": \"perfgate-run/1.3\", \"new_key\": {\"x\": [1]}, \"machine\": {\"id\": \"m\"}, \"backend\": \"perf\", \"benchmarks\": []}";
     CHECK_EQ_INT(pg_rundoc_parse(&l, minor, strlen(minor), "r.json"), 0);
     CHECK_EQ_INT(l.n, 1);
