@@ -138,6 +138,11 @@ contains "$T/err" "compare takes two revisions or result files"
 echo '{"nope": 1}' > bad.json
 expect_exit 2 "not a result document" "$PG" compare base.json bad.json
 contains "$T/err" "bad.json: not a perfgate result document"
+# The two files are read at once: with both bad, the first is the one named.
+echo '{"nope": 2} x' > trail.json
+expect_exit 2 "both sides bad: the first named" "$PG" compare trail.json bad.json
+contains "$T/err" "corrupt result file (move it away or delete it): trail.json:1:14: invalid JSON"
+lacks "$T/err" "bad.json"
 expect_exit 2 "neither file nor revision outside git" "$PG" compare base.json no-such-thing
 contains "$T/err" "'no-such-thing' is neither a result file nor a revision"
 

@@ -188,9 +188,61 @@ static void test_failed_and_zero(void)
     pg_side_free(&e);
 }
 
+/* A suite large enough that pg_compare tests its two halves on two threads:
+ * each benchmark's verdict, order and delta are its own, the added and
+ * vanished ones are found, and the noisy pairs of both halves share one
+ * Benjamini-Hochberg pass. */
+static void test_large_suite(void)
+{
+    pg_side a, b;
+    fx_side(&a, "HEAD~1", A_COMMIT, "m1", "valgrind");
+    fx_side(&b, "HEAD", B_COMMIT, "m1", "valgrind");
+    enum { N = 1200 };
+    char name[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "b%04d", i);
+        double base = 1000000 + i, cand = base * (i % 7 == 0 ? 1.02 : 1.0);
+        double ta[5], tb[5];
+        for (int k = 0; k < 5; k++)
+            ta[k] = 100 + k, tb[k] = (i == 1100 ? 200 : 100) + k;
+        pg_bench_result *ba = fx_bench(&a, name), *bb = fx_bench(&b, name);
+        fx_metric(ba, "instructions", "count", "valgrind", &base, 1);
+        fx_metric(bb, "instructions", "count", "valgrind", &cand, 1);
+        fx_metric(ba, "task-clock", "ns", "os", ta, 5);
+        fx_metric(bb, "task-clock", "ns", "os", tb, 5);
+    }
+    fx_bench(&b, "fresh");
+    fx_bench(&a, "gone");
+    pg_gates g = {0};
+    pg_gates_parse(&g, "instructions");
+    pg_comparison c;
+    pg_compare_opts o = {.gates = &g};
+    CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
+    CHECK_EQ_INT(c.nbench, N);
+    int wrong = 0;
+    for (int i = 0; i < N && c.nbench == N; i++) {
+        snprintf(name, sizeof name, "b%04d", i);
+        const pg_metric_cmp *m = pg_bench_cmp_metric(&c.bench[i], "instructions");
+        wrong += strcmp(c.bench[i].name, name) || !m || fabs(m->delta_abs - (i % 7 == 0 ? (1000000 + i) * 0.02 : 0)) > 1e-6 ||
+                 c.bench[i].verdict != (i % 7 == 0 ? PG_VERDICT_REGRESSED : PG_VERDICT_UNCHANGED);
+    }
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_EQ_INT(c.count[PG_VERDICT_REGRESSED], (N + 6) / 7);
+    CHECK_EQ_INT(c.nadded, 1);
+    CHECK_EQ_INT(c.nvanished, 1);
+    /* task-clock doubled in one benchmark of the second half: tested with the rest. */
+    const pg_metric_cmp *t = c.nbench == N ? pg_bench_cmp_metric(&c.bench[1100], "task-clock") : NULL;
+    CHECK(t && t->tested && t->delta_pct > 90);
+    pg_comparison_free(&c);
+    pg_gates_free(&g);
+    pg_side_free(&a);
+    pg_side_free(&b);
+}
+
 int main(void)
 {
     test_deterministic();
+    test_large_suite();
     test_noisy();
     test_failed_and_zero();
     return pg_check_done();
