@@ -112,6 +112,12 @@ static int exact_cdf(double *out, size_t m, size_t n, size_t k)
     return 0;
 }
 
+void pg_stats_forget(void)
+{
+    free(cached.cdf);
+    cached.cdf = NULL;
+}
+
 int pg_stats_mannwhitney(pg_mwu *out, const double *a, size_t na, const double *b, size_t nb)
 {
     if (na == 0 || nb == 0)

@@ -37,6 +37,11 @@ typedef struct pg_mwu {
  * sample is empty; PG_ENOMEM. */
 int pg_stats_mannwhitney(pg_mwu *out, const double *a, size_t na, const double *b, size_t nb);
 
+/* pg_stats_mannwhitney keeps, per thread, the exact table of the last sample
+ * sizes it tested. A thread that tested pairs calls this before it ends, or
+ * the table is lost with it. */
+void pg_stats_forget(void);
+
 /* Benjamini-Hochberg adjusted p-values ("q-values") of p[0..n) into q[0..n)
  * (q may alias p): q_(i) = min over j >= i of p_(j) * n / j, capped at 1, where
  * p_(j) is the j-th smallest. Rejecting q < alpha controls the false discovery
