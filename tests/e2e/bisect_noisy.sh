@@ -26,7 +26,12 @@ for i in 1 2 3 4 5 6 7 8; do
   esac
 done
 cd "$R"
-expect_exit 0 "bisect on task-clock" "$PG" bisect --backend perf --gate task-clock --threshold task-clock=150% \
+# 120%: the step's +200% is near it (between 60% and 240%), so its decisions
+# are measured again, yet far enough past it (3.0 times GOOD's CPU time against
+# a cut at 2.2) that a regressed decision survives GOOD measured 36% high, as
+# with every core busy. (At 150% the
+# margin was 20%, and ci/test-under-load.sh once saw 2 rounds of 3 fall short.)
+expect_exit 0 "bisect on task-clock" "$PG" bisect --backend perf --gate task-clock --threshold task-clock=120% \
   "${c[0]}" "${c[8]}"
 cat "$T/out"      # the steps and the rounds, for the log
 contains "$T/out" "first regressing commit: ${c[5]} three times the work"
