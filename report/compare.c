@@ -6,11 +6,11 @@
 #include "report/divergence.h"
 #include "report/stats.h"
 #include "util/error.h"
+#include "util/pair.h"
 #include "util/metrics.h"
 #include "util/strindex.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,14 +280,13 @@ typedef struct half {
     const pg_bench_result **a, **b;
     const pg_compare_opts *o;
     size_t min_samples, from, to;
-    int rc;
-    char err[512];
 } half;
 
-static void *compare_half(void *arg)
+static int compare_half(void *arg)
 {
-    half *h = arg;
-    for (size_t i = h->from; i < h->to && h->rc == 0; i++) {
+    const half *h = arg;
+    int rc = 0;
+    for (size_t i = h->from; i < h->to && rc == 0; i++) {
         const pg_bench_result *a = h->a[i], *b = h->b[i];
         pg_bench_cmp *bc = &h->out->bench[i];
         bc->stacks_a = a->stacks;
@@ -297,37 +296,11 @@ static void *compare_half(void *arg)
         bc->failed_a = a->failed;
         bc->failed_b = b->failed;
         bc->stacks_note = b->stacks_note ? b->stacks_note : a->stacks_note;
-        h->rc = compare_bench(bc, a, b, h->o, h->min_samples);
+        rc = compare_bench(bc, a, b, h->o, h->min_samples);
         note_reused(bc, a, b);
     }
-    if (h->rc < 0)
-        snprintf(h->err, sizeof h->err, "%s", pg_error_last());
-    return NULL;
-}
-
-static void *compare_half_thread(void *arg)
-{
-    compare_half(arg);
-    pg_stats_forget();      /* the thread's cached table goes with it */
-    return NULL;
-}
-
-/* Both halves, the second on a thread of its own when the suite is large
- * enough to pay for one: a comparison of 10^4 benchmarks runs 5 * 10^4
- * Mann-Whitney tests. The error is the first half's when both fail. */
-static int both_halves(half h[2])
-{
-    pthread_t t;
-    int threaded = h[1].to - h[1].from >= 256 && pthread_create(&t, NULL, compare_half_thread, &h[1]) == 0;
-    compare_half(&h[0]);
-    if (threaded)
-        pthread_join(t, NULL);
-    else if (h[0].rc == 0)
-        compare_half(&h[1]);
-    for (int i = 0; i < 2; i++)
-        if (h[i].rc < 0)
-            return pg_error_set(h[i].rc, "%s", h[i].err);
-    return 0;
+    pg_stats_forget();      /* a thread's cached table goes with it (this one rebuilds it once) */
+    return rc;
 }
 
 int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o)
@@ -371,8 +344,10 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     }
     half h[2] = {{.out = out, .a = pa, .b = pb, .o = o, .min_samples = min_samples, .to = out->nbench / 2},
                  {.out = out, .a = pa, .b = pb, .o = o, .min_samples = min_samples, .from = out->nbench / 2, .to = out->nbench}};
+    /* The second half on a thread of its own when the suite is large enough to
+     * pay for one: a comparison of 10^4 benchmarks runs 5 * 10^4 Mann-Whitney tests. */
     if (rc == 0)
-        rc = both_halves(h);
+        rc = pg_pair_run(compare_half, &h[0], &h[1], h[1].to - h[1].from >= 256);
     free(pa);
     free(pb);
     size_t ntested = 0;

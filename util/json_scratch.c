@@ -7,6 +7,7 @@
  * (then they become nodes, in order); an array that ends all numbers keeps
  * them as one block of doubles: 8 bytes a number, not a 64-byte node. */
 #include "util/json_scratch.h"
+#include "util/array.h"
 #include "util/error.h"
 
 #include <limits.h>
@@ -169,13 +170,8 @@ static int on_number(void *ctx, const char *s, size_t len)
     double d = number_of(s, len);
     frame *f = b->depth ? &b->stack[b->depth - 1] : NULL;
     if (f && f->all_numbers) {
-        if (f->n == f->cap) {
-            size_t cap = f->cap ? f->cap * 2 : 16;
-            double *nn = realloc(f->nums, cap * sizeof *nn);
-            if (!nn)
-                return b->oom = 1, 0;
-            f->nums = nn, f->cap = cap;
-        }
+        if (pg_array_grow(&f->nums, &f->cap, f->n, sizeof *f->nums, 16) < 0)
+            return b->oom = 1, 0;
         f->nums[f->n++] = d;
         return 1;
     }
@@ -210,13 +206,8 @@ static int open_container(builder *b, int type)
     cJSON *n = node(b, type);
     if (!add(b, n))
         return 0;
-    if (b->depth == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 32;
-        frame *s = realloc(b->stack, cap * sizeof *s);
-        if (!s)
-            return b->oom = 1, 0;
-        b->stack = s, b->cap = cap;
-    }
+    if (pg_array_grow(&b->stack, &b->cap, b->depth, sizeof *b->stack, 32) < 0)
+        return b->oom = 1, 0;
     b->stack[b->depth++] = (frame){.node = n, .all_numbers = type == cJSON_Array};
     return 1;
 }

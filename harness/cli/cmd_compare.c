@@ -29,6 +29,7 @@
 #include "report/render.h"
 #include "report/threshold.h"
 #include "util/error.h"
+#include "util/pair.h"
 #include "util/fileio.h"
 #include "util/metrics.h"
 #include "util/text.h"
@@ -36,7 +37,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,45 +296,23 @@ static int load_input(input *in, pg_ctx *ctx)
 /* Work on both sides at once, when both are result files: reading them, and
  * gathering their samples, are most of a large compare's time, and the sides
  * are independent (a revision's side asks git, on the one repository: those
- * stay in turn). B's part runs on a thread of its own; the error is A's when
- * both fail, as when the sides were done in turn. */
-typedef int (*side_fn)(const cmp *k, void *out, int i);
-
-typedef struct side_job {
-    side_fn fn;
+ * stay in turn). The error is A's when both fail, as when done in turn. */
+typedef struct side_task {
     const cmp *k;
-    void *out;
-    int rc;
-    char err[1024];
-} side_job;
+    pg_side *sides;     /* collect_side's output, one per side */
+    int i;
+} side_task;
 
-static void *side_main(void *arg)
+static int both_sides(pg_pair_fn fn, const cmp *k, pg_side *sides)
 {
-    side_job *j = arg;
-    if ((j->rc = j->fn(j->k, j->out, 1)) < 0)
-        snprintf(j->err, sizeof j->err, "%s", pg_error_last());
-    return NULL;
+    side_task a = {k, sides, 0}, b = {k, sides, 1};
+    return pg_pair_run(fn, &a, &b, k->in[0]->is_file && k->in[1]->is_file);
 }
 
-static int both_sides(side_fn fn, const cmp *k, void *out)
+static int load_side(void *arg)
 {
-    pthread_t t;
-    side_job j = {.fn = fn, .k = k, .out = out};
-    if (!k->in[0]->is_file || !k->in[1]->is_file || pthread_create(&t, NULL, side_main, &j)) {
-        int rc = fn(k, out, 0);
-        return rc < 0 ? rc : fn(k, out, 1);
-    }
-    int rc = fn(k, out, 0);
-    pthread_join(t, NULL);
-    if (rc == 0 && j.rc < 0)
-        rc = pg_error_set(j.rc, "%s", j.err);
-    return rc;
-}
-
-static int load_side(const cmp *k, void *out, int i)
-{
-    (void)out;
-    return load_input(k->in[i], k->ctx);
+    const side_task *t = arg;
+    return load_input(t->k->in[t->i], t->k->ctx);
 }
 
 static int has_run(const pg_rundoc_list *runs, const char *machine_id, const char *backend)
@@ -674,10 +652,13 @@ static int measured_now(input *in, const char *machine, const char *backend, int
 
 /* Both sides' runs as series; another clone's stacks from the stacks note. */
 /* Side i's samples, into sides[i]. */
-static int collect_side(const cmp *k, void *sides, int i)
+static int collect_side(void *arg)
 {
+    const side_task *t = arg;
+    const cmp *k = t->k;
+    int i = t->i;
     input *in = k->in[i];
-    pg_side *side = (pg_side *)sides + i;
+    pg_side *side = &t->sides[i];
     const char *ids[2] = {k->ida, k->idb}, *backend = k->backend;
     snprintf(side->label, sizeof side->label, "%s", in->arg);
     snprintf(side->commit, sizeof side->commit, "%s", in->commit);

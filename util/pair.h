@@ -1,0 +1,15 @@
+/* util/pair.h — two pieces of independent work, on two cores. */
+#ifndef PG_UTIL_PAIR_H
+#define PG_UTIL_PAIR_H
+
+typedef int (*pg_pair_fn)(void *arg);
+
+/* Runs fn(a) on this thread and fn(b) on a thread of its own when `parallel`
+ * (and a thread can be made); else fn(b) after fn(a), unless that failed.
+ * Returns 0, or the first failure's code, a's before b's, with its message as
+ * this thread's last error (util/error.h: errors are per thread). fn must be
+ * safe to run beside itself, and free what it keeps per thread before it
+ * returns. */
+int pg_pair_run(pg_pair_fn fn, void *a, void *b, int parallel);
+
+#endif
