@@ -5,19 +5,27 @@
  * no malloc per value and is dropped in a few frees. An array collects its
  * numbers in a buffer of its frame until a value that is not a number comes
  * (then they become nodes, in order); an array that ends all numbers keeps
- * them as one block of doubles: 8 bytes a number, not a 64-byte node. */
+ * them as one block of doubles: 8 bytes a number, not a 64-byte node.
+ *
+ * A streamed element (pg_json_stream) is built the same way, handed to the
+ * callback once complete, and its memory given back to the scratch: a
+ * document of 10^4 benchmarks costs one benchmark's tree, not 10^4. */
 #include "util/json_scratch.h"
 #include "util/array.h"
 #include "util/error.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yajl/yajl_parse.h>
 
 #define CHUNK (1u << 20)
+#define READ_SIZE (1u << 16)
 #define MAX_DEPTH 1000              /* cJSON's CJSON_NESTING_LIMIT: readers recurse */
 #define PACKED (1 << 14)            /* a type bit cJSON does not use: cJSON_IsArray still holds */
 
@@ -29,6 +37,21 @@ typedef struct chunk {
 
 struct pg_json_scratch {
     chunk *head;
+    chunk *spare;                   /* given back by streamed elements, to reuse */
+};
+
+/* Where the scratch stood before a streamed element: given back to it. */
+typedef struct mark {
+    chunk *head;
+    size_t used;
+} mark;
+
+/* With a pg_json_stream, a frame is one of these: */
+enum role {
+    R_NONE,
+    R_RECORDS,                      /* an array of records: the root, or the root's `outer` */
+    R_RECORD,                       /* an object whose `key` is streamed: the root, or in R_RECORDS */
+    R_STREAMED,                     /* a record's `key` array: its elements go to the callback */
 };
 
 typedef struct frame {
@@ -36,6 +59,11 @@ typedef struct frame {
     double *nums;                   /* an array's numbers so far, while all are numbers */
     size_t n, cap;
     int all_numbers;
+    int role;                       /* enum role */
+    size_t count;                   /* the values it holds so far */
+    size_t record;                  /* R_RECORD: its index among the records; SIZE_MAX: the root */
+    const char *outer;              /* R_RECORD: the root's key holding it, or NULL */
+    mark at;                        /* an element of R_STREAMED being built: the scratch before it */
 } frame;
 
 typedef struct builder {
@@ -45,6 +73,8 @@ typedef struct builder {
     cJSON *root;
     const char *key;                /* the key of the next value, in an object */
     int oom;
+    const pg_json_stream *stream;   /* NULL: the whole tree is kept */
+    int rc;                         /* the callback's error, which stopped the parse */
 } builder;
 
 static void *take(pg_json_scratch *s, size_t n)
@@ -52,15 +82,40 @@ static void *take(pg_json_scratch *s, size_t n)
     n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     chunk *c = s->head;
     if (!c || c->cap - c->used < n) {
-        size_t cap = n > CHUNK ? n : CHUNK;
-        if (!(c = malloc(sizeof *c + cap)))
-            return NULL;
-        *c = (chunk){.next = s->head, .cap = cap};
+        if (s->spare && s->spare->cap >= n) {
+            c = s->spare;
+            s->spare = c->next;
+        } else {
+            size_t cap = n > CHUNK ? n : CHUNK;
+            if (!(c = malloc(sizeof *c + cap)))
+                return NULL;
+            c->cap = cap;
+        }
+        c->next = s->head;
+        c->used = 0;
         s->head = c;
     }
     void *p = (char *)c->data + c->used;
     c->used += n;
     return p;
+}
+
+static mark mark_of(const pg_json_scratch *s)
+{
+    return (mark){s->head, s->head ? s->head->used : 0};
+}
+
+/* Gives back everything taken since `m`: chunks begun since go to spare. */
+static void release(pg_json_scratch *s, mark m)
+{
+    while (s->head != m.head) {
+        chunk *c = s->head;
+        s->head = c->next;
+        c->next = s->spare;
+        s->spare = c;
+    }
+    if (s->head)
+        s->head->used = m.used;
 }
 
 static char *copy(builder *b, const unsigned char *s, size_t len)
@@ -81,18 +136,27 @@ static cJSON *node(builder *b, int type)
     return n;
 }
 
-/* Hangs `n` under the open container (or makes it the root). */
+static frame *top(builder *b)
+{
+    return b->depth ? &b->stack[b->depth - 1] : NULL;
+}
+
+/* Hangs `n` under the open container (or makes it the root); an element of
+ * a streamed array hangs nowhere: it goes to the callback instead. */
 static void attach(builder *b, cJSON *n)
 {
-    if (!b->depth) {
+    frame *f = top(b);
+    if (!f) {
         b->root = n;
         return;
     }
-    frame *f = &b->stack[b->depth - 1];
+    f->count++;
     if (cJSON_IsObject(f->node)) {
         n->string = (char *)b->key;
         b->key = NULL;
     }
+    if (f->role == R_STREAMED)
+        return;
     if (!f->last) {
         f->node->child = n;
     } else {
@@ -129,16 +193,40 @@ static int unpack(builder *b, frame *f)
     return 1;
 }
 
+/* A complete element of the streamed array `f` to the callback; then its
+ * memory back to the scratch. */
+static int hand_over(builder *b, frame *f, const cJSON *element, mark at)
+{
+    const frame *rec = f - 1;
+    int rc = b->stream->each(b->stream->ctx, element, rec->record, rec->outer, f->count - 1);
+    release(b->mem, at);
+    if (rc < 0)
+        return b->rc = rc, 0;
+    return 1;
+}
+
 /* A value that is not a number, attached where it belongs. */
 static int add(builder *b, cJSON *n)
 {
     if (!n)
         return b->oom = 1, 0;
-    frame *f = b->depth ? &b->stack[b->depth - 1] : NULL;
+    frame *f = top(b);
     if (f && f->all_numbers && !unpack(b, f))
         return b->oom = 1, 0;
     attach(b, n);
     return 1;
+}
+
+/* A scalar value: in a streamed array, an element of its own. */
+static int add_scalar(builder *b, cJSON *n)
+{
+    frame *f = top(b);
+    if (f && f->role == R_STREAMED) {
+        mark at = mark_of(b->mem);  /* n itself stays taken: a scalar where records belong is
+                                     * refused by the reader, and kept no longer than the tree */
+        return add(b, n) && hand_over(b, f, n, at);
+    }
+    return add(b, n);
 }
 
 /* A JSON number's text, exactly as strtod reads it; integers of up to 15
@@ -168,19 +256,20 @@ static int on_number(void *ctx, const char *s, size_t len)
 {
     builder *b = ctx;
     double d = number_of(s, len);
-    frame *f = b->depth ? &b->stack[b->depth - 1] : NULL;
+    frame *f = top(b);
     if (f && f->all_numbers) {
         if (pg_array_grow(&f->nums, &f->cap, f->n, sizeof *f->nums, 16) < 0)
             return b->oom = 1, 0;
         f->nums[f->n++] = d;
+        f->count++;
         return 1;
     }
-    return add(b, number_node(b, d));
+    return add_scalar(b, number_node(b, d));
 }
 
-static int on_null(void *ctx) { return add(ctx, node(ctx, cJSON_NULL)); }
+static int on_null(void *ctx) { return add_scalar(ctx, node(ctx, cJSON_NULL)); }
 
-static int on_bool(void *ctx, int v) { return add(ctx, node(ctx, v ? cJSON_True : cJSON_False)); }
+static int on_bool(void *ctx, int v) { return add_scalar(ctx, node(ctx, v ? cJSON_True : cJSON_False)); }
 
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
@@ -188,7 +277,7 @@ static int on_string(void *ctx, const unsigned char *s, size_t len)
     cJSON *n = node(b, cJSON_String);
     if (n && !(n->valuestring = copy(b, s, len)))
         n = NULL;
-    return add(b, n);
+    return add_scalar(b, n);
 }
 
 static int on_key(void *ctx, const unsigned char *s, size_t len)
@@ -199,16 +288,45 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
     return 1;
 }
 
+/* What a new container is to the stream, from where it opens. */
+static void place(builder *b, frame *nf, const frame *parent, const char *key)
+{
+    const pg_json_stream *st = b->stream;
+    int object = cJSON_IsObject(nf->node);
+    if (!st)
+        return;
+    if (!parent) {                  /* the root: a record, or the array of them */
+        nf->role = object ? R_RECORD : R_RECORDS;
+        nf->record = SIZE_MAX;
+    } else if (parent->role == R_RECORDS && object) {
+        nf->role = R_RECORD;
+        nf->record = parent->count - 1;
+        nf->outer = parent == b->stack ? NULL : st->outer;
+    } else if (parent->role == R_RECORD && key && !object && !strcmp(key, st->key)) {
+        nf->role = R_STREAMED;
+        nf->all_numbers = 0;        /* its numbers are elements to hand over, one at a time */
+    } else if (parent->role == R_RECORD && parent == b->stack && parent->record == SIZE_MAX && key &&
+               !object && st->outer && !strcmp(key, st->outer)) {
+        nf->role = R_RECORDS;
+    }
+}
+
 static int open_container(builder *b, int type)
 {
     if (b->depth >= MAX_DEPTH)
         return 0;
+    frame *parent = top(b);
+    mark at = mark_of(b->mem);
+    const char *key = b->key;
     cJSON *n = node(b, type);
     if (!add(b, n))
         return 0;
     if (pg_array_grow(&b->stack, &b->cap, b->depth, sizeof *b->stack, 32) < 0)
         return b->oom = 1, 0;
-    b->stack[b->depth++] = (frame){.node = n, .all_numbers = type == cJSON_Array};
+    parent = b->depth ? &b->stack[b->depth - 1] : NULL;     /* the stack may have moved */
+    frame *nf = &b->stack[b->depth++];
+    *nf = (frame){.node = n, .all_numbers = type == cJSON_Array, .at = at};
+    place(b, nf, parent, key);
     return 1;
 }
 
@@ -235,6 +353,9 @@ static int on_end(void *ctx)
     }
     free(f->nums);
     b->depth--;
+    frame *parent = top(b);
+    if (parent && parent->role == R_STREAMED)
+        return hand_over(b, parent, f->node, f->at);
     return 1;
 }
 
@@ -250,60 +371,134 @@ static const yajl_callbacks callbacks = {
     .yajl_end_array = on_end,
 };
 
-static int invalid(const char *text, size_t at, const char *name)
-{
-    int line = 1, col = 1;
-    for (size_t i = 0; i < at; i++)
-        if (text[i] == '\n')
-            line++, col = 1;
-        else
-            col++;
-    return pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", name, line, col);
-}
+/* One parse, fed its text in pieces. */
+typedef struct parser {
+    builder b;
+    yajl_handle h;
+    const char *name;
+    int line, col;                  /* where the pieces fed so far end */
+    int rc;
+} parser;
 
-int pg_json_parse_scratch(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name)
+static int parser_init(parser *p, pg_json_scratch **scratch, const char *name, const pg_json_stream *st)
 {
-    *out = NULL;
+    *p = (parser){.name = name, .line = 1, .col = 1};
     if (!(*scratch = calloc(1, sizeof **scratch)))
         return pg_error_set(PG_ENOMEM, "out of memory");
-    builder b = {.mem = *scratch};
-    yajl_handle h = yajl_alloc(&callbacks, NULL, &b);
-    if (!h) {
+    p->b = (builder){.mem = *scratch, .stream = st};
+    if (!(p->h = yajl_alloc(&callbacks, NULL, &p->b))) {
         pg_json_scratch_free(*scratch);
         *scratch = NULL;
         return pg_error_set(PG_ENOMEM, "out of memory");
     }
-    yajl_config(h, yajl_dont_validate_strings, 1);
-    yajl_status st = yajl_parse(h, (const unsigned char *)text, len);
-    size_t at = yajl_get_bytes_consumed(h);
-    if (st == yajl_status_ok) {
-        st = yajl_complete_parse(h);
-        at = len;
-    }
-    int rc = 0;
-    if (b.oom)
-        rc = pg_error_set(PG_ENOMEM, "%s: out of memory parsing it", name);
-    else if (st != yajl_status_ok || !b.root)
-        rc = invalid(text, at, name);
-    for (size_t i = 0; i < b.depth; i++)
-        free(b.stack[i].nums);
-    free(b.stack);
-    yajl_free(h);
+    yajl_config(p->h, yajl_dont_validate_strings, 1);
+    return 0;
+}
+
+static void advance(parser *p, const char *text, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (text[i] == '\n')
+            p->line++, p->col = 1;
+        else
+            p->col++;
+}
+
+/* The parse's error, if it stopped: the callback's, out of memory, or bad
+ * JSON at the place where yajl stopped in `text`. */
+static int stopped(parser *p, const char *text, size_t len)
+{
+    if (p->b.rc < 0)
+        return p->rc = p->b.rc;
+    if (p->b.oom)
+        return p->rc = pg_error_set(PG_ENOMEM, "%s: out of memory parsing it", p->name);
+    size_t at = yajl_get_bytes_consumed(p->h);
+    advance(p, text, at < len ? at : len);
+    return p->rc = pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", p->name, p->line, p->col);
+}
+
+static int parser_feed(parser *p, const char *text, size_t len)
+{
+    if (p->rc < 0)
+        return p->rc;
+    if (yajl_parse(p->h, (const unsigned char *)text, len) != yajl_status_ok)
+        return stopped(p, text, len);
+    advance(p, text, len);
+    return 0;
+}
+
+static int parser_finish(parser *p, cJSON **out, pg_json_scratch **scratch)
+{
+    int rc = p->rc;
+    if (rc == 0 && yajl_complete_parse(p->h) != yajl_status_ok)
+        rc = stopped(p, "", 0);
+    else if (rc == 0 && !p->b.root)
+        rc = pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", p->name, p->line, p->col);
+    for (size_t i = 0; i < p->b.depth; i++)
+        free(p->b.stack[i].nums);
+    free(p->b.stack);
+    yajl_free(p->h);
+    *out = NULL;
     if (rc < 0) {
         pg_json_scratch_free(*scratch);
         *scratch = NULL;
         return rc;
     }
-    *out = b.root;
+    *out = p->b.root;
     return 0;
+}
+
+int pg_json_parse_stream(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name,
+                         const pg_json_stream *st)
+{
+    parser p;
+    *out = NULL;
+    int rc = parser_init(&p, scratch, name, st);
+    if (rc < 0)
+        return rc;
+    parser_feed(&p, text, len);
+    return parser_finish(&p, out, scratch);
+}
+
+int pg_json_parse_scratch(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name)
+{
+    return pg_json_parse_stream(out, scratch, text, len, name, NULL);
+}
+
+int pg_json_read_stream(cJSON **out, pg_json_scratch **scratch, const char *path, const pg_json_stream *st)
+{
+    *out = NULL;
+    *scratch = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return pg_error_errno(errno == ENOENT ? PG_ENOTFOUND : PG_EIO, "cannot read %s", path);
+    parser p;
+    int rc = parser_init(&p, scratch, path, st);
+    char *buf = rc == 0 ? malloc(READ_SIZE) : NULL;
+    if (rc == 0 && !buf)
+        p.rc = pg_error_set(PG_ENOMEM, "out of memory reading %s", path);
+    while (rc == 0 && p.rc == 0) {
+        ssize_t n = read(fd, buf, READ_SIZE);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            p.rc = pg_error_errno(PG_EIO, "cannot read %s", path);
+        if (n <= 0)
+            break;
+        parser_feed(&p, buf, (size_t)n);
+    }
+    free(buf);
+    close(fd);
+    return rc < 0 ? rc : parser_finish(&p, out, scratch);
 }
 
 void pg_json_scratch_free(pg_json_scratch *scratch)
 {
-    for (chunk *c = scratch ? scratch->head : NULL, *next; c; c = next) {
-        next = c->next;
-        free(c);
-    }
+    for (int list = 0; scratch && list < 2; list++)
+        for (chunk *c = list ? scratch->spare : scratch->head, *next; c; c = next) {
+            next = c->next;
+            free(c);
+        }
     free(scratch);
 }
 

@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct pg_json_scratch pg_json_scratch;
 
@@ -23,6 +24,31 @@ typedef struct pg_json_scratch pg_json_scratch;
  * message "NAME:LINE:COL: invalid JSON". Threads may parse at once. */
 int pg_json_parse_scratch(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name);
 void pg_json_scratch_free(pg_json_scratch *scratch);
+
+/* A document of many records, read one element at a time: each element of
+ * the array under `key` ("benchmarks") of a record is handed to `each` once
+ * complete, then dropped, so memory holds one element, not the array. A
+ * record is the root object, an object in the root array, or an object in
+ * the array under the root object's `outer` ("runs"; NULL: none). `record`
+ * is its index in its array (SIZE_MAX: the root), `outer` that array's key
+ * (NULL: the root array or the root itself), `index` the element's. The
+ * streamed array stays in the tree, empty. `each` returning < 0 stops the
+ * parse with its error; bad JSON after elements were handed over is still
+ * bad JSON (the caller drops what it took from them). */
+typedef struct pg_json_stream {
+    const char *key, *outer;
+    int (*each)(void *ctx, const cJSON *element, size_t record, const char *outer, size_t index);
+    void *ctx;
+} pg_json_stream;
+
+/* pg_json_parse_scratch, streaming (st NULL: none). */
+int pg_json_parse_stream(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name,
+                         const pg_json_stream *st);
+
+/* The same from the file `path`, read in pieces: the text is never whole in
+ * memory. PG_ENOTFOUND when it does not exist, PG_EIO when unreadable;
+ * messages name the path. */
+int pg_json_read_stream(cJSON **out, pg_json_scratch **scratch, const char *path, const pg_json_stream *st);
 
 /* When `a` is a packed array (a scratch document's non-empty array of
  * numbers only): 1, its values in *v and their count in *n. Else 0. */

@@ -105,11 +105,17 @@ static int strict_item(const cJSON *v, strict_path *p, const char *name)
     return rc;
 }
 
+int pg_json_check_strict_at(const cJSON *part, const char *name, const char *path)
+{
+    strict_path p;
+    int n = snprintf(p.buf, sizeof p.buf, "%s", path);
+    p.len = n < 0 ? 0 : (size_t)n < sizeof p.buf ? (size_t)n : sizeof p.buf - 1;
+    return strict_item(part, &p, name);
+}
+
 int pg_json_check_strict(const cJSON *doc, const char *name)
 {
-    strict_path p = {.len = 0};
-    p.buf[0] = '\0';
-    return strict_item(doc, &p, name);
+    return pg_json_check_strict_at(doc, name, "");
 }
 
 int pg_json_read_file(cJSON **out, const char *path)

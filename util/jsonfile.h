@@ -27,6 +27,10 @@ void pg_json_path_index(char *buf, size_t *len, size_t cap, size_t index);
  * recognised as the one already held. PG_EINVAL "name: PATH: why". */
 int pg_json_check_strict(const cJSON *doc, const char *name);
 
+/* The same for a part of a document found at `path` ("benchmarks[3]"), which
+ * begins the paths of its messages. */
+int pg_json_check_strict_at(const cJSON *part, const char *name, const char *path);
+
 /* A number item as an int (truncated); `fallback` when it is missing, not a
  * number, or out of int's range: a cast would be undefined there. */
 int pg_json_int(const cJSON *item, int fallback);

@@ -193,6 +193,22 @@ int pg_rundoc_metric_get(pg_rundoc_metric **out, pg_rundoc_bench *b, const char 
     return 0;
 }
 
+int pg_rundoc_metric_reserve(pg_rundoc_metric *m, size_t n)
+{
+    if (m->cap >= m->n + n)
+        return 0;
+    size_t cap = m->n + n;
+    double *s = realloc(m->samples, cap * sizeof *s);
+    if (s)
+        m->samples = s;
+    double *r = s ? realloc(m->running, cap * sizeof *r) : NULL;
+    if (!r)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    m->running = r;
+    m->cap = cap;
+    return 0;
+}
+
 int pg_rundoc_metric_push(pg_rundoc_metric *m, double value, double running)
 {
     if (m->n == m->cap) {

@@ -140,6 +140,9 @@ int pg_rundoc_add_bench(pg_rundoc_bench **out, pg_rundoc *r);
 /* The benchmark named `name` in `r`, or NULL. */
 pg_rundoc_bench *pg_rundoc_find_bench(pg_rundoc *r, const char *name);
 
+/* Room for n more samples, exactly (a document says how many it holds). */
+int pg_rundoc_metric_reserve(pg_rundoc_metric *m, size_t n);
+
 /* The metric `name` of `b`, added (with `unit` and `source`) when missing. */
 int pg_rundoc_metric_get(pg_rundoc_metric **out, pg_rundoc_bench *b, const char *name, const char *unit,
                          const char *source);

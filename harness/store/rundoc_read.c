@@ -18,15 +18,36 @@
 #include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The benchmarks of one run, read as the document streams in, before the
+ * run's own fields (which may come after them): with the first error among
+ * them, said only once the run's own fields are read, so that errors come
+ * in the order a reader of the whole tree would find them. */
+typedef struct shell {
+    pg_rundoc run;          /* its benchmarks only */
+    pg_strindex names;
+    int rc;
+    char *err;
+} shell;
+
+typedef struct streamed {
+    const char *file;
+    shell root;             /* the root object's own "benchmarks" */
+    shell *rec;             /* by index: "runs"[i], or the root array's [i] */
+    size_t n;
+} streamed;
 
 typedef struct reader {
     const char *file;
     char path[512];
     size_t len;
     pg_strindex *names;     /* the current run's benchmark names (a suite may hold 10^4) */
+    streamed *st;           /* the document was streamed: its runs' benchmarks are here */
+    shell *sh;              /* ...and the current run's are these (NULL: it has none) */
 } reader;
 
 /* Appends ".key" (or "key" at the top) to the path; returns the length to pop back to. */
@@ -347,6 +368,8 @@ static int read_metric(pg_rundoc_bench *b, reader *r, const cJSON *jm)
     pg_json_packed(samples, &ps, &k);
     pg_json_packed(running, &pr, &k);
     const cJSON *v = samples && !ps ? samples->child : NULL, *rv = running && !pr ? running->child : NULL;
+    if (rc == 0 && n)
+        rc = pg_rundoc_metric_reserve(m, n);
     for (size_t i = 0; i < n && rc == 0; i++) {
         cJSON ns = {.type = cJSON_Number}, nr1 = {.type = cJSON_Number};
         const cJSON *sv = v, *rvv = rv;
@@ -493,6 +516,14 @@ static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
     const cJSON *metrics = NULL, *jm;
     if (rc == 0)
         rc = get_container(&metrics, r, jb, "metrics", 0, 1);
+    /* Sized once: 10^4 benchmarks' doubling arrays were megabytes of slack. */
+    size_t nm = metrics ? (size_t)cJSON_GetArraySize(metrics) : 0;
+    if (rc == 0 && nm && !b->metrics) {
+        if (!(b->metrics = malloc(nm * sizeof *b->metrics)))
+            rc = oom();
+        else
+            b->capmetrics = nm;
+    }
     size_t old = push_key(r, "metrics");
     cJSON_ArrayForEach(jm, metrics) {
         if (rc < 0)
@@ -687,6 +718,19 @@ static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
     size_t old = push_key(r, "benchmarks"), i = 0;
     if (rc < 0)
         benchmarks = NULL;
+    if (r->st) {            /* streamed: read already, with their error if any */
+        benchmarks = NULL;
+        shell *sh = r->sh;
+        if (rc == 0 && sh && sh->rc < 0) {
+            rc = pg_error_set(sh->rc, "%s", sh->err);
+        } else if (rc == 0 && sh) {
+            run->bench = sh->run.bench;
+            run->nbench = sh->run.nbench;
+            run->capbench = sh->run.capbench;
+            sh->run.bench = NULL;
+            sh->run.nbench = sh->run.capbench = 0;
+        }
+    }
     pg_strindex names = {0};
     pg_strindex *outer = r->names;
     r->names = &names;
@@ -713,6 +757,8 @@ static int read_runs(pg_rundoc_list *out, reader *r, const cJSON *arr)
     if (rc < 0)
         return rc;
     cJSON_ArrayForEach(jr, arr) {
+        if (r->st)
+            r->sh = i < r->st->n ? &r->st->rec[i] : NULL;
         size_t old = push_index(r, i++);
         rc = read_run(out, r, jr);
         pop(r, old);
@@ -760,10 +806,64 @@ static int read_doc(pg_rundoc_list *out, reader *r, const cJSON *doc)
     return read_run(out, r, doc);
 }
 
-/* Reads `doc` into `out`; on error `out` keeps only what it held before. */
-static int read_into(pg_rundoc_list *out, const cJSON *doc, const char *file)
+/* One streamed benchmark into its run's shell (pg_json_stream's `each`). */
+static int take_bench(void *ctx, const cJSON *jb, size_t record, const char *outer, size_t index)
 {
-    reader r = {.file = file};
+    streamed *st = ctx;
+    shell *sh = &st->root;
+    if (record != SIZE_MAX) {
+        if (record >= st->n) {
+            shell *v = realloc(st->rec, (record + 1) * sizeof *v);
+            if (!v)
+                return oom();
+            memset(v + st->n, 0, (record + 1 - st->n) * sizeof *v);
+            st->rec = v;
+            st->n = record + 1;
+        }
+        sh = &st->rec[record];
+    }
+    if (sh->rc < 0)
+        return 0;           /* its first error is the one said */
+    reader r = {.file = st->file, .names = &sh->names};
+    if (record != SIZE_MAX && outer)
+        push_key(&r, outer);
+    if (record != SIZE_MAX)
+        push_index(&r, record);
+    push_key(&r, "benchmarks");
+    push_index(&r, index);
+    int rc = pg_json_check_strict_at(jb, st->file, r.path);
+    if (rc == 0)
+        rc = read_bench(&sh->run, &r, jb);
+    if (rc == PG_ENOMEM)
+        return rc;
+    if (rc < 0 && !(sh->err = strdup(pg_error_last())))
+        return oom();
+    if (rc < 0)
+        sh->rc = rc;
+    pg_error_clear();
+    return 0;
+}
+
+static void shell_free(shell *sh)
+{
+    pg_rundoc_free(&sh->run);
+    pg_strindex_free(&sh->names);
+    free(sh->err);
+}
+
+static void streamed_free(streamed *st)
+{
+    shell_free(&st->root);
+    for (size_t i = 0; i < st->n; i++)
+        shell_free(&st->rec[i]);
+    free(st->rec);
+}
+
+/* Reads `doc` into `out` (its benchmarks from `st` when it was streamed); on
+ * error `out` keeps only what it held before. */
+static int read_into(pg_rundoc_list *out, const cJSON *doc, const char *file, streamed *st)
+{
+    reader r = {.file = file, .st = st, .sh = st ? &st->root : NULL};
     size_t before = out->n;
     int rc = pg_json_check_strict(doc, file);
     if (rc == 0)
@@ -773,28 +873,32 @@ static int read_into(pg_rundoc_list *out, const cJSON *doc, const char *file)
     return rc;
 }
 
-int pg_rundoc_parse(pg_rundoc_list *out, const char *text, size_t len, const char *file)
+/* A document streamed (from its text, or its file when text is NULL), its
+ * benchmarks read one at a time: the tree is never whole in memory. */
+static int read_streamed(pg_rundoc_list *out, const char *text, size_t len, const char *file)
 {
     cJSON *doc;
     pg_json_scratch *mem;
-    int rc = pg_json_parse_scratch(&doc, &mem, text, len, file);
-    if (rc < 0)
-        return rc;
-    rc = read_into(out, doc, file);
-    pg_json_scratch_free(mem);
+    streamed st = {.file = file};
+    pg_json_stream how = {.key = "benchmarks", .outer = "runs", .each = take_bench, .ctx = &st};
+    int rc = text ? pg_json_parse_stream(&doc, &mem, text, len, file, &how)
+                  : pg_json_read_stream(&doc, &mem, file, &how);
+    if (rc == 0) {
+        rc = read_into(out, doc, file, &st);
+        pg_json_scratch_free(mem);
+    }
+    streamed_free(&st);
     return rc;
+}
+
+int pg_rundoc_parse(pg_rundoc_list *out, const char *text, size_t len, const char *file)
+{
+    return read_streamed(out, text, len, file);
 }
 
 int pg_rundoc_read_file(pg_rundoc_list *out, const char *path)
 {
-    char *text;
-    size_t len;
-    int rc = pg_file_read(&text, &len, path);
-    if (rc < 0)
-        return rc;
-    rc = pg_rundoc_parse(out, text, len, path);
-    free(text);
-    return rc;
+    return read_streamed(out, NULL, 0, path);
 }
 
 int pg_rundoc_read_run_json(pg_rundoc_list *out, const cJSON *run, const char *file, size_t index)

@@ -1,0 +1,173 @@
+/* Unit tests: util/json_scratch.h's streaming of a document's benchmarks,
+ * and harness/store/rundoc_read.c reading documents that way: the same
+ * runs, the same errors in the same order as a reader of the whole tree. */
+#include "../check.h"
+#include "harness/store/rundoc.h"
+#include "util/error.h"
+#include "util/json_scratch.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct seen {
+    char log[512];
+    int stop_at;                /* index whose element stops the parse (-1: none) */
+} seen;
+
+static int each(void *ctx, const cJSON *e, size_t record, const char *outer, size_t index)
+{
+    seen *s = ctx;
+    size_t n = strlen(s->log);
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
+    snprintf(s->log + n, sizeof s->log - n, "%s%s[%zu].%zu=%s", n ? " " : "", outer ? outer : "",
+             record == SIZE_MAX ? 99 : record, index,
+             cJSON_IsString(name) ? name->valuestring : cJSON_IsNumber(e) ? "number" : "?");
+    if ((int)index == s->stop_at)
+        return pg_error_set(PG_ENOMEM, "stopped at %zu", index);
+    return 0;
+}
+
+/* Which elements reach the callback, with their records, and what stays in the tree. */
+static void test_stream_elements(void)
+{
+    const char *run = "{\"benchmarks\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"x\": {\"benchmarks\": [{\"name\": \"no\"}]}}";
+    const char *store = "{\"runs\": [{\"benchmarks\": [{\"name\": \"a\"}]}, {\"benchmarks\": [{\"name\": \"b\"}, 7]}], "
+                        "\"benchmarks\": [{\"name\": \"top\"}]}";
+    const char *list = "[{\"benchmarks\": [{\"name\": \"a\"}]}, {\"nested\": [{\"benchmarks\": [{\"name\": \"no\"}]}]}]";
+    struct { const char *doc, *want; } cases[] = {
+        {run, "[99].0=a [99].1=b"},            /* the root's own; not one under another key */
+        {store, "runs[0].0=a runs[1].0=b runs[1].1=number [99].0=top"},
+        {list, "[0].0=a"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        seen s = {.stop_at = -1};
+        pg_json_stream st = {.key = "benchmarks", .outer = "runs", .each = each, .ctx = &s};
+        cJSON *doc;
+        pg_json_scratch *mem;
+        CHECK_EQ_INT(pg_json_parse_stream(&doc, &mem, cases[i].doc, strlen(cases[i].doc), "d.json", &st), 0);
+        CHECK_STR(s.log, cases[i].want);
+        /* The streamed arrays stay, empty; the rest of the tree is whole. */
+        if (i == 0) {
+            CHECK_EQ_INT((int)pg_json_array_len(cJSON_GetObjectItemCaseSensitive(doc, "benchmarks")), 0);
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(doc, "x");
+            CHECK_EQ_INT((int)pg_json_array_len(cJSON_GetObjectItemCaseSensitive(x, "benchmarks")), 1);
+        }
+        pg_json_scratch_free(mem);
+    }
+    /* The callback's error stops the parse, and is the parse's error. */
+    seen s = {.stop_at = 1};
+    pg_json_stream st = {.key = "benchmarks", .each = each, .ctx = &s};
+    cJSON *doc;
+    pg_json_scratch *mem;
+    CHECK_EQ_INT(pg_json_parse_stream(&doc, &mem, run, strlen(run), "d.json", &st), PG_ENOMEM);
+    CHECK_STR(pg_error_last(), "stopped at 1");
+    CHECK(doc == NULL && mem == NULL);
+}
+
+static char *big_run(size_t n, const char *tail)
+{
+    size_t cap = n * 200 + 400, len = 0;
+    char *t = malloc(cap);
+    len += (size_t)snprintf(t + len, cap - len, "{\"schema\": \"perfgate-run/1\",\n\"benchmarks\": [\n");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(t + len, cap - len, "%s{\"name\": \"b%zu\", \"status\": \"ok\", \"metrics\": "
+                                "{\"instructions\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [%zu, %zu]}}}\n",
+                                i ? "," : "", i, i, i + 1);
+    snprintf(t + len, cap - len, "],\n\"machine\": {\"id\": \"m1\"}, \"backend\": \"perf\"%s", tail);
+    return t;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    return ok ? 0 : -1;
+}
+
+/* A file read in pieces (64 KiB each) gives every benchmark, and an error
+ * past the first piece is placed exactly. */
+static void test_read_file_in_pieces(void)
+{
+    char path[] = "/tmp/pg-json-stream-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    char *ok = big_run(2000, "}\n");        /* about 250 KB */
+    CHECK(strlen(ok) > 200000);
+    CHECK_EQ_INT(write_file(path, ok), 0);
+    pg_rundoc_list l = {0};
+    CHECK_EQ_INT(pg_rundoc_read_file(&l, path), 0);
+    CHECK(l.n == 1 && l.v[0].nbench == 2000);
+    const pg_rundoc_bench *last = l.n ? &l.v[0].bench[1999] : NULL;
+    CHECK(last && !strcmp(last->name, "b1999") && last->nmetrics == 1 && last->metrics[0].n == 2 &&
+          last->metrics[0].samples[1] == 2000);
+    CHECK(l.n && !strcmp(l.v[0].machine.id, "m1"));
+    pg_rundoc_list_free(&l);
+
+    /* Line 2004 (2 lines, 2000 benchmarks, "],", the machine's line), where
+     * yajl stops: the place a parse of the whole text gives. */
+    char *bad = big_run(2000, ", x}\n");
+    CHECK_EQ_INT(write_file(path, bad), 0);
+    CHECK_EQ_INT(pg_rundoc_read_file(&l, path), PG_EINVAL);
+    char got[600];
+    snprintf(got, sizeof got, "%s", pg_error_last());
+    CHECK_EQ_INT(pg_rundoc_parse(&l, bad, strlen(bad), path), PG_EINVAL);
+    CHECK_STR(got, pg_error_last());
+    char want[600];
+    snprintf(want, sizeof want, "%s:2004:46: invalid JSON", path);
+    CHECK_STR(got, want);
+    CHECK_EQ_INT(l.n, 0);
+    unlink(path);
+    CHECK_EQ_INT(pg_rundoc_read_file(&l, path), PG_ENOTFOUND);
+    free(ok);
+    free(bad);
+}
+
+static void refused(const char *text, const char *want)
+{
+    pg_rundoc_list l = {0};
+    CHECK_EQ_INT(pg_rundoc_parse(&l, text, strlen(text), "r.json"), PG_EINVAL);
+    CHECK_CONTAINS(pg_error_last(), want);
+    CHECK_EQ_INT(l.n, 0);
+    pg_rundoc_list_free(&l);
+}
+
+#define BAD_BENCH "{\"name\": \"b\", \"status\": \"fine\", \"metrics\": {}}"
+
+/* The benchmarks are read as they stream in, before the run's own fields
+ * that follow them; errors still come in the order of a reading of the
+ * whole tree: the run's fields, then its benchmarks, then the next run. */
+static void test_error_order(void)
+{
+    refused("{\"schema\": \"perfgate-run/1\", \"benchmarks\": [" BAD_BENCH "], \"machine\": {\"id\": 5}, \"backend\": \"perf\"}",
+            "r.json: machine.id: expected a string, got 5");
+    refused("{\"schema\": \"perfgate-run/1\", \"benchmarks\": [" BAD_BENCH "], \"machine\": {\"id\": \"m\"}, \"backend\": \"perf\"}",
+            "r.json: benchmarks[0].status: expected \"ok\" or \"failed\"");
+    refused("[{\"schema\": \"perfgate-run/1\", \"machine\": {\"id\": \"m\"}, \"backend\": \"perf\", \"benchmarks\": [{\"name\": \"a\", "
+            "\"status\": \"ok\", \"metrics\": {}}, " BAD_BENCH "]}]",
+            "r.json: [0].benchmarks[1].status: expected \"ok\" or \"failed\"");
+    refused("{\"schema\": \"perfgate-store/1\", \"runs\": [{\"schema\": \"perfgate-run/1\", \"machine\": {\"id\": \"m\"}, "
+            "\"backend\": \"perf\", \"benchmarks\": [" BAD_BENCH "]}, {\"schema\": 3}]}",
+            "r.json: runs[0].benchmarks[0].status: expected");
+    /* Bad JSON anywhere wins over what its benchmarks held. */
+    refused("{\"schema\": \"perfgate-run/1\", \"benchmarks\": [" BAD_BENCH "], \"machine\": {\"id\": \"m\"}, \"backend\": \"perf\"",
+            "r.json:1:");
+    /* A store document's own "benchmarks" are not a run's: ignored, errors and all. */
+    const char *store = "{\"schema\": \"perfgate-store/1\", \"benchmarks\": [" BAD_BENCH "], \"runs\": []}";
+    pg_rundoc_list l = {0};
+    CHECK_EQ_INT(pg_rundoc_parse(&l, store, strlen(store), "r.json"), 0);
+    CHECK_EQ_INT(l.n, 0);
+}
+
+int main(void)
+{
+    test_stream_elements();
+    test_read_file_in_pieces();
+    test_error_order();
+    return pg_check_done();
+}
