@@ -169,9 +169,13 @@ static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const 
 static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b,
                          const pg_compare_opts *o, size_t min_samples)
 {
-    size_t cap = 0;
+    /* Sized for the usual case, both sides measured the same metrics: in a
+     * suite of 10^4 benchmarks, a doubling array's slack was 10 MB. */
+    size_t cap = a->nm;
     pg_metric_cmp *mc;
     int rc;
+    if (cap && !(bc->m = malloc(cap * sizeof *bc->m)))
+        return pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; i < a->nm; i++) {
         const pg_series *sa = &a->m[i];
         if (pg_series_duplicate_alias(a, sa))
@@ -199,6 +203,11 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
             return rc;
         one_sided(mc, sb, 0, b, o);
         snprintf(mc->note, sizeof mc->note, "not compared: not measured in the baseline");
+    }
+    if (bc->nm && bc->nm < cap) {
+        pg_metric_cmp *fit = realloc(bc->m, bc->nm * sizeof *fit);
+        if (fit)
+            bc->m = fit;
     }
     return 0;
 }
@@ -422,7 +431,7 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         out->verdict = out->nbench ? pg_verdict_combine(out->count) : PG_VERDICT_INCONCLUSIVE;
     out->fail_on_divergence = o->fail_on_divergence;
     if (rc == 0)
-        pg_divergence_find(out, o->divergence_factor > 0 ? o->divergence_factor : PG_DIVERGENCE_FACTOR);
+        rc = pg_divergence_find(out, o->divergence_factor > 0 ? o->divergence_factor : PG_DIVERGENCE_FACTOR);
     pg_strindex_free(&ia);
     pg_strindex_free(&ib);
     if (rc < 0)

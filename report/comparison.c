@@ -9,6 +9,7 @@ void pg_comparison_free(pg_comparison *c)
     for (size_t i = 0; c->bench && i < c->nbench; i++) {
         pg_bench_cmp *bc = &c->bench[i];
         free(bc->m);
+        free(bc->div);
         for (size_t k = 0; k < bc->nfuncs; k++)
             free(bc->funcs[k].name);
         free(bc->funcs);

@@ -69,7 +69,8 @@ typedef struct pg_bench_cmp {
     pg_func_row *funcs;             /* top self-cost changes, filled by pg_explain_funcs() (explain.h) */
     size_t nfuncs;
     char *funcs_unit;               /* "samples" or "instructions" (owned) */
-    pg_divergence div;              /* count against native time (divergence.h) */
+    pg_divergence *div;             /* count against native time (divergence.h), or NULL: they
+                                     * agree (owned: two metric copies a bench were 7 MB in 10^4) */
     /* Confirmation (report/confirm.h): its regression rested on noisy gating
      * metrics, so both revisions were measured again. */
     const struct pg_bench_cmp *round2;  /* the second round's comparison of it, or NULL (borrowed) */

@@ -1,8 +1,10 @@
 /* report/divergence.c — see divergence.h. */
 #include "report/divergence.h"
+#include "util/error.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A time metric measured natively: valgrind's own wall-time is the
@@ -50,13 +52,14 @@ static const pg_metric_cmp *native_time(const pg_bench_cmp *b)
     return NULL;
 }
 
-void pg_divergence_find(pg_comparison *c, double factor)
+int pg_divergence_find(pg_comparison *c, double factor)
 {
     c->ndiverged = 0;
     c->divergence_factor = factor;
     for (size_t i = 0; i < c->nbench; i++) {
         pg_bench_cmp *b = &c->bench[i];
-        memset(&b->div, 0, sizeof b->div);
+        free(b->div);
+        b->div = NULL;
         const pg_metric_cmp *time = native_time(b);
         if (!time)
             continue;
@@ -68,11 +71,12 @@ void pg_divergence_find(pg_comparison *c, double factor)
             pg_divergence_kind kind = pg_divergence_check(m, time, c->alpha, factor);
             if (kind == PG_DIVERGENCE_NONE)
                 continue;
-            b->div.kind = kind;
-            b->div.count = *m;
-            b->div.time = *time;
+            if (!(b->div = malloc(sizeof *b->div)))
+                return pg_error_set(PG_ENOMEM, "out of memory");
+            *b->div = (pg_divergence){.kind = kind, .count = *m, .time = *time};
             c->ndiverged++;
             break;
         }
     }
+    return 0;
 }

@@ -38,7 +38,8 @@ pg_divergence_kind pg_divergence_check(const pg_metric_cmp *count, const pg_metr
 /* "opposite directions", "changes more than 3x apart" */
 const char *pg_divergence_describe(char *buf, size_t len, pg_divergence_kind k, double factor);
 
-/* Fills every benchmark's `div` of `c` (after its verdicts) and c->ndiverged. */
-void pg_divergence_find(pg_comparison *c, double factor);
+/* Fills every benchmark's `div` of `c` (after its verdicts) and c->ndiverged.
+ * PG_ENOMEM. */
+int pg_divergence_find(pg_comparison *c, double factor);
 
 #endif

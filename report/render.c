@@ -40,12 +40,12 @@ void pg_render_divergence(char *buf, size_t len, const pg_comparison *c, const p
 {
     pg_metric_cells cc, tc;
     char kind[64];
-    pg_render_metric_cells(&cc, &b->div.count);
-    pg_render_metric_cells(&tc, &b->div.time);
-    snprintf(buf, len, "%s %s (%s) but %s %s (%s): %s (Mann-Whitney p=%.3g, BH-adjusted %.3g)", b->div.count.metric,
-             cc.pct, cc.delta, b->div.time.metric, tc.pct, tc.delta,
-             pg_divergence_describe(kind, sizeof kind, (pg_divergence_kind)b->div.kind, c->divergence_factor),
-             b->div.time.p, b->div.time.q);
+    pg_render_metric_cells(&cc, &b->div->count);
+    pg_render_metric_cells(&tc, &b->div->time);
+    snprintf(buf, len, "%s %s (%s) but %s %s (%s): %s (Mann-Whitney p=%.3g, BH-adjusted %.3g)", b->div->count.metric,
+             cc.pct, cc.delta, b->div->time.metric, tc.pct, tc.delta,
+             pg_divergence_describe(kind, sizeof kind, (pg_divergence_kind)b->div->kind, c->divergence_factor),
+             b->div->time.p, b->div->time.q);
 }
 
 void pg_render_side(char *buf, size_t len, const pg_side *s)

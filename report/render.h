@@ -65,7 +65,7 @@ void pg_render_counts(char *buf, size_t len, const pg_comparison *c);
 void pg_render_side(char *buf, size_t len, const pg_side *s);
 /* Whether a metric row belongs in a short table: gating, or regressed/improved. */
 int pg_render_notable(const pg_metric_cmp *m);
-/* A benchmark's divergence (b->div.kind != 0), as every format says it:
+/* A benchmark's divergence (b->div != NULL), as every format says it:
  * "instructions +20.20% (+7,697,294) but task-clock -2.81% (-400.000 us):
  * opposite directions (Mann-Whitney p=0.0079, BH-adjusted 0.024)". */
 void pg_render_divergence(char *buf, size_t len, const pg_comparison *c, const pg_bench_cmp *b);

@@ -269,14 +269,14 @@ static void coverage(jw *w, const pg_comparison *c)
 static void divergence(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
 {
     put(w, ",\n     \"divergence\": ");
-    if (!b->div.kind) {
+    if (!b->div) {
         put(w, "null");
         return;
     }
     put(w, "{");
-    kstr(w, "kind", b->div.kind == PG_DIVERGENCE_OPPOSITE ? "opposite" : "magnitude");
+    kstr(w, "kind", b->div->kind == PG_DIVERGENCE_OPPOSITE ? "opposite" : "magnitude");
     fnum(w, "factor", c->divergence_factor);
-    const pg_metric_cmp *m[2] = {&b->div.count, &b->div.time};
+    const pg_metric_cmp *m[2] = {&b->div->count, &b->div->time};
     static const char *const keys[2] = {"count", "time"};
     for (int i = 0; i < 2; i++) {
         put(w, ", \"");
@@ -291,8 +291,8 @@ static void divergence(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
         fnum(w, "delta_pct", m[i]->delta_pct);
         put(w, "}");
     }
-    fnum(w, "p", b->div.time.p);
-    fnum(w, "p_adjusted", b->div.time.q);
+    fnum(w, "p", b->div->time.p);
+    fnum(w, "p_adjusted", b->div->time.q);
     put(w, "}");
 }
 

@@ -35,7 +35,7 @@ static void describe(char *buf, size_t len, const pg_metric_cmp *m)
 /* The metric lines of a benchmark, as the body of its <failure> or <system-out>. */
 static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
 {
-    if (b->div.kind) {
+    if (b->div) {
         char d[512];
         pg_render_divergence(d, sizeof d, c, b);
         fputs("divergence: ", out);
@@ -91,7 +91,7 @@ static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
 /* A divergence fails its test case only with --fail-on-divergence. */
 static int diverge_fails(const pg_comparison *c, const pg_bench_cmp *b)
 {
-    return c->fail_on_divergence && b->div.kind && b->verdict != PG_VERDICT_REGRESSED;
+    return c->fail_on_divergence && b->div && b->verdict != PG_VERDICT_REGRESSED;
 }
 
 static void testcase(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)

@@ -297,7 +297,7 @@ static void body(FILE *out, const pg_comparison *c)
     }
     shown = 0;
     for (size_t i = 0; i < c->nbench && shown < PG_MD_MAX_CHANGED; i++) {
-        if (!c->bench[i].div.kind)
+        if (!c->bench[i].div)
             continue;
         char d[512];
         pg_render_divergence(d, sizeof d, c, &c->bench[i]);

@@ -271,7 +271,7 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
                     hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
         if (bc->note[0])
             fprintf(out, "%-*s  note: %s\n", w.name, "", t(t4, bc->note));
-        if (bc->div.kind) {
+        if (bc->div) {
             char d[512];
             pg_render_divergence(d, sizeof d, c, bc);
             fprintf(out, "%-*s  %sdivergence%s: %s\n", w.name, "", o->color ? YELLOW : "", o->color ? RESET : "",

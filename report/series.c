@@ -41,9 +41,17 @@ int pg_series_exact(const pg_series *s)
 
 int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origin, const char *what)
 {
+    if (n && !s->n)
+        s->origin = origin;
+    /* Room for all of them at once: a side of 10^4 series wastes nothing. */
+    if (s->n + n > s->cap) {
+        double *grown = realloc(s->v, (s->n + n) * sizeof *grown);
+        if (!grown)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        s->v = grown;
+        s->cap = s->n + n;
+    }
     int rc = 0;
-    if (n && !s->n && origin && !(s->origin = strdup(origin)))
-        return pg_error_set(PG_ENOMEM, "out of memory");
     /* A program whose count varies within one run (it reads the clock, a
      * counter file, a random seed) is not one number to begin with: only
      * runs that each repeat their own count are held to agree. */
@@ -78,12 +86,13 @@ void pg_side_free(pg_side *side)
         free(b->stacks_note);
         free(b->reused);
         for (size_t j = 0; j < b->nm; j++) {
-            free(b->m[j].metric);
-            free(b->m[j].unit);
-            free(b->m[j].backend);
-            free(b->m[j].source);
+            if (!side->pooled) {
+                free(b->m[j].metric);
+                free(b->m[j].unit);
+                free(b->m[j].backend);
+                free(b->m[j].source);
+            }
             free(b->m[j].v);
-            free(b->m[j].origin);
             free(b->m[j].disagreement);
         }
         free(b->m);
@@ -91,6 +100,8 @@ void pg_side_free(pg_side *side)
     free(side->b);
     side->b = NULL;
     side->nb = side->cap = 0;
+    pg_strpool_free(&side->pool);
+    side->pooled = 0;
 }
 
 const char *pg_verdict_name(pg_verdict v)

@@ -10,6 +10,7 @@
 #define PG_REPORT_SERIES_H
 
 #include "report/threshold.h"
+#include "util/strpool.h"
 
 #include <stddef.h>
 
@@ -23,7 +24,8 @@ typedef struct pg_series {
     int simulated;         /* measured on its backend's model of the machine, not on the machine */
     double *v;             /* raw samples, one per measured run */
     size_t n, cap;
-    char *origin;          /* where v[0] came from ("run <id> in <dir>"); NULL: not said */
+    const char *origin;    /* where v[0] came from ("run <id> in <dir>"); NULL: not said
+                              (borrowed: pg_series_add_run's caller keeps it, in the side's pool) */
     char *disagreement;    /* an exact metric (pg_series_exact) given two different values:
                               "262,450 (run A in DIR) and 262,460 (run B in DIR2)"; NULL: none */
 } pg_series;
@@ -52,6 +54,8 @@ typedef struct pg_side {
     int dirty;             /* a run measured a work tree with uncommitted changes */
     pg_bench_result *b;
     size_t nb, cap;
+    int pooled;            /* its series' metric, unit, backend and source are in `pool`, not their own */
+    pg_strpool pool;       /* strings its series share (and every series' origin) */
 } pg_side;
 
 /* Appends a sample to `s`. */
@@ -61,7 +65,8 @@ int pg_series_push(pg_series *s, double v);
  * program: an exact backend's counts (`exact`), and call counts. */
 int pg_series_exact(const pg_series *s);
 
-/* Appends the samples v[0..n) of one run, which came from `origin`, to `s`.
+/* Appends the samples v[0..n) of one run, which came from `origin` (kept
+ * as long as the series: the side's pool), to `s`.
  * An exact series whose runs each repeat one value, given another value by
  * this run (itself repeating one value), records the disagreement (both values, both origins) and says so on stderr, once,
  * naming `what` (the commit and benchmark; NULL: not said): two exact values of one program

@@ -63,52 +63,67 @@ int pg_file_read(char **out, size_t *len, const char *path)
     return rc;
 }
 
-static int write_atomic(const char *path, const void *data, size_t len, int durable)
+int pg_atomic_file_open(pg_atomic_file *af, const char *path)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+    af->f = NULL;
+    if (snprintf(af->path, sizeof af->path, "%s", path) >= (int)sizeof af->path ||
+        snprintf(af->tmp, sizeof af->tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof af->tmp)
         return pg_error_set(PG_EINVAL, "path too long: %s", path);
-    int fd = mkstemp(tmp);
+    int fd = mkstemp(af->tmp);
     if (fd < 0)
         return pg_error_errno(PG_EIO, "cannot write %s", path);
-    const char *p = data;
-    size_t left = len;
-    while (left) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int rc = pg_error_errno(PG_EIO, "cannot write %s", path);
-            close(fd);
-            unlink(tmp);
-            return rc;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if ((durable && fsync(fd) < 0) || fchmod(fd, 0644) < 0) {
+    if (!(af->f = fdopen(fd, "w"))) {
         int rc = pg_error_errno(PG_EIO, "cannot write %s", path);
         close(fd);
-        unlink(tmp);
+        unlink(af->tmp);
         return rc;
     }
-    close(fd);
-    if (rename(tmp, path) < 0) {
-        int rc = pg_error_errno(PG_EIO, "cannot write %s", path);
-        unlink(tmp);
+    return 0;
+}
+
+void pg_atomic_file_abort(pg_atomic_file *af)
+{
+    if (af->f)
+        fclose(af->f);
+    af->f = NULL;
+    unlink(af->tmp);
+}
+
+int pg_atomic_file_commit(pg_atomic_file *af, int durable)
+{
+    int bad = ferror(af->f) || fflush(af->f) != 0 || (durable && fsync(fileno(af->f)) < 0) ||
+              fchmod(fileno(af->f), 0644) < 0;
+    int saved = errno;
+    if (fclose(af->f) != 0 && !bad)
+        bad = 1, saved = errno;
+    af->f = NULL;
+    if (bad || rename(af->tmp, af->path) < 0) {
+        errno = bad ? saved : errno;
+        int rc = pg_error_errno(PG_EIO, "cannot write %s", af->path);
+        unlink(af->tmp);
         return rc;
     }
     if (!durable)
         return 0;
     /* The rename is durable only once the directory entry is. */
     char dir[4096];
-    pg_path_dirname(dir, sizeof dir, path);
+    pg_path_dirname(dir, sizeof dir, af->path);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         fsync(dfd);
         close(dfd);
     }
     return 0;
+}
+
+static int write_atomic(const char *path, const void *data, size_t len, int durable)
+{
+    pg_atomic_file af;
+    int rc = pg_atomic_file_open(&af, path);
+    if (rc < 0)
+        return rc;
+    fwrite(data, 1, len, af.f);     /* an error stays in the stream: commit sees it */
+    return pg_atomic_file_commit(&af, durable);
 }
 
 int pg_file_write_atomic(const char *path, const void *data, size_t len)

@@ -3,6 +3,7 @@
 #define PG_UTIL_FILEIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Reads all of `path` into a NUL-terminated malloc'd buffer. PG_ENOTFOUND when
@@ -23,6 +24,27 @@ int pg_file_write_atomic(const char *path, const void *data, size_t len);
  * is diagnostics, not results (a run's logs): the fsyncs were 4 to 8 ms of
  * every benchmark's measurement. */
 int pg_file_write_atomic_nosync(const char *path, const void *data, size_t len);
+
+/* A file written as a stream and published atomically: what a reader of
+ * `path` sees is its old content or all of the new, never a part, however
+ * long the writing takes (a report of 10^4 benchmarks, written as it is
+ * made rather than buffered whole). */
+typedef struct pg_atomic_file {
+    FILE *f;                /* write here, between open and commit/abort */
+    char tmp[4096];         /* the temporary file in path's directory */
+    char path[4096];
+} pg_atomic_file;
+
+/* Creates the temporary file beside `path` and opens af->f on it. */
+int pg_atomic_file_open(pg_atomic_file *af, const char *path);
+
+/* Closes af->f and renames the temporary file over the path: with
+ * `durable`, fsync of the file before and of the directory after. Any
+ * write error, earlier or now, is PG_EIO and leaves the old file. */
+int pg_atomic_file_commit(pg_atomic_file *af, int durable);
+
+/* Closes af->f and removes the temporary file (after an error). */
+void pg_atomic_file_abort(pg_atomic_file *af);
 
 /* The directory part of `path` into `out` ("a/b/c.json" -> "a/b", "c.json" ->
  * ".", "/c" -> "/"), as dirname(1) says it. */

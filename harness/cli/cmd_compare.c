@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -500,38 +501,10 @@ static int missing_error(const input *in, const char *root)
                         in->arg, in->commit, root, in->commit);
 }
 
-/* Renders the report with `r` into a malloc'd buffer. */
-static int render(char **text, size_t *len, const pg_comparison *c, const pg_renderer *r, const opts *o, int color)
+static int render_to(FILE *f, const pg_comparison *c, const pg_renderer *r, const opts *o, int color)
 {
-    FILE *f = open_memstream(text, len);
-    if (!f)
-        return pg_error_errno(PG_ENOMEM, "cannot buffer the report");
     pg_render_opts ro = {.color = color, .verbose = o->verbose};
-    int rc = r->render(f, c, &ro);
-    if (fclose(f) != 0 && rc == 0)
-        rc = pg_error_errno(PG_EIO, "cannot buffer the report");
-    if (rc < 0) {
-        free(*text);
-        *text = NULL;
-    }
-    return rc;
-}
-
-/* -o FILE: a regular file is replaced atomically (never half-written); a
- * device or pipe that exists (/dev/stdout, a FIFO) is written as it is —
- * renaming over /dev/null would replace the device. */
-static int write_output(const char *path, const char *text, size_t len)
-{
-    struct stat st;
-    if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
-        return pg_file_write_atomic(path, text, len);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return pg_error_errno(PG_EIO, "cannot write %s", path);
-    int bad = fwrite(text, 1, len, f) != len;
-    if (fclose(f) != 0 || bad)
-        return pg_error_errno(PG_EIO, "cannot write %s", path);
-    return 0;
+    return r->render(f, c, &ro);
 }
 
 static int append_step_summary(const pg_comparison *c, const opts *o)
@@ -539,19 +512,14 @@ static int append_step_summary(const pg_comparison *c, const opts *o)
     const char *path = getenv("GITHUB_STEP_SUMMARY");
     if (!path || !*path)
         return 0;
-    char *text;
-    size_t len;
-    int rc = render(&text, &len, c, pg_renderer_find("markdown"), o, 0);
-    if (rc < 0)
-        return rc;
     FILE *f = fopen(path, "a");
-    int ok = f && fwrite(text, 1, len, f) == len;
+    int rc = f ? render_to(f, c, pg_renderer_find("markdown"), o, 0) : 0;
+    int ok = f && !ferror(f);
     /* fclose once, whatever the write gave: a second fclose is undefined */
     if (f && fclose(f) != 0)
         ok = 0;
-    if (!ok)
+    if (rc == 0 && !ok)
         rc = pg_error_errno(PG_EIO, "cannot append to GITHUB_STEP_SUMMARY file %s", path);
-    free(text);
     return rc;
 }
 
@@ -666,6 +634,10 @@ static int collect_side(void *arg)
         pg_notes_stacks_fill(&in->runs, k->ctx->store, k->ctx->repo, in->commit);
     pg_rundoc_list one = {.v = (pg_rundoc *)in->only, .n = 1};     /* borrowed */
     int rc = pg_results_collect(side, in->only ? &one : &in->runs, ids[i], *backend ? backend : NULL, in->stacks_base);
+    /* The side holds all that is compared from here on: the documents'
+     * runs (most of a large compare's memory) go now, not at exit. */
+    in->only = NULL;
+    pg_rundoc_list_free(&in->runs);
     return rc < 0 ? pg_error_wrap(rc, "%s", in->arg) : rc;
 }
 
@@ -699,20 +671,37 @@ static int coverage(pg_coverage *cv, pg_comparison *c, const cmp *k)
     return rc;
 }
 
-/* The report in its format, colored on a terminal unless NO_COLOR, to -o or stdout. */
+/* The report in its format, colored on a terminal unless NO_COLOR, to -o or
+ * stdout, written as it is rendered: a report of 10^4 benchmarks is larger
+ * than both documents, and buffering it whole was a third of compare's
+ * memory. A regular file named by -o is replaced atomically (never seen
+ * half-written); a device or pipe that exists (/dev/stdout, a FIFO) is
+ * written as it is, since renaming over /dev/null would replace the device. */
 static int publish(const pg_comparison *c, const opts *o)
 {
     const char *nc = getenv("NO_COLOR");
     const pg_renderer *r = &pg_renderers[o->format];
     int color = !o->output && r->colors && isatty(1) && !(nc && *nc);
-    char *text = NULL;
-    size_t len = 0;
-    int rc = render(&text, &len, c, r, o, color);
-    if (rc == 0 && o->output)
-        rc = write_output(o->output, text, len);
-    else if (rc == 0 && (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0))
-        rc = pg_error_errno(PG_EIO, "cannot write the report to stdout");
-    free(text);
+    struct stat st;
+    if (o->output && (stat(o->output, &st) < 0 || S_ISREG(st.st_mode))) {
+        pg_atomic_file af;
+        int rc = pg_atomic_file_open(&af, o->output);
+        if (rc == 0 && (rc = render_to(af.f, c, r, o, color)) < 0)
+            pg_atomic_file_abort(&af);
+        else if (rc == 0)
+            rc = pg_atomic_file_commit(&af, 1);
+        return rc;
+    }
+    FILE *f = o->output ? fopen(o->output, "w") : stdout;
+    const char *name = o->output ? o->output : "the report to stdout";
+    if (!f)
+        return pg_error_errno(PG_EIO, "cannot write %s", name);
+    int rc = render_to(f, c, r, o, color);
+    int bad = ferror(f) || fflush(f) != 0;
+    if (o->output && fclose(f) != 0)
+        bad = 1;
+    if (rc == 0 && bad)
+        rc = pg_error_errno(PG_EIO, "cannot write %s", name);
     return rc;
 }
 
@@ -729,6 +718,9 @@ static int compare(const cmp *k)
                        (rc = measured_now(in[1], idb, backend, 0, ctx->store)) < 0))
         return pg_exit_status(rc);
     rc = both_sides(collect_side, k, side);
+    /* What the documents held, freed on two threads' arenas, back to the
+     * system: the comparison's memory would be new pages beside it. */
+    malloc_trim(0);
     pg_comparison c;
     pg_floors floors = {0};
     pg_round2 r2 = {0};

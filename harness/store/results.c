@@ -40,8 +40,8 @@ static pg_bench_result *bench_get(collector *c, const char *name)
 
 /* A wall-time measured under valgrind is not one measured natively: metrics
  * are keyed by what measured them as well as their name (measured_by()). */
-static pg_series *metric_get(pg_bench_result *b, const char *name, const char *unit, const char *backend,
-                             const char *source, const pg_rundoc *run)
+static pg_series *metric_get(pg_side *side, pg_bench_result *b, const char *name, const char *unit,
+                             const char *backend, const char *source, const pg_rundoc *run)
 {
     for (size_t i = 0; i < b->nm; i++)
         if (!strcmp(b->m[i].metric, name) && !strcmp(b->m[i].backend, backend))
@@ -52,22 +52,18 @@ static pg_series *metric_get(pg_bench_result *b, const char *name, const char *u
     b->m = nm;
     pg_series *m = &b->m[b->nm];
     memset(m, 0, sizeof *m);
-    m->metric = strdup(name);
-    m->unit = strdup(unit);
-    m->backend = strdup(backend);
-    m->source = strdup(source);
+    pg_strpool *pool = &side->pool;     /* side->pooled: the side's strings are its pool's */
+    m->metric = (char *)pg_strpool_intern(pool, name);
+    m->unit = (char *)pg_strpool_intern(pool, unit);
+    m->backend = (char *)pg_strpool_intern(pool, backend);
+    m->source = (char *)pg_strpool_intern(pool, source);
     /* What its backend says of it (the run's "backends"): report/ asks these, never a name. */
     pg_rundoc_props p;
     int known = pg_rundoc_backend_props(&p, run, source);
     m->exact = known && p.exact && !strcmp(unit, "count");
     m->simulated = known && p.simulated;
-    if (!m->metric || !m->unit || !m->backend || !m->source) {
-        free(m->metric);
-        free(m->unit);
-        free(m->backend);
-        free(m->source);
+    if (!m->metric || !m->unit || !m->backend || !m->source)
         return NULL;
-    }
     b->nm++;
     return m;
 }
@@ -94,13 +90,17 @@ static const char *measured_by(const char *source, const pg_rundoc *run)
     return run->backend;
 }
 
-static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const pg_rundoc *run, const char *stacks_base)
+static int collect_bench(pg_side *side, pg_bench_result *b, const pg_rundoc_bench *rb, const pg_rundoc *run,
+                         const char *stacks_base)
 {
-    char origin[600], what[400], name[300];
+    char buf[600], what[400], name[300];
     /* Where the samples came from, should an exact metric disagree: the run
      * and the directory it ran in (a work tree, a temporary checkout). */
-    snprintf(origin, sizeof origin, "run %.100s%s%.400s", run->id ? run->id : "without id", rb->cwd ? " in " : "",
+    snprintf(buf, sizeof buf, "run %.100s%s%.400s", run->id ? run->id : "without id", rb->cwd ? " in " : "",
              rb->cwd ? rb->cwd : "");
+    const char *origin = pg_strpool_intern(&side->pool, buf);  /* one a run and directory */
+    if (!origin)
+        return PG_ENOMEM;
     snprintf(what, sizeof what, "%.12s %s", run->commit ? run->commit : "",
              pg_text_escape_buf(name, sizeof name, rb->name, PG_TEXT_TERM));
     b->failed = rb->failed;
@@ -127,7 +127,7 @@ static int collect_bench(pg_bench_result *b, const pg_rundoc_bench *rb, const pg
     }
     for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {
         const pg_rundoc_metric *rm = &rb->metrics[i];
-        pg_series *m = metric_get(b, rm->name, rm->unit, measured_by(rm->source, run), rm->source, run);
+        pg_series *m = metric_get(side, b, rm->name, rm->unit, measured_by(rm->source, run), rm->source, run);
         if (!m)
             return pg_error_set(PG_ENOMEM, "out of memory");
         /* "Ir" beside "instructions" is the same number: said once. */
@@ -155,7 +155,7 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
         pg_bench_result *b = bench_get(c, run->bench[i].name);
         if (!b)
             return pg_error_set(PG_ENOMEM, "out of memory");
-        rc = collect_bench(b, &run->bench[i], run, stacks_base);
+        rc = collect_bench(side, b, &run->bench[i], run, stacks_base);
     }
     return rc;
 }
@@ -218,6 +218,9 @@ int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *ma
                        const char *stacks_base)
 {
     collector c = {.side = side};
+    if (side->nb && !side->pooled)
+        return pg_error_set(PG_EINVAL, "internal error: collecting into a side built by hand");
+    side->pooled = 1;
     int rc = check_shards(runs, machine_id, backend);
     if (rc < 0)
         return rc;

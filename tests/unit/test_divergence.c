@@ -54,7 +54,7 @@ static outcome compare(double ia, const double *ta, double ib, const double *tb,
     pg_comparison c;
     outcome r = {0};
     CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
-    r.kind = (pg_divergence_kind)c.bench[0].div.kind;
+    r.kind = c.bench[0].div ? (pg_divergence_kind)c.bench[0].div->kind : PG_DIVERGENCE_NONE;
     r.fails = pg_comparison_fails(&c);
     r.verdict = c.verdict;
     CHECK_EQ_INT(c.ndiverged, r.kind != PG_DIVERGENCE_NONE);
