@@ -395,13 +395,14 @@ static int parser_init(parser *p, pg_json_scratch **scratch, const char *name, c
     return 0;
 }
 
+/* The line and column after text[0..n): memchr finds the newlines (this
+ * runs over every byte of a document, errors or not). */
 static void advance(parser *p, const char *text, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (text[i] == '\n')
-            p->line++, p->col = 1;
-        else
-            p->col++;
+    const char *end = text + n, *nl, *last = NULL;
+    for (const char *s = text; s < end && (nl = memchr(s, '\n', (size_t)(end - s))); s = nl + 1)
+        p->line++, last = nl;
+    p->col = last ? (int)(end - last) : p->col + (int)n;
 }
 
 /* The parse's error, if it stopped: the callback's, out of memory, or bad

@@ -510,7 +510,7 @@ static int try_reuse(one_bench *ob, const pg_run_opts *o, const pg_meter *meter)
             continue;   /* times, and what the native runs measure, are measured anew */
         rc = pg_rundoc_metric_get(&dst, &ob->bd, m->name, m->unit, m->source);
         for (size_t k = 0; k < m->n && rc == 0; k++)
-            rc = pg_rundoc_metric_push(dst, m->samples[k], m->running ? m->running[k] : 1.0);
+            rc = pg_rundoc_metric_push(dst, m->samples[k], pg_rundoc_metric_running(m, k));
     }
     ob->bd.runs = b->runs;
     return rc < 0 ? rc : 1;

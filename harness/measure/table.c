@@ -20,8 +20,8 @@ static void print_metric(FILE *out, const pg_rundoc_metric *m)
     double minrun = 1.0;
     for (size_t i = 0; i < n; i++) {
         v[i] = m->samples[i];
-        if (m->running[i] < minrun)
-            minrun = m->running[i];
+        if (pg_rundoc_metric_running(m, i) < minrun)
+            minrun = pg_rundoc_metric_running(m, i);
     }
     double med = pg_stats_median(v, n);
     double lo = v[0], hi = v[0];

@@ -75,12 +75,21 @@ void pg_rundoc_bench_free(pg_rundoc_bench *b)
     memset(b, 0, sizeof *b);
 }
 
+/* `s`, cut to fit, into dst[len]: without snprintf, since gathering a
+ * side asks this for each of its 10^4 series. */
+static void copy_cut(char *dst, size_t len, const char *s)
+{
+    size_t n = strnlen(s, len - 1);
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+}
+
 static void props_from(pg_rundoc_props *out, const pg_backend_props *p)
 {
-    snprintf(out->name, sizeof out->name, "%s", p->name);
+    copy_cut(out->name, sizeof out->name, p->name);
     out->exact = p->exact;
     out->simulated = p->simulated;
-    snprintf(out->stacks_unit, sizeof out->stacks_unit, "%s", p->stacks_unit);
+    copy_cut(out->stacks_unit, sizeof out->stacks_unit, p->stacks_unit);
 }
 
 int pg_rundoc_add_backend(pg_rundoc *run, const char *name)
@@ -193,39 +202,48 @@ int pg_rundoc_metric_get(pg_rundoc_metric **out, pg_rundoc_bench *b, const char 
     return 0;
 }
 
-int pg_rundoc_metric_reserve(pg_rundoc_metric *m, size_t n)
+/* Grows both arrays to `cap`; `running` only once it exists. */
+static int metric_grow(pg_rundoc_metric *m, size_t cap)
 {
-    if (m->cap >= m->n + n)
-        return 0;
-    size_t cap = m->n + n;
     double *s = realloc(m->samples, cap * sizeof *s);
-    if (s)
-        m->samples = s;
-    double *r = s ? realloc(m->running, cap * sizeof *r) : NULL;
-    if (!r)
+    if (!s)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    m->running = r;
-    m->cap = cap;
-    return 0;
-}
-
-int pg_rundoc_metric_push(pg_rundoc_metric *m, double value, double running)
-{
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 8;
-        double *s = realloc(m->samples, cap * sizeof *s);
-        if (!s)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        m->samples = s;
+    m->samples = s;
+    if (m->running) {
         double *r = realloc(m->running, cap * sizeof *r);
         if (!r)
             return pg_error_set(PG_ENOMEM, "out of memory");
         m->running = r;
-        m->cap = cap;
+    }
+    m->cap = cap;
+    return 0;
+}
+
+int pg_rundoc_metric_reserve(pg_rundoc_metric *m, size_t n)
+{
+    return m->cap >= m->n + n ? 0 : metric_grow(m, m->n + n);
+}
+
+int pg_rundoc_metric_push(pg_rundoc_metric *m, double value, double running)
+{
+    if (m->n == m->cap && metric_grow(m, m->cap ? 2 * m->cap : 8) < 0)
+        return PG_ENOMEM;
+    if (running != 1.0 && !m->running) {    /* the first sample scaled: the rest were whole */
+        if (!(m->running = malloc(m->cap * sizeof *m->running)))
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        for (size_t i = 0; i < m->n; i++)
+            m->running[i] = 1.0;
     }
     m->samples[m->n] = value;
-    m->running[m->n++] = running;
+    if (m->running)
+        m->running[m->n] = running;
+    m->n++;
     return 0;
+}
+
+double pg_rundoc_metric_running(const pg_rundoc_metric *m, size_t i)
+{
+    return m->running ? m->running[i] : 1.0;
 }
 
 int pg_rundoc_merge_bench(pg_rundoc *into, pg_rundoc_bench *from)
@@ -247,7 +265,7 @@ int pg_rundoc_merge_bench(pg_rundoc *into, pg_rundoc_bench *from)
         pg_rundoc_metric *m;
         rc = pg_rundoc_metric_get(&m, ib, fm->name, fm->unit, fm->source);
         for (size_t k = 0; k < fm->n && rc == 0; k++)
-            rc = pg_rundoc_metric_push(m, fm->samples[k], fm->running[k]);
+            rc = pg_rundoc_metric_push(m, fm->samples[k], pg_rundoc_metric_running(fm, k));
     }
     if (rc == 0 && from->failed) {
         ib->failed = 1;

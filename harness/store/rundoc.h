@@ -32,7 +32,8 @@ typedef struct pg_rundoc_metric {
     char *unit;             /* "count", "ns", "bytes" */
     char *source;           /* key "backend": what produced it, "perf", "valgrind" or "os" */
     double *samples;        /* one per measured run, finite */
-    double *running;        /* same length: fraction of the run the counter was on the PMU */
+    double *running;        /* same length: fraction of the run the counter was on the PMU;
+                               NULL while every one is 1 (pg_rundoc_metric_running reads it) */
     size_t n, cap;
 } pg_rundoc_metric;
 
@@ -142,6 +143,9 @@ pg_rundoc_bench *pg_rundoc_find_bench(pg_rundoc *r, const char *name);
 
 /* Room for n more samples, exactly (a document says how many it holds). */
 int pg_rundoc_metric_reserve(pg_rundoc_metric *m, size_t n);
+
+/* The fraction of sample i's run its counter was on the PMU (1: all of it). */
+double pg_rundoc_metric_running(const pg_rundoc_metric *m, size_t i);
 
 /* The metric `name` of `b`, added (with `unit` and `source`) when missing. */
 int pg_rundoc_metric_get(pg_rundoc_metric **out, pg_rundoc_bench *b, const char *name, const char *unit,

@@ -102,7 +102,7 @@ static void put_metrics(writer *w, cJSON *b, const pg_rundoc_bench *bench)
         cJSON *r = put(w, o, "running", cJSON_CreateArray());
         for (size_t k = 0; s && r && k < m->n; k++) {
             put_num(w, s, NULL, m->samples[k]);
-            put_num(w, r, NULL, m->running[k]);
+            put_num(w, r, NULL, pg_rundoc_metric_running(m, k));
         }
     }
 }

@@ -302,8 +302,8 @@ static void test_reader_refuses(void)
     const pg_rundoc_metric *m = l.n == 1 && l.v[0].nbench == 1 && l.v[0].bench[0].nmetrics == 2 ? l.v[0].bench[0].metrics : NULL;
     CHECK(m && m[0].n == 9 && m[1].n == 1);
     for (size_t i = 0; m && i < 9; i++)
-        CHECK(m[0].samples[i] == want[i] && m[0].running[i] == 1.0);
-    CHECK(m && m[1].samples[0] == 3 && m[1].running[0] == 0.25);
+        CHECK(m[0].samples[i] == want[i] && pg_rundoc_metric_running(&m[0], i) == 1.0 && !m[0].running);
+    CHECK(m && m[1].samples[0] == 3 && pg_rundoc_metric_running(&m[1], 0) == 0.25);
     pg_rundoc_list_free(&l);
     const char *minor = "{\"schema\": \"perfgate-run/1.3\", \"new_key\": {\"x\": [1]}, \"machine\": {\"id\": \"m\"}, \"backend\": \"perf\", \"benchmarks\": []}";
     CHECK_EQ_INT(pg_rundoc_parse(&l, minor, strlen(minor), "r.json"), 0);
@@ -335,7 +335,8 @@ static void test_merge(void)
     CHECK_EQ_INT(into.nbench, 2);
     CHECK_EQ_INT(into.bench[0].runs, 2);
     CHECK_EQ_INT(into.bench[0].metrics[0].n, 2);
-    CHECK_NEAR(into.bench[0].metrics[0].running[1], 0.5, 0);
+    CHECK_NEAR(pg_rundoc_metric_running(&into.bench[0].metrics[0], 1), 0.5, 0);
+    CHECK_NEAR(pg_rundoc_metric_running(&into.bench[0].metrics[0], 0), 1.0, 0);
     CHECK_EQ_INT(into.bench[0].failed, 1);
     CHECK_STR(into.bench[0].failure.reason, "timeout");
     CHECK_STR(into.bench[1].name, "new");
