@@ -7,6 +7,7 @@
  */
 #include "harness/store/rundoc.h"
 #include "harness/store/rundoc_json.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/json_scratch.h"
@@ -28,17 +29,24 @@
  * them, said only once the run's own fields are read, so that errors come
  * in the order a reader of the whole tree would find them. */
 typedef struct shell {
-    pg_rundoc run;          /* its benchmarks only */
+    size_t record;          /* the run's index in its array (SIZE_MAX: the root) */
+    pg_rundoc_bench *bench;
+    size_t nbench, capbench;
     pg_strindex names;
     int rc;
     char *err;
 } shell;
 
+/* Shells exist only for runs that have benchmarks, in document order: a
+ * document of a million empty runs costs no shell each. Past a run whose
+ * benchmarks hold an error, later runs' are not read: the reading of the
+ * runs stops at that run, or before. */
 typedef struct streamed {
     const char *file;
     shell root;             /* the root object's own "benchmarks" */
-    shell *rec;             /* by index: "runs"[i], or the root array's [i] */
-    size_t n;
+    shell *rec;             /* "runs"[i] or the root array's [i] that have benchmarks, i ascending */
+    size_t n, cap;
+    int failed;             /* one of rec holds an error: the rest are not read */
 } streamed;
 
 typedef struct reader {
@@ -724,11 +732,11 @@ static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
         if (rc == 0 && sh && sh->rc < 0) {
             rc = pg_error_set(sh->rc, "%s", sh->err);
         } else if (rc == 0 && sh) {
-            run->bench = sh->run.bench;
-            run->nbench = sh->run.nbench;
-            run->capbench = sh->run.capbench;
-            sh->run.bench = NULL;
-            sh->run.nbench = sh->run.capbench = 0;
+            run->bench = sh->bench;
+            run->nbench = sh->nbench;
+            run->capbench = sh->capbench;
+            sh->bench = NULL;
+            sh->nbench = sh->capbench = 0;
         }
     }
     pg_strindex names = {0};
@@ -756,9 +764,12 @@ static int read_runs(pg_rundoc_list *out, reader *r, const cJSON *arr)
     int rc = packed_refused(r, arr, "a run document (an object)");
     if (rc < 0)
         return rc;
+    size_t k = 0;           /* the next shell, in document order as the runs */
     cJSON_ArrayForEach(jr, arr) {
+        while (r->st && k < r->st->n && r->st->rec[k].record < i)
+            k++;
         if (r->st)
-            r->sh = i < r->st->n ? &r->st->rec[i] : NULL;
+            r->sh = k < r->st->n && r->st->rec[k].record == i ? &r->st->rec[k] : NULL;
         size_t old = push_index(r, i++);
         rc = read_run(out, r, jr);
         pop(r, old);
@@ -806,23 +817,33 @@ static int read_doc(pg_rundoc_list *out, reader *r, const cJSON *doc)
     return read_run(out, r, doc);
 }
 
+/* The shell of run `record`, made on its first benchmark; NULL: not to be
+ * read (an earlier run's benchmarks failed), or out of memory (*oom). */
+static shell *shell_of(streamed *st, size_t record, int *oom)
+{
+    if (record == SIZE_MAX)
+        return &st->root;
+    if (st->n && st->rec[st->n - 1].record == record)
+        return &st->rec[st->n - 1];
+    if (st->failed)
+        return NULL;
+    if (pg_array_grow(&st->rec, &st->cap, st->n, sizeof *st->rec, 4) < 0)
+        return *oom = 1, NULL;
+    shell *sh = &st->rec[st->n++];
+    memset(sh, 0, sizeof *sh);
+    sh->record = record;
+    return sh;
+}
+
 /* One streamed benchmark into its run's shell (pg_json_stream's `each`). */
 static int take_bench(void *ctx, const cJSON *jb, size_t record, const char *outer, size_t index)
 {
     streamed *st = ctx;
-    shell *sh = &st->root;
-    if (record != SIZE_MAX) {
-        if (record >= st->n) {
-            shell *v = realloc(st->rec, (record + 1) * sizeof *v);
-            if (!v)
-                return oom();
-            memset(v + st->n, 0, (record + 1 - st->n) * sizeof *v);
-            st->rec = v;
-            st->n = record + 1;
-        }
-        sh = &st->rec[record];
-    }
-    if (sh->rc < 0)
+    int no_memory = 0;
+    shell *sh = shell_of(st, record, &no_memory);
+    if (no_memory)
+        return oom();
+    if (!sh || sh->rc < 0)
         return 0;           /* its first error is the one said */
     reader r = {.file = st->file, .names = &sh->names};
     if (record != SIZE_MAX && outer)
@@ -831,22 +852,29 @@ static int take_bench(void *ctx, const cJSON *jb, size_t record, const char *out
         push_index(&r, record);
     push_key(&r, "benchmarks");
     push_index(&r, index);
+    pg_rundoc run = {.bench = sh->bench, .nbench = sh->nbench, .capbench = sh->capbench};
     int rc = pg_json_check_strict_at(jb, st->file, r.path);
     if (rc == 0)
-        rc = read_bench(&sh->run, &r, jb);
+        rc = read_bench(&run, &r, jb);
+    sh->bench = run.bench;
+    sh->nbench = run.nbench;
+    sh->capbench = run.capbench;
     if (rc == PG_ENOMEM)
         return rc;
     if (rc < 0 && !(sh->err = strdup(pg_error_last())))
         return oom();
-    if (rc < 0)
+    if (rc < 0) {
         sh->rc = rc;
+        st->failed |= record != SIZE_MAX;
+    }
     pg_error_clear();
     return 0;
 }
 
 static void shell_free(shell *sh)
 {
-    pg_rundoc_free(&sh->run);
+    pg_rundoc run = {.bench = sh->bench, .nbench = sh->nbench, .capbench = sh->capbench};
+    pg_rundoc_free(&run);
     pg_strindex_free(&sh->names);
     free(sh->err);
 }
