@@ -461,11 +461,6 @@ int pg_json_parse_stream(cJSON **out, pg_json_scratch **scratch, const char *tex
     return parser_finish(&p, out, scratch);
 }
 
-int pg_json_parse_scratch(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name)
-{
-    return pg_json_parse_stream(out, scratch, text, len, name, NULL);
-}
-
 int pg_json_read_stream(cJSON **out, pg_json_scratch **scratch, const char *path, const pg_json_stream *st)
 {
     *out = NULL;

@@ -16,15 +16,6 @@
 
 typedef struct pg_json_scratch pg_json_scratch;
 
-/* Parses text[0..len) into *out, allocated in *scratch and released whole by
- * pg_json_scratch_free (never cJSON_Delete it). Strict JSON (RFC 8259): no
- * trailing text, nesting at most 1000 deep (as cJSON). Strings are not
- * checked for UTF-8 here (pg_json_check_strict says where one is bad); a
- * string's "\u0000" ends it, as in cJSON. Bad JSON: PG_EINVAL, and the
- * message "NAME:LINE:COL: invalid JSON". Threads may parse at once. */
-int pg_json_parse_scratch(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name);
-void pg_json_scratch_free(pg_json_scratch *scratch);
-
 /* A document of many records, read one element at a time: each element of
  * the array under `key` ("benchmarks") of a record is handed to `each` once
  * complete, then dropped, so memory holds one element, not the array. A
@@ -41,7 +32,13 @@ typedef struct pg_json_stream {
     void *ctx;
 } pg_json_stream;
 
-/* pg_json_parse_scratch, streaming (st NULL: none). */
+/* Parses text[0..len) into *out, allocated in *scratch and released whole by
+ * pg_json_scratch_free (never cJSON_Delete it). Strict JSON (RFC 8259): no
+ * trailing text, nesting at most 1000 deep (as cJSON). Strings are not
+ * checked for UTF-8 here (pg_json_check_strict says where one is bad); a
+ * string's "\u0000" ends it, as in cJSON. Bad JSON: PG_EINVAL, and the
+ * message "NAME:LINE:COL: invalid JSON". Threads may parse at once.
+ * With `st`, its elements are streamed (above); NULL: the whole tree. */
 int pg_json_parse_stream(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name,
                          const pg_json_stream *st);
 
@@ -49,6 +46,9 @@ int pg_json_parse_stream(cJSON **out, pg_json_scratch **scratch, const char *tex
  * memory. PG_ENOTFOUND when it does not exist, PG_EIO when unreadable;
  * messages name the path. */
 int pg_json_read_stream(cJSON **out, pg_json_scratch **scratch, const char *path, const pg_json_stream *st);
+
+/* Releases a parse's tree and all its memory. */
+void pg_json_scratch_free(pg_json_scratch *scratch);
 
 /* When `a` is a packed array (a scratch document's non-empty array of
  * numbers only): 1, its values in *v and their count in *n. Else 0. */
