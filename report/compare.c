@@ -66,7 +66,7 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
     mc->p = mc->q = NAN;
     if (sa->n == 0 || sb->n == 0) {
         mc->verdict = PG_VERDICT_INCONCLUSIVE;
-        snprintf(mc->note, sizeof mc->note, "no samples in the %s", sa->n == 0 ? "baseline" : "candidate");
+        pg_note_set(&mc->note, PG_NOTE_METRIC, "no samples in the %s", sa->n == 0 ? "baseline" : "candidate");
         return;
     }
     /* An exact count that gave two values on one side: which one is the
@@ -82,7 +82,7 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
         char x[48], y[48];
         pg_format_thousands(x, sizeof x, d->v[0]);
         pg_format_thousands(y, sizeof y, k < d->n ? d->v[k] : d->v[0]);
-        snprintf(mc->note, sizeof mc->note, "two different exact values in the %s: %s and %s",
+        pg_note_set(&mc->note, PG_NOTE_METRIC, "two different exact values in the %s: %s and %s",
                  d == sa ? "baseline" : "candidate", x, y);
         if (sa->disagreement)
             mc->base = NAN;             /* no median of two programs' counts */
@@ -106,7 +106,7 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
         mc->verdict = mc->delta_abs > 0 ? PG_VERDICT_REGRESSED : PG_VERDICT_IMPROVED;
     } else if (!enough) {
         mc->verdict = PG_VERDICT_INCONCLUSIVE;
-        snprintf(mc->note, sizeof mc->note, "noisy metric: %zu and %zu samples, %zu per side needed to test significance",
+        pg_note_set(&mc->note, PG_NOTE_METRIC, "noisy metric: %zu and %zu samples, %zu per side needed to test significance",
                  sa->n, sb->n, min_samples);
     } else {
         mc->verdict = PG_VERDICT_INCONCLUSIVE;  /* decided once every p-value is known */
@@ -190,10 +190,10 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
         const pg_series *other = pg_bench_find_series(b, sa->metric, NULL);
         one_sided(mc, sa, 1, b, o);
         if (other)
-            snprintf(mc->note, sizeof mc->note, "not compared: measured by %s in the baseline, by %s in the candidate",
+            pg_note_set(&mc->note, PG_NOTE_METRIC, "not compared: measured by %s in the baseline, by %s in the candidate",
                      sa->backend, other->backend);
         else
-            snprintf(mc->note, sizeof mc->note, "not compared: not measured in the candidate");
+            pg_note_set(&mc->note, PG_NOTE_METRIC, "not compared: not measured in the candidate");
     }
     for (size_t i = 0; i < b->nm; i++) {
         const pg_series *sb = &b->m[i];
@@ -202,7 +202,7 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
         one_sided(mc, sb, 0, b, o);
-        snprintf(mc->note, sizeof mc->note, "not compared: not measured in the baseline");
+        pg_note_set(&mc->note, PG_NOTE_METRIC, "not compared: not measured in the baseline");
     }
     if (bc->nm && bc->nm < cap) {
         pg_metric_cmp *fit = realloc(bc->m, bc->nm * sizeof *fit);
@@ -242,27 +242,24 @@ static void bench_verdict(pg_bench_cmp *bc, pg_missing *ms, size_t *ngated, cons
         if (!m->not_compared && m->na && m->nb)
             ++*ngated;
         else if (!a->failed && !b->failed)  /* a failure says why by itself, below */
-            reason_add(ms, "%s %s", m->metric, m->note[0] ? m->note : "not compared");
+            reason_add(ms, "%s %s", m->metric, m->note ? m->note : "not compared");
     }
     for (size_t i = 0; i < g->n; i++) {
         if (!pg_bench_find_series(a, g->v[i], NULL) && !pg_bench_find_series(b, g->v[i], NULL)) {
             count[PG_VERDICT_INCONCLUSIVE]++;
-            int len = (int)strlen(bc->note);
-            snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sgating metric %s was measured on neither side",
-                     len ? "; " : "", g->v[i]);
+            pg_note_add(&bc->note, PG_NOTE_BENCH, "gating metric %s was measured on neither side", g->v[i]);
             if (!a->failed && !b->failed)
                 reason_add(ms, "%s measured on neither side", g->v[i]);
         }
     }
     if (a->failed || b->failed) {
         count[PG_VERDICT_INCONCLUSIVE]++;
-        int len = (int)strlen(bc->note);
         if (a->failed)
-            len += snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sfailed in the baseline: %s",
-                            len ? "; " : "", a->failure ? a->failure : "(no reason stored)");
-        if (b->failed && (size_t)len < sizeof bc->note)
-            snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sfailed in the candidate: %s",
-                     len ? "; " : "", b->failure ? b->failure : "(no reason stored)");
+            pg_note_add(&bc->note, PG_NOTE_BENCH, "failed in the baseline: %s",
+                        a->failure ? a->failure : "(no reason stored)");
+        if (b->failed)
+            pg_note_add(&bc->note, PG_NOTE_BENCH, "failed in the candidate: %s",
+                        b->failure ? b->failure : "(no reason stored)");
         if (a->failed)
             reason_add(ms, "failed in the %s: %s", "baseline", a->failure ? a->failure : "(no reason stored)");
         if (b->failed)
@@ -276,11 +273,20 @@ static void note_reused(pg_bench_cmp *bc, const pg_bench_result *a, const pg_ben
 {
     for (int s = 0; s < 2; s++) {
         const char *from = s ? b->reused : a->reused;
-        int len = (int)strlen(bc->note);
-        if (from && (size_t)len < sizeof bc->note)
-            snprintf(bc->note + len, sizeof bc->note - (size_t)len, "%sthe %s's exact counts reused from %s (nothing "
-                     "they depend on changed)", len ? "; " : "", s ? "candidate" : "baseline", from);
+        if (from)
+            pg_note_add(&bc->note, PG_NOTE_BENCH, "the %s's exact counts reused from %s (nothing they depend on "
+                        "changed)", s ? "candidate" : "baseline", from);
     }
+}
+
+/* Appends *ms to out->missing: a list of the few not gated, not a record
+ * per benchmark (10^4 of them were 5 MB). */
+static int missing_add(pg_comparison *out, size_t *cap, const pg_missing *ms)
+{
+    int rc = pg_array_grow(&out->missing, cap, out->nmissing, sizeof *out->missing, 8);
+    if (rc == 0)
+        out->missing[out->nmissing++] = *ms;
+    return rc;
 }
 
 /* Pass 1 of pg_compare over benchmarks [from, to) of out->bench. */
@@ -321,6 +327,7 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     out->alpha = o->alpha > 0 ? o->alpha : 0.05;
     out->cross_machine = strcmp(base->machine_id, cand->machine_id) != 0;
     size_t min_samples = o->min_samples ? o->min_samples : 3;
+    size_t capmissing = 0;          /* out->missing's */
 
     pg_strindex ia = {0}, ib = {0};
     int rc = 0;
@@ -331,8 +338,7 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     out->bench = calloc(cand->nb ? cand->nb : 1, sizeof *out->bench);
     out->added = calloc(cand->nb ? cand->nb : 1, sizeof *out->added);
     out->vanished = calloc(base->nb ? base->nb : 1, sizeof *out->vanished);
-    out->missing = calloc(cand->nb + base->nb + 1, sizeof *out->missing);
-    if (rc == 0 && (!out->bench || !out->added || !out->vanished || !out->missing))
+    if (rc == 0 && (!out->bench || !out->added || !out->vanished))
         rc = pg_error_set(PG_ENOMEM, "out of memory");
 
     /* Pass 1: which benchmarks pair up, then their medians, deltas,
@@ -392,7 +398,7 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
                 if (mc->q < out->alpha)
                     mc->verdict = mc->delta_abs > 0 ? PG_VERDICT_REGRESSED : PG_VERDICT_IMPROVED;
                 else
-                    snprintf(mc->note, sizeof mc->note,
+                    pg_note_set(&mc->note, PG_NOTE_METRIC,
                              "beyond the threshold but not significant (Mann-Whitney p=%.3g, BH-adjusted %.3g >= %.2g)",
                              mc->p, mc->q, out->alpha);
             }
@@ -406,13 +412,10 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         size_t ja = 0, jb = 0;
         pg_strindex_get(&ia, bc->name, &ja);
         pg_strindex_get(&ib, bc->name, &jb);
-        pg_missing *ms = &out->missing[out->nmissing];
-        ms->bench = bc->name;
-        bench_verdict(bc, ms, &out->ngated, &base->b[ja], &cand->b[jb], o->gates);
-        if (ms->reason[0])
-            out->nmissing++;
-        else
-            memset(ms, 0, sizeof *ms);
+        pg_missing ms = {.bench = bc->name};
+        bench_verdict(bc, &ms, &out->ngated, &base->b[ja], &cand->b[jb], o->gates);
+        if (ms.reason[0])
+            rc = missing_add(out, &capmissing, &ms);
         for (size_t k = 0; k < bc->nm; k++)
             bc->m[k].order = order_of(o->gates, bc->m[k].metric);
         if (bc->nm)     /* a benchmark that failed on both sides has no metric: qsort(NULL) is undefined */
@@ -420,15 +423,11 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
         out->count[bc->verdict]++;
     }
     /* A benchmark on one side only was not gated either. */
-    for (size_t i = 0; i < out->nadded && rc == 0; i++) {
-        out->missing[out->nmissing].bench = out->added[i];
-        snprintf(out->missing[out->nmissing++].reason, sizeof out->missing->reason, "not in the baseline");
-    }
-    for (size_t i = 0; i < out->nvanished && rc == 0; i++) {
-        out->missing[out->nmissing].bench = out->vanished[i];
-        snprintf(out->missing[out->nmissing++].reason, sizeof out->missing->reason, "not in the candidate");
-    }
-        out->verdict = out->nbench ? pg_verdict_combine(out->count) : PG_VERDICT_INCONCLUSIVE;
+    for (size_t i = 0; i < out->nadded && rc == 0; i++)
+        rc = missing_add(out, &capmissing, &(pg_missing){.bench = out->added[i], .reason = "not in the baseline"});
+    for (size_t i = 0; i < out->nvanished && rc == 0; i++)
+        rc = missing_add(out, &capmissing, &(pg_missing){.bench = out->vanished[i], .reason = "not in the candidate"});
+    out->verdict = out->nbench ? pg_verdict_combine(out->count) : PG_VERDICT_INCONCLUSIVE;
     out->fail_on_divergence = o->fail_on_divergence;
     if (rc == 0)
         rc = pg_divergence_find(out, o->divergence_factor > 0 ? o->divergence_factor : PG_DIVERGENCE_FACTOR);

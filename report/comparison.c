@@ -1,14 +1,62 @@
 /* report/comparison.c — a comparison's own accessors. See comparison.h. */
 #include "report/comparison.h"
+#include "util/error.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* *note's text followed by `sep` and the formatted text, cut to max - 1. */
+static int note_put(char **note, size_t max, int append, const char *fmt, va_list ap)
+{
+    size_t len = append && *note ? strlen(*note) : 0;
+    const char *sep = len ? "; " : "";
+    if (max == 0 || len + 1 >= max)
+        return 0;
+    char *s = malloc(max);
+    if (!s)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    if (len)
+        memcpy(s, *note, len);
+    int n = snprintf(s + len, max - len, "%s", sep);
+    if ((size_t)n < max - len)
+        vsnprintf(s + len + (size_t)n, max - len - (size_t)n, fmt, ap);
+    size_t total = strlen(s);
+    char *fit = total ? realloc(s, total + 1) : NULL;
+    if (!total)
+        free(s), s = NULL;    /* an empty note is no note */
+    free(*note);
+    *note = fit ? fit : s;
+    return 0;
+}
+
+int pg_note_set(char **note, size_t max, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = note_put(note, max, 0, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int pg_note_add(char **note, size_t max, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = note_put(note, max, 1, fmt, ap);
+    va_end(ap);
+    return rc;
+}
 
 void pg_comparison_free(pg_comparison *c)
 {
     for (size_t i = 0; c->bench && i < c->nbench; i++) {
         pg_bench_cmp *bc = &c->bench[i];
+        for (size_t k = 0; bc->m && k < bc->nm; k++)
+            free(bc->m[k].note);
         free(bc->m);
+        free(bc->note);
         free(bc->div);
         for (size_t k = 0; k < bc->nfuncs; k++)
             free(bc->funcs[k].name);

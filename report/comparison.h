@@ -15,6 +15,12 @@
 
 #include <stddef.h>
 
+/* A note is owned text, NULL when there is none: in 10^4 benchmarks of 5
+ * metrics, fixed buffers were 13 MB of mostly empty records. Its length is
+ * capped as the buffers capped it, so a hostile failure reason stays short. */
+#define PG_NOTE_METRIC 160
+#define PG_NOTE_BENCH 512
+
 typedef struct pg_metric_cmp {
     const char *metric, *unit;      /* borrowed from the sides */
     const char *backend;            /* the baseline's; with `not_compared` see `note` */
@@ -33,7 +39,8 @@ typedef struct pg_metric_cmp {
     double p, q;                    /* raw and BH-adjusted p-values (NAN when not tested) */
     int not_compared;               /* on one side only, or across backends: verdict inconclusive */
     pg_verdict verdict;
-    char note[160];                 /* why inconclusive / not compared, "" otherwise */
+    char *note;                     /* why inconclusive / not compared (at most PG_NOTE_METRIC bytes,
+                                     * owned), NULL otherwise: set by pg_note_set/pg_note_add */
     size_t order;                   /* its place in the benchmark's list (gates first) */
     int controlled;                 /* --control measured the baseline twice (report/control.h)... */
     double control_pct;             /* ...and its two runs differ by this |delta %| (NAN: not comparable) */
@@ -45,7 +52,7 @@ typedef struct pg_metric_cmp {
 /* A gating count and the native time disagreeing (report/divergence.h). */
 typedef struct pg_divergence {
     int kind;                       /* pg_divergence_kind; 0: none */
-    pg_metric_cmp count, time;      /* copies of the two metrics compared */
+    pg_metric_cmp count, time;      /* copies of the two metrics compared (their notes borrowed) */
 } pg_divergence;
 
 /* One row of the per-function table: a function's self cost on both sides. */
@@ -59,8 +66,9 @@ typedef struct pg_bench_cmp {
     pg_verdict verdict;
     pg_metric_cmp *m;               /* gating metrics first, then the usual order (docs/metrics.md) */
     size_t nm;
-    char note[512];                 /* a failure on either side, and where a side's exact counts
-                                     * came from when they were reused; "" otherwise */
+    char *note;                     /* a failure on either side, and where a side's exact counts
+                                     * came from when they were reused (at most PG_NOTE_BENCH bytes,
+                                     * owned), NULL otherwise */
     const char *stacks_a, *stacks_b;/* folded stacks of each side, or NULL (borrowed) */
     double iter_a, iter_b;          /* the iterations each side's stacks hold (a Google Benchmark's
                                      * timed region), 0: the whole process's */
@@ -121,6 +129,16 @@ typedef struct pg_comparison {
 } pg_comparison;
 
 void pg_comparison_free(pg_comparison *c);
+
+/* Replaces *note with the formatted text, cut to max - 1 bytes. On PG_ENOMEM
+ * *note is unchanged. */
+__attribute__((format(printf, 3, 4)))
+int pg_note_set(char **note, size_t max, const char *fmt, ...);
+
+/* Appends the formatted text to *note, after "; " when *note has some,
+ * keeping the whole at max - 1 bytes at most (a full note stays as it is). */
+__attribute__((format(printf, 3, 4)))
+int pg_note_add(char **note, size_t max, const char *fmt, ...);
 
 /* Whether the comparison fails a build (exit 1): a regressed verdict, a
  * divergence when fail_on_divergence, or coverage_fails. */

@@ -52,9 +52,8 @@ void pg_confirm_apply(pg_comparison *c, const pg_comparison *round2)
             c->nremeasured++;
             if (!b->confirmed) {
                 b->verdict = PG_VERDICT_INCONCLUSIVE;
-                size_t len = strlen(b->note);
-                snprintf(b->note + len, sizeof b->note - len, "%sregressed in round 1, not confirmed by round 2 (%s)",
-                         len ? "; " : "", r ? pg_verdict_name(r->verdict) : "not measured again");
+                pg_note_add(&b->note, PG_NOTE_BENCH, "regressed in round 1, not confirmed by round 2 (%s)",
+                            r ? pg_verdict_name(r->verdict) : "not measured again");
             }
         }
         c->count[b->verdict]++;

@@ -6,12 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void append(char *note, size_t len, const char *text)
-{
-    size_t n = strlen(note);
-    snprintf(note + n, len - n, "%s%s", n ? "; " : "", text);
-}
-
 /* One gating metric against its control; 1 when it regressed beyond it (or exactly). */
 static int settle(pg_comparison *c, pg_bench_cmp *b, pg_metric_cmp *m, const pg_metric_cmp *cm)
 {
@@ -25,7 +19,7 @@ static int settle(pg_comparison *c, pg_bench_cmp *b, pg_metric_cmp *m, const pg_
             char text[160];
             snprintf(text, sizeof text, "its %s differs in the control (A against A': %+g): the count does not repeat",
                      m->metric, cm->delta_abs);
-            append(b->note, sizeof b->note, text);
+            pg_note_add(&b->note, PG_NOTE_BENCH, "%s", text);
         }
         return m->verdict == PG_VERDICT_REGRESSED;
     }
@@ -36,7 +30,7 @@ static int settle(pg_comparison *c, pg_bench_cmp *b, pg_metric_cmp *m, const pg_
     c->nwithin_noise++;
     m->within_noise = 1;
     m->verdict = PG_VERDICT_UNCHANGED;
-    snprintf(m->note, sizeof m->note, "within the noise of this run: %+.2f%% against the control's %.2f%%",
+    pg_note_set(&m->note, PG_NOTE_METRIC, "within the noise of this run: %+.2f%% against the control's %.2f%%",
              m->delta_pct, m->control_pct);
     return 0;
 }
@@ -61,8 +55,8 @@ void pg_control_apply(pg_comparison *c, const pg_comparison *control)
         }
         if (b->verdict == PG_VERDICT_REGRESSED && within && !regressed) {
             b->verdict = PG_VERDICT_UNCHANGED;
-            append(b->note, sizeof b->note, "regressed within the noise of this run (the control's own delta is as "
-                                            "large): not a regression");
+            pg_note_add(&b->note, PG_NOTE_BENCH, "regressed within the noise of this run (the control's own delta "
+                        "is as large): not a regression");
         }
         c->count[b->verdict]++;
     }

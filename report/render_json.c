@@ -159,7 +159,7 @@ static void metric(jw *w, const pg_metric_cmp *m)
         put(w, m->within_noise ? ", \"within_noise\": true" : ", \"within_noise\": false");
         put(w, m->exact_drift ? ", \"exact_drift\": true" : ", \"exact_drift\": false");
     }
-    if (m->note[0])
+    if (m->note)
         fstr(w, "note", m->note);
     put(w, "}");
 }
@@ -324,7 +324,7 @@ static void bench(jw *w, const pg_comparison *c, const pg_bench_cmp *b)
     put(w, "    {");
     kstr(w, "name", b->name);
     fstr(w, "verdict", pg_verdict_name(b->verdict));
-    if (b->note[0])
+    if (b->note)
         fstr(w, "note", b->note);
     put(w, ",\n     \"metrics\": [");
     for (size_t k = 0; k < b->nm; k++) {

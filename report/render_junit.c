@@ -60,7 +60,7 @@ static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
         xml(out, ce.base);
         fputs(" -> ", out);
         xml(out, ce.cand);
-        if (m->note[0]) {
+        if (m->note) {
             fputs(" (", out);
             xml(out, m->note);
             fputc(')', out);
@@ -125,7 +125,7 @@ static void testcase(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
     } else {
         if (b->verdict == PG_VERDICT_INCONCLUSIVE) {
             fputs("      <skipped message=\"inconclusive", out);
-            if (b->note[0]) {
+            if (b->note) {
                 fputs(": ", out);
                 xml(out, b->note);
             }

@@ -76,7 +76,7 @@ static void row(FILE *out, const pg_bench_cmp *b, const pg_metric_cmp *m, int fi
         fprintf(out, "**%s**", pg_verdict_name(m->verdict));
     else
         fputs(pg_verdict_name(m->verdict), out);
-    if (m->note[0]) {
+    if (m->note) {
         fputs(" (", out);
         md(out, m->note);
         fputc(')', out);
@@ -177,7 +177,7 @@ static void control(FILE *out, const pg_comparison *c)
             md(out, c->bench[i].name);
             fprintf(out, " %s: ", m->metric);
             if (m->within_noise)
-                md(out, m->note);
+                md(out, m->note ? m->note : "");
             else
                 fprintf(out, "**the exact count differs in the control (%g)**: its counts do not repeat", m->control_abs);
             fputc('\n', out);
@@ -283,7 +283,7 @@ static void body(FILE *out, const pg_comparison *c)
                     changed - shown);
         shown = 0;
         for (size_t i = 0; i < c->nbench && shown < PG_MD_MAX_CHANGED; i++) {
-            if (c->bench[i].note[0]) {
+            if (c->bench[i].note) {
                 fputs(shown++ ? "\n- " : "\n\n- ", out);
                 md(out, c->bench[i].name);
                 fputs(": ", out);

@@ -174,7 +174,7 @@ static void print_control(FILE *out, const pg_comparison *c)
                 fprintf(out, "  EXACT COUNT DIFFERS in the control: %s %s by %g: its counts do not repeat\n",
                         t(nb, b->name), t(mb, m->metric), m->control_abs);
             else if (m->within_noise)
-                fprintf(out, "  %s %s: %s\n", t(nb, b->name), t(mb, m->metric), m->note);
+                fprintf(out, "  %s %s: %s\n", t(nb, b->name), t(mb, m->metric), m->note ? m->note : "");
         }
     }
 }
@@ -256,7 +256,7 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
             fprintf(out, "%-*s  %-*s  %*s  %*s  %*s  %*s  %*s  %s%s%s", w.name, first ? name : "", w.metric,
                     t(t3, m->metric), w.base, ce.base, w.cand, ce.cand, w.delta, ce.delta, w.pct, ce.pct, w.th,
                     ce.th, col, pg_verdict_name(m->verdict), *col ? RESET : "");
-            if (m->note[0])
+            if (m->note)
                 fprintf(out, "  (%s)", t(t4, m->note));
             fputc('\n', out);
             first = 0;
@@ -269,7 +269,7 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
         if (hidden)
             fprintf(out, "%-*s  (+%zu more valgrind metric%s changed: -v shows %s)\n", w.name, "", hidden,
                     hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
-        if (bc->note[0])
+        if (bc->note)
             fprintf(out, "%-*s  note: %s\n", w.name, "", t(t4, bc->note));
         if (bc->div) {
             char d[512];

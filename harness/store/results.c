@@ -38,19 +38,17 @@ static pg_bench_result *bench_get(collector *c, const char *name)
     return b;
 }
 
-/* A wall-time measured under valgrind is not one measured natively: metrics
- * are keyed by what measured them as well as their name (measured_by()). */
+/* The series of `name` by `backend` in `b`, a new one when there is none
+ * (b->m has room for one more). A wall-time measured under valgrind is not
+ * one measured natively: metrics are keyed by what measured them as well as
+ * their name (measured_by()). */
 static pg_series *metric_get(pg_side *side, pg_bench_result *b, const char *name, const char *unit,
                              const char *backend, const char *source, const pg_rundoc *run)
 {
     for (size_t i = 0; i < b->nm; i++)
         if (!strcmp(b->m[i].metric, name) && !strcmp(b->m[i].backend, backend))
             return &b->m[i];
-    pg_series *nm = realloc(b->m, (b->nm + 1) * sizeof *nm);
-    if (!nm)
-        return NULL;
-    b->m = nm;
-    pg_series *m = &b->m[b->nm];
+    pg_series *m = &b->m[b->nm];       /* collect_bench made room */
     memset(m, 0, sizeof *m);
     pg_strpool *pool = &side->pool;     /* side->pooled: the side's strings are its pool's */
     m->metric = (char *)pg_strpool_intern(pool, name);
@@ -125,6 +123,15 @@ static int collect_bench(pg_side *side, pg_bench_result *b, const pg_rundoc_benc
                  rb->reused_commit ? rb->reused_commit : "");
         rc = set_str(&b->reused, from);     /* data: each renderer escapes it */
     }
+    /* Room for every metric at once, given back below if some were there
+     * already: a side's 5 * 10^4 series are not grown one by one. */
+    pg_series *room = NULL;
+    size_t want = b->nm + rb->nmetrics;
+    if (rb->nmetrics) {
+        if (!(room = realloc(b->m, want * sizeof *room)))
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        b->m = room;
+    }
     for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {
         const pg_rundoc_metric *rm = &rb->metrics[i];
         pg_series *m = metric_get(side, b, rm->name, rm->unit, measured_by(rm->source, run), rm->source, run);
@@ -133,6 +140,8 @@ static int collect_bench(pg_side *side, pg_bench_result *b, const pg_rundoc_benc
         /* "Ir" beside "instructions" is the same number: said once. */
         rc = pg_series_add_run(m, rm->samples, rm->n, origin, pg_series_duplicate_alias(b, m) ? NULL : what);
     }
+    if (b->nm < want && b->nm && (room = realloc(b->m, b->nm * sizeof *room)))
+        b->m = room;
     return rc;
 }
 

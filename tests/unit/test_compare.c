@@ -188,6 +188,38 @@ static void test_failed_and_zero(void)
     pg_side_free(&e);
 }
 
+/* A failure reason as long as a hostile document makes it is cut in the
+ * note, as it always was: the bench note stays under PG_NOTE_BENCH bytes. */
+static void test_long_failure(void)
+{
+    pg_side a, b;
+    fx_side(&a, "a", "", "m1", "valgrind");
+    fx_side(&b, "b", "", "m1", "valgrind");
+    char *reason = malloc(2001);
+    memset(reason, 'x', 2000);
+    reason[2000] = '\0';
+    pg_bench_result *fa = fx_bench(&a, "long"), *fb = fx_bench(&b, "long");
+    fa->failed = fb->failed = 1;
+    fa->failure = reason;
+    fb->failure = strdup("exit status 3");
+    pg_gates g = {0};
+    pg_gates_parse(&g, "instructions");
+    pg_comparison c;
+    pg_compare_opts o = {.gates = &g};
+    CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
+    CHECK_EQ_INT(c.bench[0].verdict, PG_VERDICT_INCONCLUSIVE);
+    const char *note = c.bench[0].note;
+    CHECK(note && strlen(note) == PG_NOTE_BENCH - 1);
+    CHECK(note && !strncmp(note, "gating metric instructions was measured on neither side; failed in the baseline: xxx", 84));
+    CHECK(note && !strstr(note, "candidate"));      /* no room left for it */
+    CHECK_EQ_INT(c.nmissing, 1);
+    CHECK(c.nmissing == 1 && strlen(c.missing[0].reason) == sizeof c.missing[0].reason - 1);
+    pg_comparison_free(&c);
+    pg_gates_free(&g);
+    pg_side_free(&a);
+    pg_side_free(&b);
+}
+
 /* A suite large enough that pg_compare tests its two halves on two threads:
  * each benchmark's verdict, order and delta are its own, the added and
  * vanished ones are found, and the noisy pairs of both halves share one
@@ -233,6 +265,15 @@ static void test_large_suite(void)
     /* task-clock doubled in one benchmark of the second half: tested with the rest. */
     const pg_metric_cmp *t = c.nbench == N ? pg_bench_cmp_metric(&c.bench[1100], "task-clock") : NULL;
     CHECK(t && t->tested && t->delta_pct > 90);
+    /* Not gated: only the two on one side, in the candidate's order, then the vanished. */
+    CHECK_EQ_INT(c.nmissing, 2);
+    if (c.nmissing == 2) {
+        CHECK_STR(c.missing[0].bench, "fresh");
+        CHECK_STR(c.missing[0].reason, "not in the baseline");
+        CHECK_STR(c.missing[1].bench, "gone");
+        CHECK_STR(c.missing[1].reason, "not in the candidate");
+    }
+    CHECK(c.nbench == N && c.bench[1].note == NULL && c.bench[1].m[0].note == NULL);   /* nothing to say */
     pg_comparison_free(&c);
     pg_gates_free(&g);
     pg_side_free(&a);
@@ -245,5 +286,6 @@ int main(void)
     test_large_suite();
     test_noisy();
     test_failed_and_zero();
+    test_long_failure();
     return pg_check_done();
 }

@@ -51,9 +51,9 @@ static void test_noisy(void)
     CHECK(m->controlled && m->within_noise);
     CHECK_NEAR(m->control_pct, 100.0 * 6 / 100, 0.01);
     CHECK_EQ_INT(m->verdict, PG_VERDICT_UNCHANGED);
-    CHECK(strstr(m->note, "within the noise of this run: +4.00% against the control's 6.00%") != NULL);
+    CHECK_CONTAINS(m->note, "within the noise of this run: +4.00% against the control's 6.00%");
     CHECK_EQ_INT(c.bench[0].verdict, PG_VERDICT_UNCHANGED);
-    CHECK(strstr(c.bench[0].note, "within the noise of this run") != NULL);
+    CHECK_CONTAINS(c.bench[0].note, "within the noise of this run");
     /* +12% is beyond the control's 6%: still regressed, and the comparison fails. */
     CHECK_EQ_INT(c.bench[1].verdict, PG_VERDICT_REGRESSED);
     CHECK(!pg_bench_cmp_metric(&c.bench[1], "cycles")->within_noise);
@@ -97,7 +97,7 @@ static void test_exact(void)
     CHECK_EQ_INT(c.nexact_drift, 1);
     CHECK(!s->exact_drift && pg_bench_cmp_metric(&c.bench[1], "instructions")->exact_drift);
     CHECK_NEAR(pg_bench_cmp_metric(&c.bench[1], "instructions")->control_abs, 12, 0);
-    CHECK(strstr(c.bench[1].note, "its instructions differs in the control (A against A': +12)") != NULL);
+    CHECK_CONTAINS(c.bench[1].note, "its instructions differs in the control (A against A': +12)");
     CHECK_EQ_INT(c.verdict, PG_VERDICT_UNCHANGED);
     pg_comparison_free(&c);
     pg_comparison_free(&ctl);
