@@ -20,26 +20,32 @@ expect_exit 2 "-a with both" "$PG" record -a --duration 1 --folded "$T/x.folded"
 contains "$T/err" "--duration or a command, not both"
 check "nothing written by the usage errors" test ! -e "$T/x.folded"
 
+# -a records every process, other tests' too: under ctest -j a concurrent
+# test's "shares" (record_linkers.sh runs a stripped copy whose debug file
+# its clean-up removes) came out as addresses here (8.8% of the samples, in
+# a load test). This test's own programs are a copy under a name of its own.
+cp "$PROGS/shares" "$T/pg-rsys-shares" || bad "copy shares"
+me=pg-rsys-shares
 # The busy program runs before the recording starts and after it ends
 # (`shares 100000` is some thousand seconds: it is killed below).
-"$PROGS/shares" 100000 >/dev/null &
+"$T/$me" 100000 >/dev/null &
 busy=$!
 trap 'kill $busy 2>/dev/null; rm -rf "$T"' EXIT
 sleep 0.3
 # ...and `work` starts while it runs: its mappings come from its exec's records.
 expect_exit 0 "record -a -- CMD" "$PG" record -a --folded "$T/all.folded" -- \
-  sh -c "sleep 0.5; exec '$PROGS/shares' 60 >/dev/null"
+  sh -c "sleep 0.5; exec '$T/$me' 60 >/dev/null"
 check "all.folded is well-formed" $F "$T/all.folded" check
 contains "$T/err" ", every CPU)"
-# Both programs are "shares": the one started first is known from /proc, the
+# Both programs are $me: the one started first is known from /proc, the
 # other from its exec. Either way every frame of theirs is named.
-at_least "samples of the busy program's mix" "$(grep -c '^shares;.*main;hash_all;mix' "$T/all.folded")" 1
-lacks "$T/all.folded" "shares;[unknown]" "a frame of a running program left unknown"
+at_least "samples of the busy program's mix" "$(grep -c "^$me;.*main;hash_all;mix" "$T/all.folded")" 1
+lacks "$T/all.folded" "$me;[unknown]" "a frame of a running program left unknown"
 # A program whose mappings are misread leaves most frames as addresses; a
 # stray sample in code no symbol covers (the PLT) may leave one, which a
 # loaded machine made happen once in a load test (as in record_linkers.sh).
 at_most "samples with a frame of a running program left as an address" \
-  "$($F "$T/all.folded" share-contains "shares+0x")" 1
+  "$($F "$T/all.folded" share-contains "$me+0x")" 1
 if [ "$(id -u)" = 0 ]; then
   # Root may see the kernel: its frames are marked and named (not one unnamed).
   check "kernel frames with FlameGraph's _[k] mark" grep -q '_\[k\]' "$T/all.folded"
@@ -48,7 +54,7 @@ fi
 
 # --duration: the machine for that long, with no command of the user's.
 expect_exit 0 "record -a --duration" "$PG" record -a --duration 1 --folded "$T/dur.folded"
-at_least "the busy program under --duration" "$(grep -c '^shares;' "$T/dur.folded")" 1
+at_least "the busy program under --duration" "$(grep -c "^$me;" "$T/dur.folded")" 1
 contains "$T/err" "recorded for"
 
 kill $busy 2>/dev/null
@@ -61,15 +67,15 @@ wait $busy 2>/dev/null
 # windows' edges cut off a negligible part of a round even on a loaded
 # machine, where a process gets a fraction of a CPU (with 0.2 s rounds a
 # 2 s window held two or three, and the phases they cut decided the shares).
-sh -c "while :; do '$PROGS/shares' 1 >/dev/null; done" &
+sh -c "while :; do '$T/$me' 1 >/dev/null; done" &
 busy=$!
 sleep 0.2
 expect_exit 0 "record -a -- perf record -a" "$PG" record -a --folded "$T/vs.folded" -- \
   perf record -q -a -g -e cpu-clock -o "$T/vs.perf.data" -- sleep 2
-if perf report -i "$T/vs.perf.data" --comms shares --stdio --no-children --sort sym -g none >"$T/vs.perf.txt" 2>"$T/vs.perf.err"; then
+if perf report -i "$T/vs.perf.data" --comms "$me" --stdio --no-children --sort sym -g none >"$T/vs.perf.txt" 2>"$T/vs.perf.err"; then
   ok
   check "self shares of the busy program within 10 points of perf's" \
-    $VS_PERF --comm shares "$T/vs.folded" "$T/vs.perf.txt" 10 mix walk step
+    $VS_PERF --comm "$me" "$T/vs.folded" "$T/vs.perf.txt" 10 mix walk step
 else
   bad "perf report"; sed 's/^/  | /' "$T/vs.perf.err" | head >&2
 fi
