@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* *note's text followed by `sep` and the formatted text, cut to max - 1. */
+/* *note's text (when appending), "; " when it has some, then the formatted
+ * text: cut to max - 1 bytes. */
 static int note_put(char **note, size_t max, int append, const char *fmt, va_list ap)
 {
     size_t len = append && *note ? strlen(*note) : 0;
@@ -22,11 +23,14 @@ static int note_put(char **note, size_t max, int append, const char *fmt, va_lis
     int n = snprintf(s + len, max - len, "%s", sep);
     if ((size_t)n < max - len)
         vsnprintf(s + len + (size_t)n, max - len - (size_t)n, fmt, ap);
-    size_t total = strlen(s);
-    char *fit = total ? realloc(s, total + 1) : NULL;
-    if (!total)
-        free(s), s = NULL;    /* an empty note is no note */
     free(*note);
+    *note = NULL;
+    size_t total = strlen(s);
+    if (!total) {
+        free(s);            /* an empty note is no note */
+        return 0;
+    }
+    char *fit = realloc(s, total + 1);
     *note = fit ? fit : s;
     return 0;
 }

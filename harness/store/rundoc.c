@@ -42,7 +42,8 @@ static void strings_free(pg_rundoc_strings *l)
 
 /* A metric's name, unit and backend are a few words repeated over 10^4
  * benchmarks, three copies each (5 MB of a 10 MB document): the common ones
- * point into `words` instead, and are never freed. */
+ * point into `words` instead, and are never freed. (Only a list of common
+ * words, not a registry: any other word is copied as before.) */
 static const char words[] = "count\0ns\0bytes\0perf\0valgrind\0os\0instructions\0cycles\0cache-misses\0"
                             "branch-misses\0task-clock\0wall-time\0page-faults\0context-switches\0"
                             "cpu-migrations\0max-rss\0real-time\0cpu-time\0Ir";
@@ -53,17 +54,14 @@ static int is_word(const char *s)
     return p >= w && p < w + sizeof words;
 }
 
+/* Sets the unset *dst to `s`: the table's copy when it is a usual word. */
 static int metric_str_set(char **dst, const char *s)
 {
     for (const char *w = words; s && w < words + sizeof words; w += strlen(w) + 1)
         if (*w == *s && !strcmp(w, s)) {
-            if (!is_word(*dst))
-                free(*dst);
             *dst = (char *)w;
             return 0;
         }
-    if (is_word(*dst))
-        *dst = NULL;
     return pg_rundoc_set(dst, s);
 }
 
