@@ -1,5 +1,6 @@
 /* harness/store/gitrepo.c — libgit2 behind the few questions perfgate asks of git. */
 #include "harness/store/gitrepo.h"
+#include "harness/store/gittls.h"
 #include "util/error.h"
 
 #include <git2.h>
@@ -12,16 +13,24 @@ struct pg_repo {
     git_repository *repo;
 };
 
-/* git_libgit2_init loads the TLS certificate bundle (Debian's libgit2 uses
- * mbedtls): about half of a short `perfgate run`'s start-up. pg_repo_init_async
- * lets it happen on the other core while the backend is probed. */
+/* git_libgit2_init without the TLS certificate bundle, which notes push and
+ * fetch read when they connect (gittls.h): the bundle was most of libgit2's
+ * start-up. What is left, about 1 ms, pg_repo_init_async lets happen on the
+ * other core while the backend is probed. */
 static pthread_t init_thread;
 static int init_state;   /* 0 not started, 1 running on init_thread, 2 done */
+
+static void lib_start(void)
+{
+    pg_gittls_defer_begin();
+    git_libgit2_init();
+    pg_gittls_defer_end();
+}
 
 static void *init_main(void *arg)
 {
     (void)arg;
-    git_libgit2_init();
+    lib_start();
     return NULL;
 }
 
@@ -43,7 +52,7 @@ static void lib_init(void)
 {
     pg_repo_init_wait();
     if (init_state == 0)
-        git_libgit2_init();
+        lib_start();
     init_state = 2;
 }
 

@@ -1,5 +1,6 @@
 /* harness/store/notesync.c — see notesync.h. */
 #include "harness/store/notesync.h"
+#include "harness/store/gittls.h"
 #include "harness/store/notes.h"
 #include "harness/store/notes_stacks.h"
 #include "util/error.h"
@@ -24,7 +25,10 @@ static int git_fail(const char *what, const char *remote)
 /* A remote by name, else a URL or a path as an anonymous remote. */
 static int remote_open(git_remote **out, git_repository *repo, const char *name)
 {
-    int rc = git_remote_lookup(out, repo, name);
+    int rc = pg_gittls_load(NULL);      /* an https remote checks its certificate */
+    if (rc < 0)
+        return rc;
+    rc = git_remote_lookup(out, repo, name);
     if (rc == 0)
         return 0;
     struct stat st;
