@@ -144,6 +144,7 @@ static struct {
     char why[600];          /* why not usable */
     unsigned seq;
     int clone3;             /* children born inside their cgroup: 1 works, -1 not here, 0 not tried */
+    int share;              /* children sharing perfgate's memory until exec: the same */
 } cg;
 
 /* perfgate's own cgroup v2 path ("0::/a/b" in /proc/self/cgroup) into out. */
@@ -516,35 +517,134 @@ void pg_contain_begin(pg_contain *c)
     }
 }
 
-pid_t pg_contain_fork(pg_contain *c)
+/* A child that shares perfgate's memory until it execs, as posix_spawn's:
+ * clone3 with CLONE_VM | CLONE_VFORK, the child on a stack of its own. Only
+ * where the stack switch is written (x86-64), and never under ASan, whose
+ * interceptors keep per-thread state that such a child would share. */
+#if defined(__x86_64__) && defined(SYS_clone3) && defined(CLONE_INTO_CGROUP) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PG_NO_SHARE 1
+#endif
+#endif
+#ifndef PG_NO_SHARE
+#define PG_CAN_SHARE 1
+#endif
+#endif
+
+#ifdef PG_CAN_SHARE
+typedef struct trampoline {
+    pg_contain_fn *fn;
+    void *arg;
+} trampoline;
+
+static void shared_child(trampoline *t)
 {
-    c->born_inside = 0;
+    t->fn(t->arg, 1);
+    _exit(127);
+}
+
+/* clone3(args); the child starts on args->stack and calls shared_child(t)
+ * there (nothing of the parent's frame is used after the syscall: the
+ * registers it needs survive a syscall). The parent gets the pid or -errno. */
+static long clone3_on_stack(struct clone_args *args, trampoline *t)
+{
+    long ret;
+    register void (*entry)(trampoline *) __asm__("r12") = shared_child;
+    register trampoline *r13 __asm__("r13") = t;
+    __asm__ volatile("syscall\n\t"
+                     "test %%rax, %%rax\n\t"
+                     "jnz 1f\n\t"
+                     "xor %%ebp, %%ebp\n\t"
+                     "mov %%r13, %%rdi\n\t"
+                     "call *%%r12\n\t"
+                     "hlt\n"
+                     "1:"
+                     : "=a"(ret)
+                     : "0"((long)SYS_clone3), "D"(args), "S"(sizeof *args), "r"(entry), "r"(r13)
+                     : "rcx", "r11", "memory", "cc");
+    return ret;
+}
+#endif
+
+/* errno values that say the kernel (or a seccomp filter) will not do it. */
+static int unsupported(int err)
+{
+    return err == ENOSYS || err == E2BIG || err == EINVAL || err == EPERM || err == EOPNOTSUPP;
+}
+
+pid_t pg_contain_spawn(pg_contain *c, pg_contain_fn *fn, void *arg, int may_share)
+{
+    c->born_inside = c->shared = 0;
+    int dirfd = -1;
 #if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
-    if (c->cgroup[0] && cg.clone3 >= 0) {
-        int dirfd = open(c->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dirfd >= 0) {
-            struct clone_args args;
-            memset(&args, 0, sizeof args);
-            args.flags = CLONE_INTO_CGROUP;
-            args.exit_signal = SIGCHLD;
-            args.cgroup = (uint64_t)dirfd;
-            long pid = syscall(SYS_clone3, &args, sizeof args);
-            if (pid == 0)
-                return 0;   /* the child: its copy of dirfd closes at exec */
-            int err = errno;
-            close(dirfd);
-            if (pid > 0) {
+    if (c->cgroup[0] && cg.clone3 >= 0)
+        dirfd = open(c->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
+#ifdef PG_CAN_SHARE
+    if (may_share && cg.share >= 0 && (dirfd >= 0 || !c->cgroup[0])) {
+        /* The child's stack: this frame's, which the parent leaves alone until the child has exec'd. */
+        _Alignas(64) char stack[64 * 1024];
+        trampoline t = {fn, arg};
+        struct clone_args args;
+        memset(&args, 0, sizeof args);
+        args.flags = CLONE_VM | CLONE_VFORK | (dirfd >= 0 ? CLONE_INTO_CGROUP : 0);
+        args.exit_signal = SIGCHLD;
+        args.stack = (uint64_t)(uintptr_t)stack;
+        args.stack_size = sizeof stack;
+        args.cgroup = dirfd >= 0 ? (uint64_t)dirfd : 0;
+        long pid = clone3_on_stack(&args, &t);
+        if (pid > 0) {
+            c->shared = 1;
+            if (dirfd >= 0) {
+                close(dirfd);
                 cg.clone3 = 1;
                 c->born_inside = 1;
-                return (pid_t)pid;
             }
-            /* An older kernel (ENOSYS, E2BIG), or a seccomp filter: fork, and never try again. */
-            if (err == ENOSYS || err == E2BIG || err == EINVAL || err == EPERM || err == EOPNOTSUPP)
-                cg.clone3 = -1;
+            cg.share = 1;
+            return (pid_t)pid;
         }
+        if (!unsupported((int)-pid)) {
+            if (dirfd >= 0)
+                close(dirfd);
+            errno = (int)-pid;
+            return -1;
+        }
+        cg.share = -1;      /* e.g. under valgrind: the ways below, from now on */
+    }
+#else
+    (void)may_share;
+#endif
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+    if (dirfd >= 0) {
+        struct clone_args args;
+        memset(&args, 0, sizeof args);
+        args.flags = CLONE_INTO_CGROUP;
+        args.exit_signal = SIGCHLD;
+        args.cgroup = (uint64_t)dirfd;
+        long pid = syscall(SYS_clone3, &args, sizeof args);
+        if (pid == 0) {
+            fn(arg, 0);     /* its copy of dirfd closes at exec */
+            _exit(127);
+        }
+        int err = errno;
+        close(dirfd);
+        if (pid > 0) {
+            cg.clone3 = 1;
+            c->born_inside = 1;
+            return (pid_t)pid;
+        }
+        /* An older kernel, or a seccomp filter: fork, and never try again. */
+        if (unsupported(err))
+            cg.clone3 = -1;
     }
 #endif
-    return fork();
+    pid_t pid = fork();
+    if (pid == 0) {
+        fn(arg, 0);
+        _exit(127);
+    }
+    return pid;
 }
 
 void pg_contain_child(pid_t parent)

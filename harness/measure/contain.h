@@ -30,7 +30,8 @@
 typedef struct pg_contain {
     pid_t pid;              /* the run's first process and process group; 0 before adopt */
     char cgroup[512];       /* the run's cgroup directory, "" when none */
-    int born_inside;        /* pg_contain_fork started the child in it: nothing to move */
+    int born_inside;        /* pg_contain_spawn started the child in it: nothing to move */
+    int shared;             /* pg_contain_spawn's child shared perfgate's memory until its exec */
 } pg_contain;
 
 /* Parent, before fork: makes the run's cgroup when the machine allows, and
@@ -38,14 +39,23 @@ typedef struct pg_contain {
  * had here is done without. */
 void pg_contain_begin(pg_contain *c);
 
-/* fork(), but with the child born inside the run's cgroup where the kernel
- * can (clone3 with CLONE_INTO_CGROUP, Linux 5.7): moving a running process
- * into a cgroup (a write to cgroup.procs) waits for the whole system's RCU
- * grace period, some milliseconds on every run, while a birth inside costs
- * nothing more than the fork. Elsewhere a plain fork, and pg_contain_adopt
- * moves the child. Like fork: 0 in the child, the pid in the parent, -1 with
- * errno. The child must allocate nothing before exec (no fork handlers ran). */
-pid_t pg_contain_fork(pg_contain *c);
+/* The child's side of pg_contain_spawn: it execs or _exits, never returns.
+ * `shared`: it runs in perfgate's memory, with perfgate's thread stopped
+ * until it execs (so it must not wait for its parent, and writes nothing
+ * that is perfgate's); else in a copy, as after fork. Either way it may
+ * allocate nothing (no fork handlers ran). */
+typedef void pg_contain_fn(void *arg, int shared);
+
+/* Starts fn(arg) in a new process, born inside the run's cgroup where the
+ * kernel can (clone3 with CLONE_INTO_CGROUP, Linux 5.7): moving a running
+ * process into a cgroup (a write to cgroup.procs) waits for the whole
+ * system's RCU grace period, some milliseconds on every run, while a birth
+ * inside costs nothing more. With `may_share`, where it can (x86-64, clone3),
+ * the child shares perfgate's memory until its exec, as posix_spawn's does:
+ * no copy of perfgate's page tables, and none of the copy-on-write faults
+ * perfgate would take after a fork, on every run; c->shared says so. Else a
+ * plain fork, and pg_contain_adopt moves the child. The pid, or -1 with errno. */
+pid_t pg_contain_spawn(pg_contain *c, pg_contain_fn *fn, void *arg, int may_share);
 
 /* Child, right after fork (async-signal-safe): its own process group, and
  * death with `parent`. Exits the child at once when `parent` already died. */

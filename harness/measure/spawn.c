@@ -162,7 +162,7 @@ static void child_fail(int errpipe, int stage)
     _exit(127);
 }
 
-enum { STAGE_SETUP = 1, STAGE_CWD, STAGE_PIN, STAGE_EXEC };
+enum { STAGE_SETUP = 1, STAGE_CWD, STAGE_PIN, STAGE_EXEC, STAGE_LAUNCHER };
 _Static_assert((int)STAGE_EXEC == (int)PG_LAUNCH_EXEC, "the launcher reports exec failures as the spawner does");
 
 /* The launcher (harness/measure/launch.h): $PERFGATE_LAUNCHER, else beside
@@ -227,7 +227,7 @@ static void exec_launcher(const pg_spawn_opts *o, const char *path, int gopipe, 
 }
 
 static void child_main(const pg_spawn_opts *o, const char *canon, const char *via, pid_t parent, int gopipe,
-                       int errpipe, int outfd, int errfd)
+                       int errpipe, int outfd, int errfd, int shared)
 {
     /* Signals back to defaults and unblocked: perfgate's own handling must not leak. */
     sigset_t none;
@@ -262,15 +262,18 @@ static void child_main(const pg_spawn_opts *o, const char *canon, const char *vi
             child_fail(errpipe, STAGE_SETUP);
     if (via) {
         /* Not before the parent has put this process in the run's cgroup:
-         * the launcher's fork must land there too. */
+         * the launcher's fork must land there too. (A child sharing perfgate's
+         * memory was born there, and its parent waits for its exec.) */
         char adopted;
-        ssize_t r;
-        do
-            r = read(gopipe, &adopted, 1);
-        while (r < 0 && errno == EINTR);
+        ssize_t r = 1;
+        while (!shared && (r = read(gopipe, &adopted, 1)) < 0 && errno == EINTR)
+            ;
         if (r != 1)
             _exit(127);
         exec_launcher(o, via, gopipe, errpipe);     /* it says ready, with the program's pid */
+        /* Not held here instead: the max-rss would silently be perfgate's too
+         * (and a child sharing perfgate's memory must not wait on its parent). */
+        child_fail(errpipe, STAGE_LAUNCHER);
     }
     /* Ready: the parent attaches only to a child that will exec (a counter
      * cannot be attached to a child that died of a missing cwd). */
@@ -339,6 +342,26 @@ static int open_pipes(spawn_run *r)
     return 0;
 }
 
+typedef struct child_args {
+    spawn_run *r;
+    const char *canon, *via;
+    pid_t parent;
+} child_args;
+
+/* The child: the parent's ends of the pipes closed (in its own file table,
+ * shared memory or not), then its set-up and exec. */
+static void child_entry(void *arg, int shared)
+{
+    const child_args *ca = arg;
+    const spawn_run *r = ca->r;
+    close(r->go[1]);
+    close(r->err[0]);
+    if (r->out[0] >= 0)
+        close(r->out[0]);
+    close(r->ero[0]);
+    child_main(r->o, ca->canon, ca->via, ca->parent, r->go[0], r->err[1], r->out[1], r->ero[1], shared);
+}
+
 /* Forks the child, held before exec; the parent keeps its ends of the pipes. */
 static int start_child(spawn_run *r)
 {
@@ -357,21 +380,19 @@ static int start_child(spawn_run *r)
     if (r->o->tree && !pg_canon_cwd(canon, sizeof canon, r->o->cwd, r->o->tree))
         canon[0] = '\0';
     const char *via = r->o->own_rss ? launcher() : NULL;
-    pid_t parent = getpid();
+    child_args ca = {r, canon, via, getpid()};
     fflush(NULL);
-    r->pid = pg_contain_fork(&r->box);
+    /* Only a child that execs the launcher at once may share perfgate's
+     * memory: without one, it is held before its exec until the counters
+     * attach. (And one whose launcher's argv fits its stack with room to spare.) */
+    size_t nargs = 0;
+    while (r->o->argv[nargs])
+        nargs++;
+    r->pid = pg_contain_spawn(&r->box, child_entry, &ca, via != NULL && nargs < 1024);
     if (r->pid < 0)
         return pg_error_errno(PG_ERROR, "cannot fork");
-    if (r->pid == 0) {
-        close(r->go[1]);
-        close(r->err[0]);
-        if (r->out[0] >= 0)
-            close(r->out[0]);
-        close(r->ero[0]);
-        child_main(r->o, canon, via, parent, r->go[0], r->err[1], r->out[1], r->ero[1]);
-    }
     pg_contain_adopt(&r->box, r->pid);
-    if (via) {      /* adopted: the child may exec the launcher now */
+    if (via && !r->box.shared) {      /* adopted: the child may exec the launcher now */
         ssize_t w = pg_write_nosigpipe(r->go[1], "a", 1);
         (void)w;
     }
@@ -543,6 +564,8 @@ static int exec_failure(spawn_run *r)
             snprintf(line, sizeof line, "perfgate: cannot change directory to %s: %s\n", o->cwd, strerror(msg[1]));
         else if (msg[0] == STAGE_PIN)
             snprintf(line, sizeof line, "perfgate: cannot pin to CPU %d: %s\n", o->cpu, strerror(msg[1]));
+        else if (msg[0] == STAGE_LAUNCHER)
+            snprintf(line, sizeof line, "perfgate: cannot execute the launcher %.400s: %s\n", launcher(), strerror(msg[1]));
         else if (msg[0] == STAGE_SETUP)
             snprintf(line, sizeof line, "perfgate: cannot set up stdin/stdout for %s: %s\n", o->argv[0],
                      strerror(msg[1]));

@@ -45,6 +45,17 @@ check "max-rss from run ($a) and from --run-missing ($b) within 1%" \
 expect_exit 0 "a small program" "$PG" run --no-store --format json "${RUN[@]}" --warmup 0 --no-pin -- /bin/true
 small=$(json "$T/out" "sorted(d['benchmarks'][0]['metrics']['max-rss']['samples'])[2]")
 check "a small program's max-rss is small ($small bytes), not perfgate's" [ "$small" -lt $((5 << 19)) ]
+# A launcher that does not run fails the run, and says which: holding the
+# program in perfgate's child instead would count perfgate's memory unsaid.
+printf 'not a program\n' > "$T/bad-launcher"
+chmod +x "$T/bad-launcher"
+expect_exit 1 "a launcher that cannot run" env PERFGATE_LAUNCHER="$T/bad-launcher" \
+  "$PG" run --no-store "${RUN[@]}" --warmup 0 --no-pin -- /bin/true
+check "the report names the launcher and why" grep -q "cannot execute the launcher $T/bad-launcher: Exec format error" "$T/out"
+# Without a launcher the child is forked and held before its exec, as before one existed.
+expect_exit 0 "no launcher" env PERFGATE_NO_LAUNCHER=1 "$PG" run --no-store --format json "${RUN[@]}" --warmup 0 --no-pin -- ./bench/prog
+own=$(json "$T/out" "sorted(d['benchmarks'][0]['metrics']['max-rss']['samples'])[2]")
+check "no launcher: the program ran ($own bytes at its peak)" [ "$own" -gt $((16 << 20)) ]
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
