@@ -3,6 +3,7 @@
 #include "util/error.h"
 #include "util/suggest.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>
@@ -10,14 +11,64 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* libpfm4 is opened on first use, not linked: the loader relocating its
+ * event tables (41,000 pointers) cost every perfgate start about 2 ms, and
+ * the events most runs name never need it (generic[] below). Its ABI is
+ * libpfm.so.4's; the calls below keep libpfm4's names. */
+#define PG_PFM_SONAME "libpfm.so.4"
+static struct {
+    pfm_err_t (*initialize)(void);
+    const char *(*strerror)(int);
+    pfm_err_t (*get_pmu_info)(pfm_pmu_t, pfm_pmu_info_t *);
+    int (*get_event_next)(int);
+    pfm_err_t (*get_event_info)(int, pfm_os_t, pfm_event_info_t *);
+    pfm_err_t (*get_os_event_encoding)(const char *, int, pfm_os_t, void *);
+} pfm;
+#define pfm_initialize pfm.initialize
+#define pfm_strerror pfm.strerror
+#define pfm_get_pmu_info pfm.get_pmu_info
+#define pfm_get_event_next pfm.get_event_next
+#define pfm_get_event_info pfm.get_event_info
+#define pfm_get_os_event_encoding pfm.get_os_event_encoding
+
 /* pfm_initialize is not thread-safe and costs a PMU scan; do it once. */
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
-static int pfm_status;
-static void pfm_init_once(void) { pfm_status = pfm_initialize(); }
+static int pfm_status = PFM_ERR_NOINIT;
+static char pfm_missing[300];       /* why the library could not be opened, "" when it was */
+
+static void pfm_init_once(void)
+{
+    void *h = dlopen(PG_PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+    struct {
+        void **fn;
+        const char *name;
+    } sym[] = {
+        {(void **)&pfm.initialize, "pfm_initialize"},
+        {(void **)&pfm.strerror, "pfm_strerror"},
+        {(void **)&pfm.get_pmu_info, "pfm_get_pmu_info"},
+        {(void **)&pfm.get_event_next, "pfm_get_event_next"},
+        {(void **)&pfm.get_event_info, "pfm_get_event_info"},
+        {(void **)&pfm.get_os_event_encoding, "pfm_get_os_event_encoding"},
+    };
+    for (size_t i = 0; h && i < sizeof sym / sizeof *sym; i++)
+        if (!(*sym[i].fn = dlsym(h, sym[i].name))) {
+            snprintf(pfm_missing, sizeof pfm_missing, "%s has no %s", PG_PFM_SONAME, sym[i].name);
+            return;
+        }
+    if (!h) {
+        const char *why = dlerror();
+        snprintf(pfm_missing, sizeof pfm_missing, "%s", why ? why : PG_PFM_SONAME " cannot be opened");
+        return;
+    }
+    pfm_status = pfm_initialize();
+}
 
 int pg_pfm_init(void)
 {
     pthread_once(&pfm_once, pfm_init_once);
+    if (pfm_missing[0])
+        return pg_error_set(PG_ENOTSUP, "libpfm4 is needed to encode this event and cannot be loaded: %s "
+                            "(install libpfm4)", pfm_missing);
     if (pfm_status != PFM_SUCCESS)
         return pg_error_set(PG_ENOTSUP, "libpfm4 could not initialize: %s", pfm_strerror(pfm_status));
     return 0;

@@ -20,14 +20,18 @@ vg=(valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --I1=32768,8,64 
     --LL=8388608,16,64 --trace-children=yes -q --cachegrind-out-file=/dev/null --log-file=/dev/null)
 
 measure() {   # label, then the two commands as functions bare_$1 / pg_$1
-  local b=() p=()
+  local b=() p=() r=()
   for _ in $(seq "$rounds"); do
     t0=$(now); "bare_$1"; t1=$(now); "pg_$1"; t2=$(now)
     b+=("$(awk "BEGIN{print $t1 - $t0}")"); p+=("$(awk "BEGIN{print $t2 - $t1}")")
+    r+=("$(awk "BEGIN{print ($t2 - $t1) / ($t1 - $t0)}")")
   done
-  local mb mp
-  mb=$(printf '%s\n' "${b[@]}" | med); mp=$(printf '%s\n' "${p[@]}" | med)
-  printf '%-9s %d runs: bare %.3f s, perfgate %.3f s, ratio %.3f\n' "$1" "$n" "$mb" "$mp" "$(awk "BEGIN{print $mp / $mb}")"
+  local mb mp mr
+  mb=$(printf '%s\n' "${b[@]}" | med); mp=$(printf '%s\n' "${p[@]}" | med); mr=$(printf '%s\n' "${r[@]}" | med)
+  # The ratio of the medians, and the median of each round's ratio (its two
+  # sides timed back to back: what drifts between rounds cancels).
+  printf '%-9s %d runs: bare %.3f s, perfgate %.3f s, ratio %.3f, paired %.3f\n' "$1" "$n" "$mb" "$mp" \
+    "$(awk "BEGIN{print $mp / $mb}")" "$mr"
 }
 bare_perf() { for _ in $(seq "$n"); do taskset -c 1 "${prog[@]}" >/dev/null </dev/null; done; }
 pg_perf()   { "$pg" run --backend perf --no-store --repeat "$n" --warmup 0 -- "${prog[@]}" >/dev/null 2>&1; }
