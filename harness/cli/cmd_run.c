@@ -59,6 +59,7 @@ typedef struct run_state {
     pg_measure_out out;         /* the run document, and where it went */
     char commit[PG_OID_HEXSZ + 1];
     int dirty, have_commit, have_store;
+    pg_repo_dirty_job *dirty_job;   /* the work tree's status walk, until it is needed */
 } run_state;
 
 static int parse_shard(const pg_opt *opt, const char *name, const char *arg)
@@ -152,12 +153,31 @@ static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
     return rc;
 }
 
-/* The commit results are keyed to, and the store they go to (outside a
- * repository: no commit, and a store only when one is named). */
+/* The commit results are keyed to, and whether the work tree differs from
+ * it: that walk goes on beside what comes before the first run, which needs it. */
+static void locate_commit(run_state *st, pg_ctx *ctx)
+{
+    st->have_commit = pg_ctx_repo(ctx) == 0 && pg_repo_head_commit(st->commit, ctx->repo) == 0;
+    if (st->have_commit)
+        pg_repo_dirty_start(&st->dirty_job, ctx->repo);
+    pg_error_clear();
+}
+
+static void know_dirty(run_state *st)
+{
+    if (st->dirty_job)
+        st->dirty = pg_repo_dirty_finish(st->dirty_job);
+    st->dirty_job = NULL;
+}
+
+/* Before the manifest's build: the walk must not race a build that writes tracked files. */
+static void know_dirty_now(void *arg) { know_dirty(arg); }
+
+/* The store results go to (outside a repository: no commit, and a store only
+ * when one is named). */
 static void locate_results(run_state *st, const run_args *a, pg_ctx *ctx)
 {
     int in_repo = pg_ctx_repo(ctx) == 0;
-    st->have_commit = in_repo && pg_repo_head(st->commit, &st->dirty, ctx->repo) == 0;
     st->have_store = !a->no_store && pg_ctx_store(ctx) == 0;
     if (!st->have_commit && !a->no_store)
         fprintf(stderr, "perfgate: note: %s: results are keyed to no commit%s\n",
@@ -202,9 +222,10 @@ static int choose_cpu(pg_run_opts *ro)
 /* Before measuring, once the benchmarks are built and listed. */
 static void print_header(void *arg, const pg_benchset *set, size_t copy)
 {
-    const run_state *st = arg;
+    run_state *st = arg;
     const run_args *a = st->a;
     (void)copy;     /* run measures one */
+    know_dirty(st);     /* the header says it, the document records it */
     if (a->json)
         return;
     printf("perfgate run: %zu benchmark%s, backend %s, ", set->n, set->n == 1 ? "" : "s",
@@ -226,9 +247,10 @@ static void print_header(void *arg, const pg_benchset *set, size_t copy)
 static int measure(run_state *st, run_args *a, pg_ctx *ctx)
 {
     const char *commit = st->commit;
-    pg_measure_here here = {.set = &st->set, .filter = a->filter, .no_build = a->no_build, .dirty = st->dirty,
+    pg_measure_here here = {.set = &st->set, .filter = a->filter, .no_build = a->no_build, .dirty = &st->dirty,
                             .shard_index = a->shard.index, .shard_count = a->shard.count, .copies = 1,
-                            .logs_prefix = PG_LEFTOVERS_LOGS_PREFIX, .before = print_header, .arg = st};
+                            .logs_prefix = PG_LEFTOVERS_LOGS_PREFIX, .before_build = know_dirty_now,
+                            .before = print_header, .arg = st};
     a->ro.progress = isatty(2);
     a->ro.out = a->json ? NULL : stdout;
     pg_measure_plan plan = {.repo = ctx->repo, .commits = &commit, .ncommits = st->have_commit, .here = &here,
@@ -263,6 +285,7 @@ static int print_results(run_state *st, const run_args *a)
 
 static void run_state_free(run_state *st)
 {
+    know_dirty(st);     /* a run that ended early still waits for the walk */
     pg_measure_out_free(&st->out);
     pg_session_close(&st->sess);
     pg_benchset_free(&st->set);
@@ -274,6 +297,8 @@ static void run_state_free(run_state *st)
 static int prepare(int *empty, run_state *st, run_args *a, pg_ctx *ctx)
 {
     int rc = check_default_dir(&ctx->args);
+    if (rc == 0)
+        locate_commit(st, ctx);
     if (rc == 0)
         rc = pg_session_open(&st->sess, a->backend, a->events, a->user_only);
     if (rc == 0 && !a->no_native)

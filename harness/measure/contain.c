@@ -497,15 +497,20 @@ static int sweep_descendants(void)
 
 /* ---- the run ---- */
 
-void pg_contain_begin(pg_contain *c)
+void pg_contain_prepare(void)
 {
-    memset(c, 0, sizeof *c);
     if (!cg.probed)
         probe_cgroup();
     if (!wd_started) {
         wd_started = 1;
         watchdog_start();
     }
+}
+
+void pg_contain_begin(pg_contain *c)
+{
+    memset(c, 0, sizeof *c);
+    pg_contain_prepare();
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (!cg.usable)
         return;

@@ -34,6 +34,11 @@ typedef struct pg_contain {
     int shared;             /* pg_contain_spawn's child shared perfgate's memory until its exec */
 } pg_contain;
 
+/* What the first run needs once: where cgroups can be made, and the watchdog.
+ * Done by the first pg_contain_begin; earlier when the caller has other work
+ * waiting on another thread meanwhile. */
+void pg_contain_prepare(void);
+
 /* Parent, before fork: makes the run's cgroup when the machine allows, and
  * makes perfgate the subreaper of what it forks. Never fails: what cannot be
  * had here is done without. */

@@ -1,5 +1,6 @@
 /* harness/measure/plan.c — see plan.h. */
 #include "harness/measure/plan.h"
+#include "harness/measure/contain.h"
 #include "harness/measure/build.h"
 #include "harness/measure/canon.h"
 #include "harness/measure/gbench_list.h"
@@ -87,7 +88,7 @@ static int open_side(const pg_measure_plan *p, side *s, const char *tmp)
 {
     const pg_session *sess = p->sess;
     const pg_measure_here *h = p->here;
-    int rc = pg_session_new_doc(&s->doc, sess, s->commit, h ? h->dirty : 0, p->ro->cpu);
+    int rc = pg_session_new_doc(&s->doc, sess, s->commit, h && h->dirty ? *h->dirty : 0, p->ro->cpu);
     if (h) {
         s->doc.shard_index = h->shard_index;
         s->doc.shard_count = h->shard_count;
@@ -253,6 +254,8 @@ static int build_here(const pg_measure_plan *p, pg_benchset *set)
     const pg_measure_here *h = p->here;
     int rc = 0;
     if (set->build && !h->no_build) {
+        if (h->before_build)
+            h->before_build(h->arg);
         char mdir[PATH_MAX], log[PATH_MAX + 128];
         pg_path_dirname(mdir, sizeof mdir, set->build_manifest);
         if (p->store_root)
@@ -279,6 +282,8 @@ static int measure_here(pg_measure_out *out, const pg_measure_plan *p, side *sid
                            : pg_owned_mkdtemp(tmp, h->logs_prefix);
     if (rc == 0)
         rc = build_here(p, h->set);
+    if (rc == 0)
+        pg_contain_prepare();   /* while `before` may still wait for its caller's other thread */
     for (size_t k = 0; k < h->copies && rc == 0; k++) {
         side *s = &sides[k];
         if (h->before)

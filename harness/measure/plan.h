@@ -37,10 +37,13 @@ typedef struct pg_measure_here {
                                    its suites listed and filtered here; the caller's to free */
     const char *filter;         /* --filter over the listed names (extended regex); NULL: all */
     int no_build;               /* --no-build */
-    int dirty;                  /* the work tree differs from plan->commits[0] */
+    const int *dirty;           /* the work tree differs from plan->commits[0], read after `before`
+                                   (run finds it out meanwhile); NULL: it does not */
     int shard_index, shard_count;   /* --shard, recorded in the document */
     size_t copies;              /* documents measured one after the other: 1 (run), 2 x pairs (calibrate) */
     const char *logs_prefix;    /* without a store: the prefix of the logs' temporary directory */
+    void (*before_build)(void *arg);  /* before the build command runs, if it does (`run` settles
+                                   `dirty` first: a build may change tracked files); NULL: nothing */
     void (*before)(void *arg, const pg_benchset *set, size_t copy);  /* before each copy is measured
                                    (`run`'s header, calibrate's progress); NULL: nothing */
     void *arg;

@@ -95,25 +95,82 @@ void pg_repo_free(pg_repo *r)
 
 const char *pg_repo_workdir(const pg_repo *r) { return git_repository_workdir(r->repo); }
 
-int pg_repo_head(char out[PG_OID_HEXSZ + 1], int *dirty, pg_repo *r)
+/* Whether tracked files differ from HEAD (untracked files are not "dirty",
+ * as for `git describe --dirty`); 0 also when the walk fails. */
+static int work_tree_dirty(git_repository *repo)
 {
-    git_oid oid;
-    int rc = git_reference_name_to_id(&oid, r->repo, "HEAD");
-    if (rc < 0)
-        return pg_error_set(PG_ENOTFOUND, "the repository has no commit yet (HEAD is unborn)");
-    git_oid_tostr(out, PG_OID_HEXSZ + 1, &oid);
-
     git_status_options so;
     git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
     so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-    so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;   /* untracked files are not "dirty" */
+    so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
     git_status_list *st = NULL;
-    *dirty = 0;
-    if (git_status_list_new(&st, r->repo, &so) == 0) {
-        *dirty = git_status_list_entrycount(st) > 0;
+    int dirty = 0;
+    if (git_status_list_new(&st, repo, &so) == 0) {
+        dirty = git_status_list_entrycount(st) > 0;
         git_status_list_free(st);
     }
+    return dirty;
+}
+
+int pg_repo_head_commit(char out[PG_OID_HEXSZ + 1], pg_repo *r)
+{
+    git_oid oid;
+    if (git_reference_name_to_id(&oid, r->repo, "HEAD") < 0)
+        return pg_error_set(PG_ENOTFOUND, "the repository has no commit yet (HEAD is unborn)");
+    git_oid_tostr(out, PG_OID_HEXSZ + 1, &oid);
     return 0;
+}
+
+int pg_repo_head(char out[PG_OID_HEXSZ + 1], int *dirty, pg_repo *r)
+{
+    *dirty = 0;
+    int rc = pg_repo_head_commit(out, r);
+    if (rc == 0)
+        *dirty = work_tree_dirty(r->repo);
+    return rc;
+}
+
+struct pg_repo_dirty_job {
+    pthread_t thread;
+    int threaded;           /* 0: walked by pg_repo_dirty_start itself (no thread could start) */
+    char path[4096];        /* the work tree; the thread opens a repository object of its own */
+    int dirty;
+};
+
+static void *dirty_main(void *arg)
+{
+    pg_repo_dirty_job *job = arg;
+    git_repository *repo = NULL;
+    if (git_repository_open(&repo, job->path) == 0)
+        job->dirty = work_tree_dirty(repo);
+    git_repository_free(repo);
+    return NULL;
+}
+
+void pg_repo_dirty_start(pg_repo_dirty_job **out, pg_repo *r)
+{
+    *out = NULL;
+    const char *wd = git_repository_workdir(r->repo);
+    pg_repo_dirty_job *job = wd ? calloc(1, sizeof *job) : NULL;
+    if (!job || snprintf(job->path, sizeof job->path, "%s", wd) >= (int)sizeof job->path) {
+        free(job);
+        return;
+    }
+    job->threaded = pthread_create(&job->thread, NULL, dirty_main, job) == 0;
+    if (!job->threaded)
+        job->dirty = work_tree_dirty(r->repo);      /* walked here and now */
+    *out = job;
+}
+
+int pg_repo_dirty_finish(pg_repo_dirty_job *job)
+{
+    if (!job)
+        return 0;
+    if (job->threaded)
+        pthread_join(job->thread, NULL);
+    int dirty = job->dirty;
+    free(job);
+    return dirty;
 }
 
 int pg_repo_resolve(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *rev)

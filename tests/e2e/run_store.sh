@@ -26,6 +26,9 @@ check "result stored under .perfgate/results/<HEAD>/" test -f "$stored"
 check "document's commit is HEAD" [ "$(json "$stored" "d['commit']")" = "$head" ]
 check "one run stored" [ "$(json "$stored" "len(d['runs'])")" = 1 ]
 check "run keyed to HEAD" [ "$(json "$stored" "d['runs'][0]['commit']")" = "$head" ]
+# The work tree's status is walked beside perfgate's start (harness/store/gitrepo.h): its answer still lands.
+check "a clean work tree: the header says nothing of it" bash -c "! grep -q 'dirty work tree' '$T/out'"
+check "a clean work tree: the run is not dirty" [ "$(json "$stored" "d['runs'][0]['dirty']")" = False ]
 check "backend recorded" [ "$(json "$stored" "d['runs'][0]['benchmarks'][0]['metrics']['instructions']['backend']")" = valgrind ]
 check "machine id recorded" [ -n "$(json "$stored" "d['runs'][0]['machine']['id']")" ]
 check "cache geometry recorded" [ "$(json "$stored" "d['runs'][0]['machine']['cache_geometry']")" = "I1=32768,8,64 D1=32768,8,64 LL=8388608,16,64" ]
@@ -41,6 +44,14 @@ done
 expect_exit 0 "second run" "$PG" run --backend valgrind bench/ --filter 'work-1m'
 check "second run appended, first kept" [ "$(json "$stored" "len(d['runs'])")" = 2 ]
 check "first run intact" [ "$(json "$stored" "len(d['runs'][0]['benchmarks'])")" = 2 ]
+# A tracked file changed: the header and the run say so.
+cp bench/perfgate.json "$T/manifest.keep"
+echo ' ' >> bench/perfgate.json
+expect_exit 0 "a run of a dirty work tree" "$PG" run --backend valgrind bench/ --filter 'work-1m' --no-store
+contains "$T/out" "commit ${head:0:12} (dirty work tree)"
+expect_exit 0 "its document" "$PG" run --backend valgrind bench/ --filter 'work-1m' --no-store --format json
+check "the run is dirty" [ "$(json "$T/out" "d['dirty']")" = True ]
+cp "$T/manifest.keep" bench/perfgate.json
 
 expect_exit 0 "show HEAD" "$PG" show
 contains "$T/out" "work-2m"
