@@ -6,7 +6,7 @@
 
 #include <fcntl.h>
 #include <gelf.h>
-#include <git2.h>
+#include "harness/store/git2.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +161,8 @@ int pg_reuse_key(char key[PG_REUSE_KEY_SIZE], const pg_bench *bench, char *const
     char exe[PATH_MAX];
     int rc = exe_of(exe, bench, env);
     if (rc < 0)
+        return rc;
+    if ((rc = pg_git2_load()) < 0)
         return rc;
     git_libgit2_init();
     text t = {0};

@@ -2,7 +2,7 @@
 #include "harness/store/gitdiff.h"
 #include "util/error.h"
 
-#include <git2.h>
+#include "harness/store/git2.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

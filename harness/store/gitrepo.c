@@ -3,7 +3,7 @@
 #include "harness/store/gittls.h"
 #include "util/error.h"
 
-#include <git2.h>
+#include "harness/store/git2.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,8 @@ static int init_state;   /* 0 not started, 1 running on init_thread, 2 done */
 
 static void lib_start(void)
 {
+    if (pg_git2_load() < 0)
+        return;     /* said again by lib_init, on its caller's thread */
     pg_gittls_defer_begin();
     git_libgit2_init();
     pg_gittls_defer_end();
@@ -48,12 +50,13 @@ void pg_repo_init_wait(void)
     }
 }
 
-static void lib_init(void)
+static int lib_init(void)
 {
     pg_repo_init_wait();
     if (init_state == 0)
         lib_start();
     init_state = 2;
+    return pg_git2_load();
 }
 
 const char *pg_repo_git_msg(void)
@@ -68,9 +71,11 @@ git_repository *pg_repo_git(pg_repo *r) { return r->repo; }
 
 int pg_repo_open(pg_repo **out, const char *path)
 {
-    lib_init();
+    int rc = lib_init();
+    if (rc < 0)
+        return rc;
     git_repository *repo = NULL;
-    int rc = git_repository_open_ext(&repo, path, 0, NULL);
+    rc = git_repository_open_ext(&repo, path, 0, NULL);
     if (rc == GIT_ENOTFOUND)
         return pg_error_set(PG_ENOTFOUND, "%s is not inside a git repository", path);
     if (rc < 0)

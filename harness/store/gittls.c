@@ -3,7 +3,7 @@
 #include "util/error.h"
 
 #include <dlfcn.h>
-#include <git2.h>
+#include "harness/store/git2.h"
 #include <limits.h>
 #include <stdio.h>
 

@@ -3,7 +3,7 @@
 #include "util/error.h"
 #include "util/text.h"
 
-#include <git2.h>
+#include "harness/store/git2.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

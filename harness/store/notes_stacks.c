@@ -8,7 +8,7 @@
 #include "util/text.h"
 
 #include <cjson/cJSON.h>
-#include <git2.h>
+#include "harness/store/git2.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
