@@ -34,10 +34,13 @@ int pg_callgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv
     return pg_callgrind_wrap_more(vg, out_argv, argv, outdir, NULL);
 }
 
-/* Names by callgrind's compression id "(123)". */
+/* Names by callgrind's compression id "(123)". A name an id had before it
+ * was named again is kept until names_free: a caller may still hold it. */
 typedef struct names {
     char **v;
     size_t n;
+    char **old;
+    size_t nold, capold;
 } names;
 
 static int names_set(names *t, size_t id, const char *s, size_t len)
@@ -53,7 +56,11 @@ static int names_set(names *t, size_t id, const char *s, size_t len)
         t->v = v;
         t->n = n;
     }
-    free(t->v[id]);
+    if (t->v[id]) {
+        if (pg_array_grow(&t->old, &t->capold, t->nold, sizeof *t->old, 16) < 0)
+            return PG_ENOMEM;
+        t->old[t->nold++] = t->v[id];
+    }
     t->v[id] = strndup(s, len);
     return t->v[id] ? 0 : PG_ENOMEM;
 }
@@ -63,6 +70,9 @@ static void names_free(names *t)
     for (size_t i = 0; i < t->n; i++)
         free(t->v[i]);
     free(t->v);
+    for (size_t i = 0; i < t->nold; i++)
+        free(t->old[i]);
+    free(t->old);
 }
 
 /* The decimal number at the start of p[0..len) into *out (saturating);

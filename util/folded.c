@@ -132,6 +132,18 @@ static int grow_table(pg_folded *f)
 /* The one insertion path: `stack` need not be NUL-terminated. */
 static int add_n(pg_folded *f, const char *stack, size_t len, uint64_t count)
 {
+    /* Kept as it is written out (format_all): valid UTF-8. Two stacks that
+     * differ only in bytes that are not UTF-8 are one stack, in memory as in
+     * the file, so a profile read back is the profile written. */
+    if (!pg_text_utf8_valid(stack, len)) {
+        size_t rl;
+        char *r = pg_text_utf8_repair(stack, len, &rl);
+        if (!r)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        int rc = pg_text_utf8_valid(r, rl) ? add_n(f, r, rl, count) : pg_error_set(PG_EINVAL, "a stack that is not UTF-8");
+        free(r);
+        return rc;
+    }
     if (f->total + count < f->total)
         return pg_error_set(PG_EINVAL, "folded counts overflow 64 bits");
     uint64_t h = hash_bytes(stack, len);
