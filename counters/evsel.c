@@ -1,5 +1,6 @@
 /* counters/evsel.c — one perf event: libpfm4 encoding, scaling, open errors. */
 #include "counters/evsel.h"
+#include "util/dlib.h"
 #include "util/error.h"
 #include "util/suggest.h"
 
@@ -38,11 +39,7 @@ static char pfm_missing[300];       /* why the library could not be opened, "" w
 
 static void pfm_init_once(void)
 {
-    void *h = dlopen(PG_PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
-    struct {
-        void **fn;
-        const char *name;
-    } sym[] = {
+    const pg_dlib_sym sym[] = {
         {(void **)&pfm.initialize, "pfm_initialize"},
         {(void **)&pfm.strerror, "pfm_strerror"},
         {(void **)&pfm.get_pmu_info, "pfm_get_pmu_info"},
@@ -50,17 +47,9 @@ static void pfm_init_once(void)
         {(void **)&pfm.get_event_info, "pfm_get_event_info"},
         {(void **)&pfm.get_os_event_encoding, "pfm_get_os_event_encoding"},
     };
-    for (size_t i = 0; h && i < sizeof sym / sizeof *sym; i++)
-        if (!(*sym[i].fn = dlsym(h, sym[i].name))) {
-            snprintf(pfm_missing, sizeof pfm_missing, "%s has no %s", PG_PFM_SONAME, sym[i].name);
-            return;
-        }
-    if (!h) {
-        const char *why = dlerror();
-        snprintf(pfm_missing, sizeof pfm_missing, "%s", why ? why : PG_PFM_SONAME " cannot be opened");
-        return;
-    }
-    pfm_status = pfm_initialize();
+    if (pg_dlib_open(PG_PFM_SONAME, RTLD_NOW | RTLD_LOCAL, sym, sizeof sym / sizeof *sym, pfm_missing,
+                     sizeof pfm_missing) == 0)
+        pfm_status = pfm_initialize();
 }
 
 int pg_pfm_init(void)

@@ -129,21 +129,10 @@ static int grow_table(pg_folded *f)
     return 0;
 }
 
-/* The one insertion path: `stack` need not be NUL-terminated. */
-static int add_n(pg_folded *f, const char *stack, size_t len, uint64_t count)
+/* The one insertion path: `stack`, valid UTF-8 (add_n sees to it), need not
+ * be NUL-terminated. */
+static int add_valid(pg_folded *f, const char *stack, size_t len, uint64_t count)
 {
-    /* Kept as it is written out (format_all): valid UTF-8. Two stacks that
-     * differ only in bytes that are not UTF-8 are one stack, in memory as in
-     * the file, so a profile read back is the profile written. */
-    if (!pg_text_utf8_valid(stack, len)) {
-        size_t rl;
-        char *r = pg_text_utf8_repair(stack, len, &rl);
-        if (!r)
-            return pg_error_set(PG_ENOMEM, "out of memory");
-        int rc = pg_text_utf8_valid(r, rl) ? add_n(f, r, rl, count) : pg_error_set(PG_EINVAL, "a stack that is not UTF-8");
-        free(r);
-        return rc;
-    }
     if (f->total + count < f->total)
         return pg_error_set(PG_EINVAL, "folded counts overflow 64 bits");
     uint64_t h = hash_bytes(stack, len);
@@ -174,6 +163,23 @@ static int add_n(pg_folded *f, const char *stack, size_t len, uint64_t count)
     if (f->n * 2 > f->tcap)
         return grow_table(f);
     return 0;
+}
+
+/* Function names are whatever a binary's symbols say; a stack is kept as
+ * valid UTF-8, as the file other tools read must be (util/text.h). Two
+ * stacks that differ only in bytes that are not UTF-8 are then one, in memory
+ * as in the file: a profile read back is the profile written. */
+static int add_n(pg_folded *f, const char *stack, size_t len, uint64_t count)
+{
+    if (pg_text_utf8_valid(stack, len))
+        return add_valid(f, stack, len, count);
+    size_t rl;
+    char *r = pg_text_utf8_repair(stack, len, &rl);
+    if (!r)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    int rc = add_valid(f, r, rl, count);
+    free(r);
+    return rc;
 }
 
 int pg_folded_add(pg_folded *f, const char *stack, uint64_t count)
@@ -218,6 +224,8 @@ int pg_folded_parse(pg_folded *f, const char *text, size_t len, const char *name
 {
     const char *p = text, *end = text + len;
     size_t lineno = 0;
+    /* Checked once, whole: a line of valid text is valid (lines split at ASCII bytes). */
+    int (*add)(pg_folded *, const char *, size_t, uint64_t) = pg_text_utf8_valid(text, len) ? add_valid : add_n;
     while (p < end) {
         lineno++;
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -255,7 +263,7 @@ int pg_folded_parse(pg_folded *f, const char *text, size_t len, const char *name
             return bad_line(name, lineno, line, (size_t)(le - line), "empty stack");
         if (memchr(ls, '\0', (size_t)(se - ls)))
             return pg_error_set(PG_EINVAL, "%s:%zu: NUL byte in a stack", name, lineno);
-        int rc = add_n(f, ls, (size_t)(se - ls), count);
+        int rc = add(f, ls, (size_t)(se - ls), count);
         if (rc < 0)
             return pg_error_wrap(rc, "%s:%zu", name, lineno);
     }
@@ -506,14 +514,8 @@ static int format_all(char **out, size_t *outlen, const pg_folded *f)
     *w = '\0';
     free(e);
     *outlen = (size_t)(w - buf);
-    /* Function names are whatever a binary's symbols say: the file is text
-     * other tools read, so it is valid UTF-8 (util/text.h). */
-    if (!pg_text_utf8_valid(buf, *outlen)) {
-        char *r = pg_text_utf8_repair(buf, *outlen, outlen);
-        free(buf);
-        if (!(buf = r))
-            return pg_error_set(PG_ENOMEM, "out of memory");
-    }
+    /* Valid UTF-8, which other tools read: every stack was made so when it
+     * was added (add_n), whatever a binary's symbols said. */
     *out = buf;
     return 0;
 }

@@ -1,12 +1,12 @@
 /* harness/measure/reuse.c — see reuse.h. */
 #include "harness/measure/reuse.h"
 #include "counters/elfsym.h"
+#include "harness/store/git2.h"
 #include "harness/store/store.h"
 #include "util/error.h"
 
 #include <fcntl.h>
 #include <gelf.h>
-#include "harness/store/git2.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /* harness/store/git2.c — see git2.h. */
 #define PG_GIT2_LOADER     /* the names are the library's here, not the pointers' */
 #include "harness/store/git2.h"
+#include "util/dlib.h"
 #include "util/error.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdio.h>
 
 struct pg_git2 pg_git2;
 
@@ -14,19 +14,12 @@ static char missing[400];       /* why it could not be loaded, "" when it was */
 
 static void load(void)
 {
+#define PG_GIT2_SYM(f) {(void **)&pg_git2.f, #f},
+    static const pg_dlib_sym syms[] = {PG_GIT2_FUNCTIONS(PG_GIT2_SYM)};
+#undef PG_GIT2_SYM
     /* RTLD_GLOBAL: its libraries join the global scope, where gittls.c's
      * dlsym(RTLD_NEXT) finds mbedtls's own functions behind perfgate's. */
-    void *h = dlopen(PG_GIT2_SONAME, RTLD_NOW | RTLD_GLOBAL);
-    if (!h) {
-        const char *why = dlerror();
-        snprintf(missing, sizeof missing, "%s", why ? why : PG_GIT2_SONAME " cannot be opened");
-        return;
-    }
-#define PG_GIT2_FIND(f)                                                                    \
-    if (!missing[0] && !(*(void **)&pg_git2.f = dlsym(h, #f)))                             \
-        snprintf(missing, sizeof missing, "%s has no %s", PG_GIT2_SONAME, #f);
-    PG_GIT2_FUNCTIONS(PG_GIT2_FIND)
-#undef PG_GIT2_FIND
+    pg_dlib_open(PG_GIT2_SONAME, RTLD_NOW | RTLD_GLOBAL, syms, sizeof syms / sizeof *syms, missing, sizeof missing);
 }
 
 int pg_git2_load(void)

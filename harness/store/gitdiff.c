@@ -1,8 +1,8 @@
 /* harness/store/gitdiff.c — see gitdiff.h. */
 #include "harness/store/gitdiff.h"
+#include "harness/store/git2.h"
 #include "util/error.h"
 
-#include "harness/store/git2.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* harness/store/gitrepo.c — libgit2 behind the few questions perfgate asks of git. */
 #include "harness/store/gitrepo.h"
+#include "harness/store/git2.h"
 #include "harness/store/gittls.h"
 #include "util/error.h"
 
-#include "harness/store/git2.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

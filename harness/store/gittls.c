@@ -1,9 +1,9 @@
 /* harness/store/gittls.c — see gittls.h. */
 #include "harness/store/gittls.h"
+#include "harness/store/git2.h"
 #include "util/error.h"
 
 #include <dlfcn.h>
-#include "harness/store/git2.h"
 #include <limits.h>
 #include <stdio.h>
 

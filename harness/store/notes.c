@@ -1,9 +1,9 @@
 /* harness/store/notes.c — see notes.h. */
 #include "harness/store/notes.h"
+#include "harness/store/git2.h"
 #include "util/error.h"
 #include "util/text.h"
 
-#include "harness/store/git2.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

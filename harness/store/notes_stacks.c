@@ -1,5 +1,6 @@
 /* harness/store/notes_stacks.c — see notes_stacks.h. */
 #include "harness/store/notes_stacks.h"
+#include "harness/store/git2.h"
 #include "harness/store/notes.h"
 #include "harness/store/results.h"
 #include "util/error.h"
@@ -8,7 +9,6 @@
 #include "util/text.h"
 
 #include <cjson/cJSON.h>
-#include "harness/store/git2.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,12 @@
 /* harness/store/notesync.c — see notesync.h. */
 #include "harness/store/notesync.h"
+#include "harness/store/git2.h"
 #include "harness/store/gittls.h"
 #include "harness/store/notes.h"
 #include "harness/store/notes_stacks.h"
 #include "util/error.h"
 #include "util/text.h"
 
-#include "harness/store/git2.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
