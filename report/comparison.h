@@ -13,6 +13,7 @@
 #include "report/series.h"
 #include "report/threshold.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A note is owned text, NULL when there is none: in 10^4 benchmarks of 5
@@ -30,23 +31,26 @@ typedef struct pg_metric_cmp {
     double delta_pct;               /* 100 * delta_abs / base; NAN when base is 0 and cand is not */
     double threshold_pct;
     pg_threshold_source threshold_source;
-    double floor_pct;               /* noise floor measured by calibrate (report/calib.h), NAN: none */
-    int gating;
-    int deterministic;
-    int simulated;                  /* the baseline's series was measured on a model (pg_series) */
-    int exceeds;                    /* |delta_pct| > threshold_pct (a change from 0 always does) */
-    int tested;                     /* Mann-Whitney U was computed (every noisy pair with enough samples) */
-    double p, q;                    /* raw and BH-adjusted p-values (NAN when not tested) */
-    int not_compared;               /* on one side only, or across backends: verdict inconclusive */
     pg_verdict verdict;
+    double floor_pct;               /* noise floor measured by calibrate (report/calib.h), NAN: none */
+    double p, q;                    /* raw and BH-adjusted p-values (NAN when not tested) */
     char *note;                     /* why inconclusive / not compared (at most PG_NOTE_METRIC bytes,
                                      * owned), NULL otherwise: set by pg_note_set/pg_note_add */
     size_t order;                   /* its place in the benchmark's list (gates first) */
-    int controlled;                 /* --control measured the baseline twice (report/control.h)... */
-    double control_pct;             /* ...and its two runs differ by this |delta %| (NAN: not comparable) */
+    double control_pct;             /* --control: the baseline's two runs differ by this |delta %|
+                                     * (NAN: not comparable)... */
     double control_abs;             /* ...and by this |delta| in the metric's unit */
-    int within_noise;               /* it regressed by no more than the control: unchanged, with a note */
-    int exact_drift;                /* an exact count that differs in the control: a finding */
+    /* Flags, as bools: a comparison of 10^4 benchmarks holds 5 * 10^4 of
+     * these records, and nine ints were 1.8 MB of it. */
+    bool gating;
+    bool deterministic;
+    bool simulated;                 /* the baseline's series was measured on a model (pg_series) */
+    bool exceeds;                   /* |delta_pct| > threshold_pct (a change from 0 always does) */
+    bool tested;                    /* Mann-Whitney U was computed (every noisy pair with enough samples) */
+    bool not_compared;              /* on one side only, or across backends: verdict inconclusive */
+    bool controlled;                /* --control measured the baseline twice (report/control.h) */
+    bool within_noise;              /* it regressed by no more than the control: unchanged, with a note */
+    bool exact_drift;               /* an exact count that differs in the control: a finding */
 } pg_metric_cmp;
 
 /* A gating count and the native time disagreeing (report/divergence.h). */

@@ -12,6 +12,7 @@
 #include "report/threshold.h"
 #include "util/strpool.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct pg_series {
@@ -19,9 +20,9 @@ typedef struct pg_series {
     char *unit;            /* "count", "ns", "bytes" */
     char *backend;         /* the run's backend, "perf" or "valgrind": never compared across */
     char *source;          /* what produced the value: "perf", "valgrind", "os" (rusage, clock) */
-    int exact;             /* its backend's counts of this unit are the same on every run
+    bool exact;            /* its backend's counts of this unit are the same on every run
                               (counters/backend.h, pg_backend_props; set by whoever builds it) */
-    int simulated;         /* measured on its backend's model of the machine, not on the machine */
+    bool simulated;        /* measured on its backend's model of the machine, not on the machine */
     double *v;             /* raw samples, one per measured run */
     size_t n, cap;
     const char *origin;    /* where v[0] came from ("run <id> in <dir>"); NULL: not said

@@ -10,4 +10,9 @@
  * unchanged and PG_ENOMEM is returned with the last error set. */
 int pg_array_grow(void *ptr_addr, size_t *cap, size_t n, size_t size, size_t first);
 
+/* Makes room for `want` elements in all, exactly, when there is less: for
+ * an array whose final size is known, where doubling would leave up to
+ * half of it unused. Failure as above. */
+int pg_array_reserve(void *ptr_addr, size_t *cap, size_t want, size_t size);
+
 #endif
