@@ -59,7 +59,9 @@ typedef struct run_state {
     pg_measure_out out;         /* the run document, and where it went */
     char commit[PG_OID_HEXSZ + 1];
     int dirty, have_commit, have_store;
-    pg_repo_dirty_job *dirty_job;   /* the work tree's status walk, until it is needed */
+    int commit_known, dirty_known;  /* have_commit and commit, dirty: asked of `facts` */
+    pg_repo_facts *facts;       /* the repository, HEAD and the status walk, found meanwhile */
+    size_t header_n;            /* the header is due, for this many benchmarks (0: not due) */
 } run_state;
 
 static int parse_shard(const pg_opt *opt, const char *name, const char *arg)
@@ -143,9 +145,8 @@ static int check_default_dir(const pg_opt_args *args)
 static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
 {
     const pg_opt_args *args = &ctx->args;
-    int in_repo = pg_ctx_repo(ctx) == 0 && ctx->workdir;
-    pg_error_clear();
-    int rc = pg_bench_select(&st->set, args->args, args->nargs, !args->dashdash, in_repo ? ctx->workdir : NULL);
+    const char *wd = pg_ctx_workdir(ctx);
+    int rc = pg_bench_select(&st->set, args->args, args->nargs, !args->dashdash, wd);
     if (rc == 0 && args->nrest > 0)
         rc = pg_bench_add_command(&st->set, args->rest, args->nrest);
     if (rc == 0 && args->dashdash && args->nrest == 0)
@@ -154,35 +155,50 @@ static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
 }
 
 /* The commit results are keyed to, and whether the work tree differs from
- * it: that walk goes on beside what comes before the first run, which needs it. */
-static void locate_commit(run_state *st, pg_ctx *ctx)
+ * it, found on another thread (harness/store/gitfacts.h) while the backend
+ * is probed and the benchmarks chosen, and asked for when needed. */
+static int locate_commit(run_state *st, pg_ctx *ctx)
 {
-    st->have_commit = pg_ctx_repo(ctx) == 0 && pg_repo_head_commit(st->commit, ctx->repo) == 0;
-    if (st->have_commit)
-        pg_repo_dirty_start(&st->dirty_job, ctx->repo);
-    pg_error_clear();
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        return pg_error_errno(PG_EIO, "cannot determine the current directory");
+    int rc = pg_repo_facts_start(&st->facts, cwd);
+    ctx->facts = st->facts;
+    return rc;
+}
+
+static void know_commit(run_state *st)
+{
+    if (!st->commit_known && st->facts)
+        st->have_commit = pg_repo_facts_commit(st->commit, st->facts);
+    st->commit_known = 1;
 }
 
 static void know_dirty(run_state *st)
 {
-    if (st->dirty_job)
-        st->dirty = pg_repo_dirty_finish(st->dirty_job);
-    st->dirty_job = NULL;
+    know_commit(st);
+    if (!st->dirty_known && st->facts)
+        st->dirty = pg_repo_facts_dirty(st->facts);
+    st->dirty_known = 1;
 }
 
 /* Before the manifest's build: the walk must not race a build that writes tracked files. */
 static void know_dirty_now(void *arg) { know_dirty(arg); }
 
 /* The store results go to (outside a repository: no commit, and a store only
- * when one is named). */
+ * when one is named). A stored run needs its commit before it starts (its
+ * logs go under it); --no-store learns it when the runs are done. */
 static void locate_results(run_state *st, const run_args *a, pg_ctx *ctx)
 {
-    int in_repo = pg_ctx_repo(ctx) == 0;
-    st->have_store = !a->no_store && pg_ctx_store(ctx) == 0;
-    if (!st->have_commit && !a->no_store)
+    if (a->no_store)
+        return;
+    st->have_store = pg_ctx_store(ctx) == 0;
+    know_commit(st);
+    if (!st->have_commit)
         fprintf(stderr, "perfgate: note: %s: results are keyed to no commit%s\n",
-                in_repo ? "the repository has no commit yet" : "not in a git repository",
+                pg_ctx_repo(ctx) == 0 ? "the repository has no commit yet" : "not in a git repository",
                 st->have_store ? "" : " and not stored (give --store DIR to keep them)");
+    pg_error_clear();
 }
 
 /* --shard I/N: this shard's benchmarks only. */
@@ -194,6 +210,9 @@ static int select_shard(run_state *st, const run_args *a, pg_ctx *ctx)
     char from[PG_OID_HEXSZ + 1] = "";
     size_t all = st->set.n;
     int balanced = 0;
+    know_commit(st);
+    if (st->have_commit && pg_ctx_repo(ctx) < 0)
+        pg_error_clear();
     int rc = pg_shard_history(&hist, from, st->have_commit ? ctx->repo : NULL, st->have_store ? ctx->store : NULL,
                               st->have_commit ? st->commit : NULL);
     if (rc == 0)
@@ -219,17 +238,20 @@ static int choose_cpu(pg_run_opts *ro)
     return 0;
 }
 
-/* Before measuring, once the benchmarks are built and listed. */
-static void print_header(void *arg, const pg_benchset *set, size_t copy)
+/* The header, once it is due: it says whether the work tree is dirty, and
+ * that walk goes on beside the first benchmark's runs when it has not ended
+ * by then (on another CPU than theirs). */
+static void print_header(run_state *st)
 {
-    run_state *st = arg;
     const run_args *a = st->a;
-    (void)copy;     /* run measures one */
-    know_dirty(st);     /* the header says it, the document records it */
+    size_t n = st->header_n;
+    if (!n)
+        return;
+    st->header_n = 0;
+    know_dirty(st);
     if (a->json)
         return;
-    printf("perfgate run: %zu benchmark%s, backend %s, ", set->n, set->n == 1 ? "" : "s",
-           pg_backend_name(st->sess.backend));
+    printf("perfgate run: %zu benchmark%s, backend %s, ", n, n == 1 ? "" : "s", pg_backend_name(st->sess.backend));
     if (a->ro.cpu >= 0)
         printf("pinned to CPU %d", a->ro.cpu);
     else
@@ -241,20 +263,53 @@ static void print_header(void *arg, const pg_benchset *set, size_t copy)
     fflush(stdout);
 }
 
+static void print_header_now(void *arg) { print_header(arg); }
+
+/* Before measuring, once the benchmarks are built and listed: the header
+ * now if the walk is over, else before the first table. */
+static void header_due(void *arg, const pg_benchset *set, size_t copy)
+{
+    run_state *st = arg;
+    (void)copy;     /* run measures one */
+    st->header_n = set->n;
+    pg_repo_facts_avoid_cpu(st->facts, st->a->ro.cpu);
+    if (pg_repo_facts_walked(st->facts))
+        print_header(st);
+}
+
+/* The document's commit (unless it had it from the start) and "dirty",
+ * when its runs are done. */
+static int finish_doc(void *arg, pg_rundoc *doc)
+{
+    run_state *st = arg;
+    know_dirty(st);
+    doc->dirty = st->dirty;
+    return st->have_commit && !doc->commit ? pg_rundoc_set(&doc->commit, st->commit) : 0;
+}
+
 /* Measures the work tree in place (harness/measure/plan.h): stored, with a
  * store (checked before the build, which it would waste), and put into the
  * notes, with a commit. */
 static int measure(run_state *st, run_args *a, pg_ctx *ctx)
 {
     const char *commit = st->commit;
-    pg_measure_here here = {.set = &st->set, .filter = a->filter, .no_build = a->no_build, .dirty = &st->dirty,
+    pg_measure_here here = {.set = &st->set, .filter = a->filter, .no_build = a->no_build, .finish = finish_doc,
                             .shard_index = a->shard.index, .shard_count = a->shard.count, .copies = 1,
                             .logs_prefix = PG_LEFTOVERS_LOGS_PREFIX, .before_build = know_dirty_now,
-                            .before = print_header, .arg = st};
+                            .before = header_due, .arg = st};
     a->ro.progress = isatty(2);
     a->ro.out = a->json ? NULL : stdout;
-    pg_measure_plan plan = {.repo = ctx->repo, .commits = &commit, .ncommits = st->have_commit, .here = &here,
-                            .worktree = ctx->workdir, .sess = &st->sess, .ro = &a->ro,
+    a->ro.out_begin = print_header_now;
+    a->ro.out_arg = st;
+    /* Stored, reused: the commit, and the repository for the notes, before
+     * the first run; else both come when the runs are done (finish_doc). */
+    if (st->have_store || a->reuse) {
+        know_commit(st);
+        if (pg_ctx_repo(ctx) < 0)
+            pg_error_clear();
+    }
+    pg_measure_plan plan = {.repo = ctx->repo, .commits = &commit, .ncommits = st->commit_known && st->have_commit,
+                            .here = &here, .worktree = pg_ctx_workdir(ctx), .sess = &st->sess, .ro = &a->ro,
                             .store_root = st->have_store ? ctx->store : NULL,
                             .notes = a->no_notes ? 0 : a->notes_stacks ? PG_NOTES_WITH_STACKS : PG_NOTES_RUNS,
                             .reuse = a->reuse && st->have_commit};
@@ -285,20 +340,21 @@ static int print_results(run_state *st, const run_args *a)
 
 static void run_state_free(run_state *st)
 {
-    know_dirty(st);     /* a run that ended early still waits for the walk */
+    pg_repo_facts_free(st->facts);  /* a run that ended early still waits for the walk */
+    st->facts = NULL;
     pg_measure_out_free(&st->out);
     pg_session_close(&st->sess);
     pg_benchset_free(&st->set);
 }
 
 /* How to measure, before a long build, so that a bad event name fails at
- * once (and while libgit2 initialises on the other core); then what to run,
+ * once (and while git's facts are found on the other core); then what to run,
  * which needs the work tree, and this shard's part of it (*empty: none). */
 static int prepare(int *empty, run_state *st, run_args *a, pg_ctx *ctx)
 {
     int rc = check_default_dir(&ctx->args);
     if (rc == 0)
-        locate_commit(st, ctx);
+        rc = locate_commit(st, ctx);
     if (rc == 0)
         rc = pg_session_open(&st->sess, a->backend, a->events, a->user_only);
     if (rc == 0 && !a->no_native)
@@ -334,12 +390,14 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     int rc = prepare(&empty, &st, &a, ctx);
     if (rc == 0 && empty) {
         run_state_free(&st);
+        ctx->facts = NULL;
         return PG_EXIT_OK;
     }
     if (rc == 0)
         rc = choose_cpu(&a.ro);
     if (rc == 0)
         rc = measure(&st, &a, ctx);
+    print_header(&st);      /* when no table was printed */
     if (rc == 0)
         rc = print_results(&st, &a);
     if (rc == PG_EINTR)
@@ -350,5 +408,6 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
         status = PG_EXIT_FAIL;
     }
     run_state_free(&st);
+    ctx->facts = NULL;
     return status;
 }

@@ -5,6 +5,7 @@
 #include "counters/backend.h"
 #include "harness/bench/bench.h"
 #include "harness/store/store.h"
+#include "harness/store/worktree.h"
 #include "report/threshold.h"
 #include "util/error.h"
 #include "util/metrics.h"
@@ -14,7 +15,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -42,37 +42,15 @@ const pg_command *pg_command_find(const char *name)
     return NULL;
 }
 
-/* Whether every argument after the command name that is not an option names
- * an existing regular file that is not executable: a document, not a
- * benchmark `run` keys to a commit. (An option's value that is not a file,
- * such as "--format json", counts as a word that may be a revision.) */
-static int only_files(int argc, char **argv)
-{
-    int files = 0;
-    for (int i = 1; i < argc; i++) {
-        struct stat st;
-        if (argv[i][0] == '-')
-            continue;
-        if (stat(argv[i], &st) < 0 || !S_ISREG(st.st_mode) || (st.st_mode & S_IXUSR))
-            return 0;
-        files++;
-    }
-    return files > 0;
-}
-
 int pg_command_exec(const pg_command *cmd, int argc, char **argv)
 {
-    pg_ctx ctx = {.name = cmd->name, .flags = cmd->flags, .repo_rc = 1, .store_rc = 1};
+    pg_ctx ctx = {.name = cmd->name, .flags = cmd->flags, .repo_rc = 1, .store_rc = 1, .workdir_rc = 1};
     if (ctx.flags & PG_CMD_STORE)
         ctx.flags |= PG_CMD_REPO;
-    /* libgit2's start-up (about half of a short run's) overlaps the command's
-     * own, unless the command names only files (show FILE, compare A.json
-     * B.json), which need no repository: then it never happens. */
-    if ((ctx.flags & PG_CMD_REPO) && !only_files(argc, argv))
-        pg_repo_init_async();
+    /* libgit2 is opened by the first command that needs git (pg_ctx_repo),
+     * or by `run`'s own thread (gitfacts.h); compare A.json B.json and show
+     * FILE never open it (pg_ctx_workdir finds the store without it). */
     int status = cmd->fn(&ctx, argc, argv);
-    /* exit's clean-up of the TLS library must not run under a live initialisation. */
-    pg_repo_init_wait();
     pg_repo_free(ctx.repo);
     pg_opt_args_free(&ctx.args);
     return status;
@@ -168,9 +146,29 @@ int pg_ctx_repo(pg_ctx *ctx)
         snprintf(ctx->cwd, sizeof ctx->cwd, ".");
         rc = pg_error_errno(PG_EIO, "cannot determine the current directory");
     }
-    if (rc == 0 && (rc = pg_repo_open(&ctx->repo, ctx->cwd)) == 0)
+    if (rc == 0)
+        rc = ctx->facts ? pg_repo_facts_repo(&ctx->repo, ctx->facts) : pg_repo_open(&ctx->repo, ctx->cwd);
+    if (rc == 0)
         ctx->workdir = pg_repo_workdir(ctx->repo);
     return remember(&ctx->repo_rc, ctx->repo_err, sizeof ctx->repo_err, rc);
+}
+
+const char *pg_ctx_workdir(pg_ctx *ctx)
+{
+    if (ctx->repo_rc != 1)
+        return ctx->workdir;
+    if (ctx->workdir_rc == 1) {
+        char cwd[PATH_MAX];
+        ctx->workdir_rc = getcwd(cwd, sizeof cwd) ? pg_worktree_find(ctx->workdir_found, sizeof ctx->workdir_found, cwd)
+                                                  : PG_WORKTREE_ASK_GIT;
+    }
+    if (ctx->workdir_rc == PG_WORKTREE_FOUND)
+        return ctx->workdir_found;
+    if (ctx->workdir_rc == PG_WORKTREE_NONE)
+        return NULL;
+    pg_ctx_repo(ctx);
+    pg_error_clear();
+    return ctx->workdir;
 }
 
 int pg_ctx_store(pg_ctx *ctx)
@@ -179,8 +177,8 @@ int pg_ctx_store(pg_ctx *ctx)
         return replay(ctx->store_rc, ctx->store_err);
     if (!(ctx->flags & PG_CMD_STORE))
         return pg_error_set(PG_ERROR, "%s: the command table does not let it use the store", ctx->name);
-    pg_ctx_repo(ctx);   /* without a work tree, only --store or $PERFGATE_STORE say where */
-    int rc = pg_store_root(ctx->store, sizeof ctx->store, ctx->store_opt, ctx->workdir);
+    /* without a work tree, only --store or $PERFGATE_STORE say where */
+    int rc = pg_store_root(ctx->store, sizeof ctx->store, ctx->store_opt, pg_ctx_workdir(ctx));
     if (rc < 0)
         ctx->store[0] = '\0';
     return remember(&ctx->store_rc, ctx->store_err, sizeof ctx->store_err, rc);

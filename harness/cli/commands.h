@@ -17,6 +17,7 @@
 #ifndef PG_HARNESS_COMMANDS_H
 #define PG_HARNESS_COMMANDS_H
 
+#include "harness/store/gitfacts.h"
 #include "harness/store/gitrepo.h"
 #include "util/parseopt.h"
 
@@ -46,6 +47,10 @@ typedef struct pg_ctx {
     char cwd[PATH_MAX];         /* the current directory ("." when unknown) */
     pg_repo *repo;              /* NULL: not in a repository */
     const char *workdir;        /* the work tree root with '/', NULL: none (bare, or no repository) */
+    pg_repo_facts *facts;       /* set by a command that finds the repository on a thread of its
+                                   own (`run`): pg_ctx_repo takes it from there (borrowed) */
+    int workdir_rc;             /* pg_ctx_workdir: 1 not looked up, else a PG_WORKTREE_* */
+    char workdir_found[PATH_MAX];   /* its answer, when found without libgit2 */
     char store[PATH_MAX];       /* the store root, "" when there is none */
 } pg_ctx;
 
@@ -118,6 +123,11 @@ int pg_cmd_jobs(int given);
 /* The repository of the current directory, looked up on the first call: 0 with
  * ctx->repo and ctx->workdir set, or the same error (message set) on every call. */
 int pg_ctx_repo(pg_ctx *ctx);
+
+/* The work tree root (with '/'), or NULL outside one: from the file system
+ * when that can tell (harness/store/worktree.h: no libgit2), else from
+ * pg_ctx_repo. ctx->repo may still be NULL after it. */
+const char *pg_ctx_workdir(pg_ctx *ctx);
 
 /* The result store root into ctx->store, resolved on the first call: --store,
  * else $PERFGATE_STORE, else .perfgate/ at the work tree root (PG_ENOTFOUND

@@ -88,7 +88,7 @@ static int open_side(const pg_measure_plan *p, side *s, const char *tmp)
 {
     const pg_session *sess = p->sess;
     const pg_measure_here *h = p->here;
-    int rc = pg_session_new_doc(&s->doc, sess, s->commit, h && h->dirty ? *h->dirty : 0, p->ro->cpu);
+    int rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, p->ro->cpu);
     if (h) {
         s->doc.shard_index = h->shard_index;
         s->doc.shard_count = h->shard_count;
@@ -297,6 +297,8 @@ static int measure_here(pg_measure_out *out, const pg_measure_plan *p, side *sid
         int nf = 0;
         rc = pg_runner_run(&s->doc, &nf, h->set, p->sess->meter, &o);
         out->nfailed += nf;
+        if (rc == 0 && h->finish)
+            rc = h->finish(h->arg, &s->doc);
         if (rc == 0)
             rc = pg_session_finish_doc(p->sess, &s->doc);
     }

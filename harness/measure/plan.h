@@ -37,8 +37,9 @@ typedef struct pg_measure_here {
                                    its suites listed and filtered here; the caller's to free */
     const char *filter;         /* --filter over the listed names (extended regex); NULL: all */
     int no_build;               /* --no-build */
-    const int *dirty;           /* the work tree differs from plan->commits[0], read after `before`
-                                   (run finds it out meanwhile); NULL: it does not */
+    int (*finish)(void *arg, pg_rundoc *doc);   /* fills in what the caller found out meanwhile,
+                                   when a copy's runs are done (`run`: the commit, when it was not
+                                   asked for before, and whether the work tree is dirty); NULL: nothing */
     int shard_index, shard_count;   /* --shard, recorded in the document */
     size_t copies;              /* documents measured one after the other: 1 (run), 2 x pairs (calibrate) */
     const char *logs_prefix;    /* without a store: the prefix of the logs' temporary directory */

@@ -444,6 +444,8 @@ static int add_bench(pg_rundoc *doc, int *failed, bench_run *br)
         return rc;
     if (br->fail)
         ++*failed;
+    if (br->o->out && br->o->out_begin)
+        br->o->out_begin(br->o->out_arg);
     if (br->o->out)
         pg_table_print_bench(br->o->out, doc, added, br->o->verbose);
     return 0;

@@ -28,6 +28,9 @@ typedef struct pg_run_opts {
                                    checkout): measured runs see it at one path (harness/measure/canon.h) */
     int progress;               /* live progress line on stderr */
     FILE *out;                  /* per-benchmark tables as they finish; NULL: none */
+    void (*out_begin)(void *arg);   /* called before each table is written to `out` (`run` prints
+                                   its header there once it knows the work tree's state); NULL: none */
+    void *out_arg;
     int verbose;                /* tables show backend-specific extras too */
     int round;                  /* -1: all runs of each benchmark; k >= 0: only measured run k
                                    (warmups in round 0; benchmarks with repeat <= k skipped), so

@@ -15,10 +15,9 @@ struct pg_repo {
 
 /* git_libgit2_init without the TLS certificate bundle, which notes push and
  * fetch read when they connect (gittls.h): the bundle was most of libgit2's
- * start-up. What is left, about 1 ms, pg_repo_init_async lets happen on the
- * other core while the backend is probed. */
-static pthread_t init_thread;
-static int init_state;   /* 0 not started, 1 running on init_thread, 2 done */
+ * start-up. Once per process, on whichever thread first needs git: `run`
+ * finds its facts on a thread of its own (gitfacts.h). */
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 
 static void lib_start(void)
 {
@@ -29,33 +28,9 @@ static void lib_start(void)
     pg_gittls_defer_end();
 }
 
-static void *init_main(void *arg)
-{
-    (void)arg;
-    lib_start();
-    return NULL;
-}
-
-void pg_repo_init_async(void)
-{
-    if (init_state == 0 && pthread_create(&init_thread, NULL, init_main, NULL) == 0)
-        init_state = 1;
-}
-
-void pg_repo_init_wait(void)
-{
-    if (init_state == 1) {
-        pthread_join(init_thread, NULL);
-        init_state = 2;
-    }
-}
-
 static int lib_init(void)
 {
-    pg_repo_init_wait();
-    if (init_state == 0)
-        lib_start();
-    init_state = 2;
+    pthread_once(&lib_once, lib_start);
     return pg_git2_load();
 }
 
@@ -133,49 +108,6 @@ int pg_repo_head(char out[PG_OID_HEXSZ + 1], int *dirty, pg_repo *r)
     if (rc == 0)
         *dirty = work_tree_dirty(r->repo);
     return rc;
-}
-
-struct pg_repo_dirty_job {
-    pthread_t thread;
-    int threaded;           /* 0: walked by pg_repo_dirty_start itself (no thread could start) */
-    char path[4096];        /* the work tree; the thread opens a repository object of its own */
-    int dirty;
-};
-
-static void *dirty_main(void *arg)
-{
-    pg_repo_dirty_job *job = arg;
-    git_repository *repo = NULL;
-    if (git_repository_open(&repo, job->path) == 0)
-        job->dirty = work_tree_dirty(repo);
-    git_repository_free(repo);
-    return NULL;
-}
-
-void pg_repo_dirty_start(pg_repo_dirty_job **out, pg_repo *r)
-{
-    *out = NULL;
-    const char *wd = git_repository_workdir(r->repo);
-    pg_repo_dirty_job *job = wd ? calloc(1, sizeof *job) : NULL;
-    if (!job || snprintf(job->path, sizeof job->path, "%s", wd) >= (int)sizeof job->path) {
-        free(job);
-        return;
-    }
-    job->threaded = pthread_create(&job->thread, NULL, dirty_main, job) == 0;
-    if (!job->threaded)
-        job->dirty = work_tree_dirty(r->repo);      /* walked here and now */
-    *out = job;
-}
-
-int pg_repo_dirty_finish(pg_repo_dirty_job *job)
-{
-    if (!job)
-        return 0;
-    if (job->threaded)
-        pthread_join(job->thread, NULL);
-    int dirty = job->dirty;
-    free(job);
-    return dirty;
 }
 
 int pg_repo_resolve(char out[PG_OID_HEXSZ + 1], pg_repo *r, const char *rev)

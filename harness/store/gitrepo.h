@@ -6,14 +6,6 @@
 
 typedef struct pg_repo pg_repo;
 
-/* Starts libgit2's global initialisation on another thread; the first call
- * below waits for it. Optional: without it that call initialises inline. Call
- * it from the main thread, before any child is forked, and pg_repo_init_wait
- * before returning from main on a path that opened no repository: exit's
- * clean-up of the TLS library must not run under a live initialisation. */
-void pg_repo_init_async(void);
-void pg_repo_init_wait(void);
-
 /* Finds the repository containing `path` (searching upwards, like git).
  * PG_ENOTFOUND when `path` is in no repository. */
 int pg_repo_open(pg_repo **out, const char *path);
@@ -29,18 +21,6 @@ int pg_repo_head(char out[PG_OID_HEXSZ + 1], int *dirty, pg_repo *r);
 
 /* HEAD's commit id alone, as pg_repo_head's. */
 int pg_repo_head_commit(char out[PG_OID_HEXSZ + 1], pg_repo *r);
-
-/* pg_repo_head's *dirty, found on a thread of its own (with a repository
- * object of its own): the walk stats every tracked file, milliseconds in a
- * small work tree and far more in a large one, which the caller's own work
- * overlaps until pg_repo_dirty_finish. *out is NULL for a bare repository
- * (nothing to walk: clean) or when out of memory. */
-typedef struct pg_repo_dirty_job pg_repo_dirty_job;
-void pg_repo_dirty_start(pg_repo_dirty_job **out, pg_repo *r);
-
-/* Waits for the walk and frees the job: 1 dirty, 0 clean (also for NULL,
- * and when the walk failed). */
-int pg_repo_dirty_finish(pg_repo_dirty_job *job);
 
 /* Anything `git rev-parse` accepts (HEAD~1, a branch, a tag, a short id),
  * peeled to a commit. PG_ENOTFOUND with the revision named when it does not resolve. */

@@ -51,6 +51,7 @@ expect_exit 0 "a run of a dirty work tree" "$PG" run --backend valgrind bench/ -
 contains "$T/out" "commit ${head:0:12} (dirty work tree)"
 expect_exit 0 "its document" "$PG" run --backend valgrind bench/ --filter 'work-1m' --no-store --format json
 check "the run is dirty" [ "$(json "$T/out" "d['dirty']")" = True ]
+check "not stored, it is still keyed to the commit" [ "$(json "$T/out" "d['commit']")" = "$head" ]
 cp "$T/manifest.keep" bench/perfgate.json
 
 expect_exit 0 "show HEAD" "$PG" show

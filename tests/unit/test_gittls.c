@@ -18,9 +18,8 @@ static int on_mbedtls(void) { return dlsym(RTLD_DEFAULT, "mbedtls_ssl_conf_ca_ch
 
 static void test_startup_defers(void)
 {
-    pg_repo_init_async();
-    /* Any directory: the look for a repository waits for the initialisation,
-     * found or not (the sources need not be a git checkout). */
+    /* Any directory: the look for a repository starts libgit2, found or not
+     * (the sources need not be a git checkout). */
     char dir[] = "/tmp/pg-gittls-XXXXXX";
     REQUIRE(mkdtemp(dir) != NULL);
     pg_repo *r = NULL;
