@@ -277,9 +277,12 @@ static int write_page(pg_history *h, const pg_hist_page *page, const opts *o, si
         char final[sizeof g.dir];
         snprintf(final, sizeof final, "%s", g.dir);
         snprintf(tmp, sizeof tmp, "%s.new%ld", final, (long)getpid());
+        size_t tl = strlen(tmp);
+        if (tl >= sizeof g.dir)
+            return pg_error_set(PG_EINVAL, "the graphs' directory name is too long: %s", tmp);
         if (mkdir(tmp, 0777) < 0)
             return pg_error_set(PG_EIO, "cannot create %s: %s", tmp, strerror(errno));
-        snprintf(g.dir, sizeof g.dir, "%s", tmp);
+        memcpy(g.dir, tmp, tl + 1);
         rc = draw_all(&g, h, o->flamegraphs);
         snprintf(g.dir, sizeof g.dir, "%s", final);
     }

@@ -26,6 +26,8 @@ static int find(char *out, size_t len, const char *rel)
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", base, rel);
     int r = pg_worktree_find(out, len, path);
+    if (r == PG_WORKTREE_ASK_GIT)
+        return r;   /* (libgit2 1.5 leaks a little opening a core.worktree repository) */
     pg_repo *repo = NULL;
     int rc = pg_repo_open(&repo, path);
     if (r == PG_WORKTREE_FOUND) {
