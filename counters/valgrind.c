@@ -132,11 +132,16 @@ int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *
         n++;
     while (opts[nopt])
         nopt++;
+    /* No gdbserver: valgrind would make three FIFOs in /tmp for each process
+     * (vgdb-pipe-*) and poll them, and one that is killed (a timeout, a
+     * stopped run) leaves them behind. The counts are the same without. */
+    static const char vgdb_off[] = "--vgdb=no";
+    nopt++;
     char **v = calloc(1 + nopt + n + 1, sizeof *v);
     if (!v)
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; i < 1 + nopt + n; i++) {
-        v[i] = strdup(i == 0 ? vg->path : i <= nopt ? opts[i - 1] : argv[i - 1 - nopt]);
+        v[i] = strdup(i == 0 ? vg->path : i == 1 ? vgdb_off : i <= nopt ? opts[i - 2] : argv[i - 1 - nopt]);
         if (!v[i]) {
             pg_valgrind_argv_free(v);
             return pg_error_set(PG_ENOMEM, "out of memory");

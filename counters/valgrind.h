@@ -40,7 +40,8 @@ enum { PG_VALGRIND_CACHE_SIM = 1, PG_VALGRIND_BRANCH_SIM = 2 };
 int pg_valgrind_wrap(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *outdir, unsigned sims);
 void pg_valgrind_argv_free(char **argv);
 
-/* The general form: valgrind, then `opts` (NULL-terminated), then `argv`. */
+/* The general form: valgrind, then `opts` (NULL-terminated), then `argv`;
+ * always without valgrind's gdbserver (--vgdb=no). */
 int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *argv, const char *const *opts);
 
 /* Parses every cachegrind output file in `outdir`, sums them, appends the
