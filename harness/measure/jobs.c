@@ -1,5 +1,6 @@
 /* harness/measure/jobs.c — see jobs.h. */
 #include "harness/measure/jobs.h"
+#include "util/forksafe.h"
 #include "harness/measure/spawn.h"
 #include "util/error.h"
 #include "util/fileio.h"
@@ -95,9 +96,11 @@ int pg_jobs_run(pg_jobs *j, size_t n, int jobs, pg_job_fn *fn, pg_job_end_fn *en
     jobs = jobs < 1 ? 1 : jobs > 256 ? 256 : jobs;
     if ((size_t)jobs > n)
         jobs = (int)n;
+    pg_forksafe_fork_begin();      /* a worker runs on: no other thread inside a library */
     for (int w = 0; rc == 0 && w < jobs; w++) {
         pid_t pid = fork();
         if (pid == 0) {
+            pg_forksafe_fork_end();
             close(p[1]);
             worker(j, p[0], fn, end, ctx);
         }
@@ -107,6 +110,7 @@ int pg_jobs_run(pg_jobs *j, size_t n, int jobs, pg_job_fn *fn, pg_job_end_fn *en
         }
         pids[started++] = pid;
     }
+    pg_forksafe_fork_end();
     close(p[0]);
     close(p[1]);
     int failed = 0, interrupted = 0;

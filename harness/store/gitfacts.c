@@ -1,6 +1,7 @@
 /* harness/store/gitfacts.c — see gitfacts.h. */
 #include "harness/store/gitfacts.h"
 #include "util/error.h"
+#include "util/forksafe.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -32,6 +33,7 @@ struct pg_repo_facts {
 static void *facts_main(void *arg)
 {
     pg_repo_facts *f = arg;
+    pg_forksafe_busy_begin();       /* libgit2 and the loader: see util/forksafe.h */
     int rc = pg_repo_open(&f->repo, f->path);
     if (rc < 0)
         snprintf(f->err, sizeof f->err, "%s", pg_error_last());
@@ -53,6 +55,7 @@ static void *facts_main(void *arg)
     pg_repo_free(w);
     pg_error_clear();
     f->dirty = dirty;
+    pg_forksafe_busy_end();
     atomic_store(&f->walked, 1);
     return NULL;
 }
