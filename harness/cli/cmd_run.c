@@ -61,6 +61,7 @@ typedef struct run_state {
     int dirty, have_commit, have_store;
     int commit_known, dirty_known;  /* have_commit and commit, dirty: asked of `facts` */
     pg_repo_facts *facts;       /* the repository, HEAD and the status walk, found meanwhile */
+    pg_ctx *ctx;
     size_t header_n;            /* the header is due, for this many benchmarks (0: not due) */
 } run_state;
 
@@ -155,23 +156,26 @@ static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
 }
 
 /* The commit results are keyed to, and whether the work tree differs from
- * it, found on another thread (harness/store/gitfacts.h) while the backend
- * is probed and the benchmarks chosen, and asked for when needed. */
-static int locate_commit(run_state *st, pg_ctx *ctx)
+ * it, found on another thread (harness/store/gitfacts.h) from when they are
+ * first asked for: before measuring when results are stored (their logs go
+ * under the commit), else when the first benchmark starts. Not sooner: the
+ * thread's loading of libgit2 would stall this one's start-up (both share
+ * one address space), which is on the measured path; the runs' is not. */
+static void start_facts(run_state *st)
 {
     char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd))
-        return pg_error_errno(PG_EIO, "cannot determine the current directory");
-    int rc = pg_repo_facts_start(&st->facts, cwd);
-    ctx->facts = st->facts;
-    return rc;
+    if (st->facts || !getcwd(cwd, sizeof cwd) || pg_repo_facts_start(&st->facts, cwd) < 0)
+        return;     /* out of memory, or no current directory: keyed to no commit */
+    st->ctx->facts = st->facts;
 }
 
 static void know_commit(run_state *st)
 {
+    start_facts(st);
     if (!st->commit_known && st->facts)
         st->have_commit = pg_repo_facts_commit(st->commit, st->facts);
     st->commit_known = 1;
+    pg_error_clear();
 }
 
 static void know_dirty(run_state *st)
@@ -272,6 +276,7 @@ static void header_due(void *arg, const pg_benchset *set, size_t copy)
     run_state *st = arg;
     (void)copy;     /* run measures one */
     st->header_n = set->n;
+    start_facts(st);
     pg_repo_facts_avoid_cpu(st->facts, st->a->ro.cpu);
     if (pg_repo_facts_walked(st->facts))
         print_header(st);
@@ -348,13 +353,11 @@ static void run_state_free(run_state *st)
 }
 
 /* How to measure, before a long build, so that a bad event name fails at
- * once (and while git's facts are found on the other core); then what to run,
+ * once; then what to run,
  * which needs the work tree, and this shard's part of it (*empty: none). */
 static int prepare(int *empty, run_state *st, run_args *a, pg_ctx *ctx)
 {
     int rc = check_default_dir(&ctx->args);
-    if (rc == 0)
-        rc = locate_commit(st, ctx);
     if (rc == 0)
         rc = pg_session_open(&st->sess, a->backend, a->events, a->user_only);
     if (rc == 0 && !a->no_native)
@@ -384,7 +387,7 @@ int pg_cmd_run(pg_ctx *ctx, int argc, char **argv)
     int status;
     if (parse_args(&status, &a, ctx, argc, argv))
         return status;
-    run_state st = {.a = &a};
+    run_state st = {.a = &a, .ctx = ctx};
     pg_benchset_init(&st.set);
     int empty = 0;
     int rc = prepare(&empty, &st, &a, ctx);

@@ -99,12 +99,12 @@ int pg_repo_facts_commit(char out[PG_OID_HEXSZ + 1], pg_repo_facts *f)
     return f->have_commit;
 }
 
-int pg_repo_facts_walked(pg_repo_facts *f) { return atomic_load(&f->walked); }
+int pg_repo_facts_walked(pg_repo_facts *f) { return !f || atomic_load(&f->walked); }
 
 void pg_repo_facts_avoid_cpu(pg_repo_facts *f, int cpu)
 {
     cpu_set_t set;
-    if (!f->threaded || cpu < 0 || cpu >= CPU_SETSIZE || atomic_load(&f->walked) ||
+    if (!f || !f->threaded || cpu < 0 || cpu >= CPU_SETSIZE || atomic_load(&f->walked) ||
         sched_getaffinity(0, sizeof set, &set) < 0 || !CPU_ISSET(cpu, &set) || CPU_COUNT(&set) < 2)
         return;
     CPU_CLR(cpu, &set);

@@ -4,10 +4,10 @@
  * libgit2's libraries and start-up, the repository, HEAD, then the status
  * walk over every tracked file: tens of milliseconds in a fresh clone (its
  * files are all as new as the index, and each is read to be sure), none of
- * which the first benchmark needs. run asks for each fact when it first
- * needs it: the repository and HEAD before measuring only when results are
- * stored (their logs go under the commit) or reused; the walk before a build
- * (a build may write tracked files), and for the header and the document.
+ * which the first benchmark needs. run starts it when the first benchmark
+ * starts, or sooner when it needs a fact sooner: the repository and HEAD
+ * before measuring when results are stored (their logs go under the commit)
+ * or reused; the walk before a build (a build may write tracked files).
  */
 #ifndef PG_HARNESS_GITFACTS_H
 #define PG_HARNESS_GITFACTS_H
@@ -29,11 +29,13 @@ int pg_repo_facts_repo(pg_repo **out, pg_repo_facts *f);
  * repository, an unborn HEAD). */
 int pg_repo_facts_commit(char out[PG_OID_HEXSZ + 1], pg_repo_facts *f);
 
-/* Whether the status walk is over (1 also when there is none), without waiting. */
+/* Whether the status walk is over (1 also when there is none, and for
+ * NULL), without waiting. */
 int pg_repo_facts_walked(pg_repo_facts *f);
 
 /* Moves the walk off `cpu` (the one measured runs are pinned to) when the
- * process may use another: a benchmark then runs beside it, not under it. */
+ * process may use another: a benchmark then runs beside it, not under it.
+ * NULL: nothing. */
 void pg_repo_facts_avoid_cpu(pg_repo_facts *f, int cpu);
 
 /* Waits for the walk: 1 when tracked files differ from HEAD, as
