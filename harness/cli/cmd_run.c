@@ -353,8 +353,8 @@ static void run_state_free(run_state *st)
 }
 
 /* How to measure, before a long build, so that a bad event name fails at
- * once; then what to run,
- * which needs the work tree, and this shard's part of it (*empty: none). */
+ * once; then what to run, which needs the work tree, and this shard's part
+ * of it (*empty: none). */
 static int prepare(int *empty, run_state *st, run_args *a, pg_ctx *ctx)
 {
     int rc = check_default_dir(&ctx->args);

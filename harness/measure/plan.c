@@ -88,7 +88,7 @@ static int open_side(const pg_measure_plan *p, side *s, const char *tmp)
 {
     const pg_session *sess = p->sess;
     const pg_measure_here *h = p->here;
-    int rc = pg_session_new_doc(&s->doc, sess, s->commit, 0, p->ro->cpu);
+    int rc = pg_session_new_doc(&s->doc, sess, s->commit, p->ro->cpu);
     if (h) {
         s->doc.shard_index = h->shard_index;
         s->doc.shard_count = h->shard_count;

@@ -110,7 +110,7 @@ static int add_uncontrolled(pg_rundoc_strings *l, int pinned)
     return rc;
 }
 
-int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, int dirty, int cpu)
+int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, int cpu)
 {
     char started[32], runid[64];
     iso_now(started, sizeof started);
@@ -123,7 +123,6 @@ int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, 
         rnd = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16);
     snprintf(runid, sizeof runid, "%s-%d-%08x%s", started, (int)getpid(), rnd, seq++ ? "b" : "");
     memset(doc, 0, sizeof *doc);
-    doc->dirty = dirty;
     doc->machine = s->machine;
     doc->cpu = cpu >= 0 ? cpu : -1;
     doc->aslr_disabled = 1;

@@ -40,9 +40,10 @@ void pg_session_close(pg_session *s);
  * notices). Does nothing with the perf backend, whose runs are native. */
 int pg_session_open_native(pg_session *s);
 
-/* Fills `doc` (zeroed by the caller) with everything but the benchmarks;
+/* Fills `doc` (zeroed by the caller) with everything but the benchmarks and
+ * "dirty" (the caller's, once its runs are done: pg_measure_here.finish);
  * `commit` NULL when the results are keyed to no commit. PG_ENOMEM. */
-int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, int dirty, int cpu);
+int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, int cpu);
 
 /* Records the meter's notices (and, when native time was asked for but
  * could not be measured, why) (hardware events that could not be counted) in
