@@ -69,39 +69,33 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
         pg_note_set(&mc->note, PG_NOTE_METRIC, "no samples in the %s", sa->n == 0 ? "baseline" : "candidate");
         return;
     }
-    /* An exact count that gave two values on one side: which one is the
-     * program's is unknown, so nothing is decided on it (the collector said
-     * which values, and where each came from). */
-    if (sa->disagreement || sb->disagreement) {
-        mc->not_compared = 1;
-        mc->verdict = PG_VERDICT_INCONCLUSIVE;
-        const pg_series *d = sa->disagreement ? sa : sb;
-        size_t k = 1;
-        while (k < d->n && d->v[k] == d->v[0])
-            k++;
-        char x[48], y[48];
-        pg_format_thousands(x, sizeof x, d->v[0]);
-        pg_format_thousands(y, sizeof y, k < d->n ? d->v[k] : d->v[0]);
-        pg_note_set(&mc->note, PG_NOTE_METRIC, "two different exact values in the %s: %s and %s",
-                 d == sa ? "baseline" : "candidate", x, y);
-        if (sa->disagreement)
-            mc->base = NAN;             /* no median of two programs' counts */
-        if (sb->disagreement)
-            mc->cand = NAN;
-        mc->delta_abs = mc->delta_pct = NAN;
-        return;
-    }
     /* An exact backend's counts (valgrind's simulation): the same program gives
      * the same count. Its wall-time and max-rss are still the machine's, and
      * noisy. A call count is exact with either backend (a uprobe, or callgrind). */
-    mc->deterministic = (pg_series_exact(sa) && pg_series_exact(sb)) ||
+    int exact = pg_series_exact(sa) && pg_series_exact(sb);
+    mc->deterministic = exact ||
                         (sa->n >= 2 && sb->n >= 2 && pg_stats_all_equal(sa->v, sa->n) && pg_stats_all_equal(sb->v, sb->n));
     /* A change from zero is infinitely many percent: beyond any threshold. */
     double mag = isnan(mc->delta_pct) ? INFINITY : fabs(mc->delta_pct);
     mc->exceeds = mag > mc->threshold_pct;
     int enough = sa->n >= min_samples && sb->n >= min_samples;
+    if (exact) {
+        double ssa = pg_series_spread(sa), ssb = pg_series_spread(sb);
+        mc->spread = ssa > ssb ? ssa : ssb;
+    }
     if (!mc->exceeds) {
         mc->verdict = PG_VERDICT_UNCHANGED;
+    } else if (mc->spread > 0 && fabs(mc->delta_abs) < PG_SPREAD_FACTOR * mc->spread) {
+        /* A count that does not repeat, moved by about its own spread: the
+         * wobble or the change, which one is not known. */
+        char d[48], w[48];
+        pg_format_thousands(d, sizeof d, fabs(mc->delta_abs));
+        pg_format_thousands(w, sizeof w, mc->spread);
+        int within = fabs(mc->delta_abs) <= mc->spread;
+        mc->verdict = within ? PG_VERDICT_UNCHANGED : PG_VERDICT_INCONCLUSIVE;
+        pg_note_set(&mc->note, PG_NOTE_METRIC, "%s: its counts vary by %s between runs, the delta is %s%s",
+                    within ? "within its spread" : "does not repeat", w, d,
+                    within ? "" : " (a verdict needs 3 spreads)");
     } else if (mc->deterministic) {
         mc->verdict = mc->delta_abs > 0 ? PG_VERDICT_REGRESSED : PG_VERDICT_IMPROVED;
     } else if (!enough) {

@@ -8,6 +8,12 @@
  *     wall-time or max-rss — or every repeat identical on
  *     both sides with at least 2 each) are decided by the threshold alone:
  *     delta > +threshold regressed, < -threshold improved, else unchanged;
+ *     an exact count that does not repeat (its runs on a side differ: the
+ *     program prints its own timings, reads the clock or /proc) is decided
+ *     against its spread, the larger side's largest less smallest value:
+ *     |delta| within the spread is unchanged, past the threshold and at
+ *     least PG_SPREAD_FACTOR spreads a verdict, past the threshold in
+ *     between inconclusive, with a note naming the spread;
  *   - noisy metrics with at least `min_samples` on each side are tested with
  *     Mann-Whitney U (report/stats.h), and the p-values of every tested pair
  *     of the whole comparison (within their thresholds or not) are adjusted
@@ -33,6 +39,10 @@
  */
 #ifndef PG_REPORT_COMPARE_H
 #define PG_REPORT_COMPARE_H
+
+/* How many of its spreads an exact count that does not repeat must move,
+ * past its threshold, for a verdict: a delta that large is not the wobble. */
+#define PG_SPREAD_FACTOR 3
 
 #include "report/comparison.h"
 

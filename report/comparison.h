@@ -33,6 +33,9 @@ typedef struct pg_metric_cmp {
     pg_threshold_source threshold_source;
     pg_verdict verdict;
     double floor_pct;               /* noise floor measured by calibrate (report/calib.h), NAN: none */
+    double spread;                  /* an exact count that does not repeat: the larger side's largest
+                                     * less smallest value (pg_series_spread), the floor its delta
+                                     * is decided against; 0: it repeats, or it is not exact */
     double p, q;                    /* raw and BH-adjusted p-values (NAN when not tested) */
     char *note;                     /* why inconclusive / not compared (at most PG_NOTE_METRIC bytes,
                                      * owned), NULL otherwise: set by pg_note_set/pg_note_add */

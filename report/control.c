@@ -6,6 +6,24 @@
 #include <stdio.h>
 #include <string.h>
 
+/* An exact count whose A and A' differ: the difference is a spread measured
+ * in this run, and the A/B delta is decided against it as against a spread
+ * between stored runs (compare.h): within it unchanged, past the threshold
+ * and PG_SPREAD_FACTOR times it a verdict, in between inconclusive. */
+static void settle_exact(pg_comparison *c, pg_metric_cmp *m)
+{
+    if (m->not_compared || !m->exceeds || m->control_abs <= m->spread)
+        return;                             /* the A/B spread decided already, and not less strictly */
+    double d = fabs(m->delta_abs);
+    if (d >= PG_SPREAD_FACTOR * m->control_abs)
+        return;
+    m->within_noise = d <= m->control_abs;
+    c->nwithin_noise += m->within_noise && m->verdict == PG_VERDICT_REGRESSED;
+    m->verdict = m->within_noise ? PG_VERDICT_UNCHANGED : PG_VERDICT_INCONCLUSIVE;
+    pg_note_set(&m->note, PG_NOTE_METRIC, "%s the control's A/A difference (%g): the count does not repeat",
+                m->within_noise ? "within" : "less than 3 times", m->control_abs);
+}
+
 /* One gating metric against its control; 1 when it regressed beyond it (or exactly). */
 static int settle(pg_comparison *c, pg_bench_cmp *b, pg_metric_cmp *m, const pg_metric_cmp *cm)
 {
@@ -20,6 +38,7 @@ static int settle(pg_comparison *c, pg_bench_cmp *b, pg_metric_cmp *m, const pg_
             snprintf(text, sizeof text, "its %s differs in the control (A against A': %+g): the count does not repeat",
                      m->metric, cm->delta_abs);
             pg_note_add(&b->note, PG_NOTE_BENCH, "%s", text);
+            settle_exact(c, m);
         }
         return m->verdict == PG_VERDICT_REGRESSED;
     }
@@ -42,7 +61,7 @@ void pg_control_apply(pg_comparison *c, const pg_comparison *control)
     for (size_t i = 0; i < c->nbench; i++) {
         pg_bench_cmp *b = &c->bench[i];
         const pg_bench_cmp *cb = pg_comparison_find_bench(control, b->name);
-        int regressed = 0, within = 0;
+        int regressed = 0, within = 0, unsure = 0;
         for (size_t k = 0; cb && k < b->nm; k++) {
             pg_metric_cmp *m = &b->m[k];
             const pg_metric_cmp *cm = m->gating ? pg_bench_cmp_metric(cb, m->metric) : NULL;
@@ -51,9 +70,14 @@ void pg_control_apply(pg_comparison *c, const pg_comparison *control)
             int was = m->verdict == PG_VERDICT_REGRESSED;
             int still = settle(c, b, m, cm);
             regressed |= still;
-            within |= was && !still;
+            within |= was && !still && m->verdict == PG_VERDICT_UNCHANGED;
+            unsure |= was && m->verdict == PG_VERDICT_INCONCLUSIVE;
         }
-        if (b->verdict == PG_VERDICT_REGRESSED && within && !regressed) {
+        if (b->verdict == PG_VERDICT_REGRESSED && !regressed && unsure) {
+            b->verdict = PG_VERDICT_INCONCLUSIVE;
+            pg_note_add(&b->note, PG_NOTE_BENCH, "its exact count moved by less than 3 times the control's A/A "
+                        "difference: not decided");
+        } else if (b->verdict == PG_VERDICT_REGRESSED && within && !regressed) {
             b->verdict = PG_VERDICT_UNCHANGED;
             pg_note_add(&b->note, PG_NOTE_BENCH, "regressed within the noise of this run (the control's own delta "
                         "is as large): not a regression");

@@ -5,9 +5,11 @@
  * interleaved order (A A' B), and A against A' is the control: what this
  * run's measuring alone makes of no change at all. A noisy gating metric
  * whose regression is no larger than its control's delta is "within the
- * noise of this run": not a regression, said so. An exact count must be the
- * same in the control; one that is not is a finding about the measurement
- * (the execution context differs between runs), counted and said loudly.
+ * noise of this run": not a regression, said so. An exact count should be
+ * the same in the control; one that is not is a finding about the
+ * measurement (the program does not repeat its count, or the execution
+ * context differs between runs), counted and said loudly, and its A/B delta
+ * is decided against that A/A difference as against a spread (compare.h).
  */
 #ifndef PG_REPORT_CONTROL_H
 #define PG_REPORT_CONTROL_H

@@ -69,6 +69,14 @@ void pg_format_pct(char *buf, size_t len, double pct)
         snprintf(buf, len, "%+.2f%%", pct);
 }
 
+void pg_format_pct_fine(char *buf, size_t len, double pct)
+{
+    if (pct != 0 && fabs(pct) < 0.005)
+        snprintf(buf, len, "%+.2g%%", pct);
+    else
+        pg_format_pct(buf, len, pct);
+}
+
 void pg_format_threshold(char *buf, size_t len, double pct)
 {
     snprintf(buf, len, "%g%%", pct);

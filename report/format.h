@@ -16,6 +16,10 @@ void pg_format_with_unit(char *buf, size_t len, double v, const char *unit, int 
 /* "+3.02%", "-0.50%", "0.00%" (|pct| < 0.005); NAN (no baseline, or a change
  * from zero) prints "-". */
 void pg_format_pct(char *buf, size_t len, double pct);
+/* As pg_format_pct, but a change too small for two decimals is shown with
+ * two significant digits ("0.0000051%") rather than as "0.00%": where a
+ * difference of a few counts is the finding (a control's A/A delta). */
+void pg_format_pct_fine(char *buf, size_t len, double pct);
 
 /* A threshold: "1%", "0.5%", "12.25%". */
 void pg_format_threshold(char *buf, size_t len, double pct);

@@ -145,6 +145,8 @@ static void metric(jw *w, const pg_metric_cmp *m)
     fstr(w, "threshold_source", sources[m->threshold_source]);
     if (!isnan(m->floor_pct))
         fnum(w, "noise_floor_pct", m->floor_pct);
+    if (m->spread > 0)
+        fnum(w, "spread", m->spread);
     fstr(w, "verdict", pg_verdict_name(m->verdict));
     put(w, m->gating ? ", \"gating\": true" : ", \"gating\": false");
     put(w, m->deterministic ? ", \"deterministic\": true" : ", \"deterministic\": false");

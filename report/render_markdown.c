@@ -164,7 +164,7 @@ static void control(FILE *out, const pg_comparison *c)
           "Largest A/A delta:", out);
     for (size_t g = 0; c->gates && g < c->gates->n; g++) {
         char pct[24];
-        pg_format_pct(pct, sizeof pct, pg_control_largest(c, c->gates->v[g]));
+        pg_format_pct_fine(pct, sizeof pct, pg_control_largest(c, c->gates->v[g]));
         fprintf(out, "%s %s %s", g ? "," : "", c->gates->v[g], pct[0] == '+' ? pct + 1 : pct);
     }
     fputs(".\n", out);
@@ -179,7 +179,8 @@ static void control(FILE *out, const pg_comparison *c)
             if (m->within_noise)
                 md(out, m->note ? m->note : "");
             else
-                fprintf(out, "**the exact count differs in the control (%g)**: its counts do not repeat", m->control_abs);
+                fprintf(out, "**the exact count differs in the control (%g)**: its counts do not repeat; its delta is "
+                        "decided against that difference", m->control_abs);
             fputc('\n', out);
         }
 }

@@ -159,7 +159,7 @@ static void print_control(FILE *out, const pg_comparison *c)
                  "A against A' is what this run's measuring makes of no change\n  largest A/A delta:");
     for (size_t g = 0; c->gates && g < c->gates->n; g++) {
         char pct[24];
-        pg_format_pct(pct, sizeof pct, pg_control_largest(c, c->gates->v[g]));
+        pg_format_pct_fine(pct, sizeof pct, pg_control_largest(c, c->gates->v[g]));
         fprintf(out, "%s %s %s", g ? "," : "", c->gates->v[g], pct[0] == '+' ? pct + 1 : pct);
     }
     fputc('\n', out);
@@ -171,8 +171,8 @@ static void print_control(FILE *out, const pg_comparison *c)
             if (!m->controlled)
                 continue;
             if (m->exact_drift)
-                fprintf(out, "  EXACT COUNT DIFFERS in the control: %s %s by %g: its counts do not repeat\n",
-                        t(nb, b->name), t(mb, m->metric), m->control_abs);
+                fprintf(out, "  EXACT COUNT DIFFERS in the control: %s %s by %g: its counts do not repeat; "
+                        "its delta is decided against that difference\n", t(nb, b->name), t(mb, m->metric), m->control_abs);
             else if (m->within_noise)
                 fprintf(out, "  %s %s: %s\n", t(nb, b->name), t(mb, m->metric), m->note ? m->note : "");
         }
@@ -217,6 +217,12 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
                 t(t2, c->cand->machine_desc), t(t3, c->cand->backend), t(tg, gates));
     if (c->cross_machine)
         fprintf(out, "gating on %s\n", t(tg, gates));
+    const pg_side *sides[2] = {c->base, c->cand};
+    for (int k = 0; k < 2; k++)
+        if (sides[k]->nfetched && sides[k]->nfetched == sides[k]->nruns)
+            fprintf(out, "%s: results of another clone only, from its git note (%zu run%s, host %s)\n",
+                    t(t1, sides[k]->label), sides[k]->nfetched, sides[k]->nfetched == 1 ? "" : "s",
+                    t(t2, sides[k]->fetched_host));
 
     widths w = {9, 6, 8, 9, 5, 7, 9};
     for (size_t i = 0; i < c->nbench; i++) {

@@ -5,7 +5,6 @@
 #include "util/array.h"
 #include "util/error.h"
 #include "util/metrics.h"
-#include "util/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +38,7 @@ int pg_series_exact(const pg_series *s)
     return s->exact || pg_metric_is_calls(s->metric);
 }
 
-int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origin, const char *what)
+int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origin)
 {
     if (n && !s->n)
         s->origin = origin;
@@ -52,27 +51,32 @@ int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origi
         s->cap = s->n + n;
     }
     int rc = 0;
-    /* A program whose count varies within one run (it reads the clock, a
-     * counter file, a random seed) is not one number to begin with: only
-     * runs that each repeat their own count are held to agree. */
-    int steady = s->n == 0 || pg_stats_all_equal(s->v, s->n);
-    for (size_t i = 1; i < n && steady; i++)
-        steady = v[i] == v[0];
     for (size_t i = 0; i < n && rc == 0; i++) {
-        if (s->n && steady && v[i] != s->v[0] && !s->disagreement && pg_series_exact(s)) {
+        /* The first value that differs from the first one kept, and where
+         * each came from: what a reader says of counts that do not repeat. */
+        if (s->n && v[i] != s->v[0] && !s->disagreement && pg_series_exact(s)) {
             char a[48], b[48], text[1200];
             pg_format_thousands(a, sizeof a, s->v[0]);
             pg_format_thousands(b, sizeof b, v[i]);
             snprintf(text, sizeof text, "%s (%s) and %s (%s)", a, s->origin ? s->origin : "?", b, origin ? origin : "?");
             if (!(s->disagreement = strdup(text)))
                 return pg_error_set(PG_ENOMEM, "out of memory");
-            if (what)
-                pg_text_warn("warning: %s %s: two different exact values, %s: not pooled (docs/metrics.md, "
-                             "\"Exactness\")", what, s->metric, text);
         }
         rc = pg_series_push(s, v[i]);
     }
     return rc;
+}
+
+double pg_series_spread(const pg_series *s)
+{
+    if (!pg_series_exact(s) || s->n < 2)
+        return 0;
+    double lo = s->v[0], hi = s->v[0];
+    for (size_t i = 1; i < s->n; i++) {
+        lo = s->v[i] < lo ? s->v[i] : lo;
+        hi = s->v[i] > hi ? s->v[i] : hi;
+    }
+    return hi - lo;
 }
 
 void pg_side_free(pg_side *side)

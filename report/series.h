@@ -27,8 +27,9 @@ typedef struct pg_series {
     size_t n, cap;
     const char *origin;    /* where v[0] came from ("run <id> in <dir>"); NULL: not said
                               (borrowed: pg_series_add_run's caller keeps it, in the side's pool) */
-    char *disagreement;    /* an exact metric (pg_series_exact) given two different values:
-                              "262,450 (run A in DIR) and 262,460 (run B in DIR2)"; NULL: none */
+    char *disagreement;    /* an exact metric (pg_series_exact) given two different values,
+                              the first two and where each came from: "262,450 (run A in
+                              DIR) and 262,460 (run B in DIR2)"; NULL: every value the same */
 } pg_series;
 
 typedef struct pg_bench_result {
@@ -53,6 +54,8 @@ typedef struct pg_side {
     int stacks_exact;      /* its backend's stacks weigh exact counts, not samples */
     size_t nruns;          /* runs merged */
     int dirty;             /* a run measured a work tree with uncommitted changes */
+    size_t nfetched;       /* runs merged that came from the commit's git note alone: another clone's */
+    char fetched_host[96]; /* the host of the first of them, as its run says */
     pg_bench_result *b;
     size_t nb, cap;
     int pooled;            /* its series' metric, unit, backend and source are in `pool`, not their own */
@@ -67,12 +70,16 @@ int pg_series_push(pg_series *s, double v);
 int pg_series_exact(const pg_series *s);
 
 /* Appends the samples v[0..n) of one run, which came from `origin` (kept
- * as long as the series: the side's pool), to `s`.
- * An exact series whose runs each repeat one value, given another value by
- * this run (itself repeating one value), records the disagreement (both values, both origins) and says so on stderr, once,
- * naming `what` (the commit and benchmark; NULL: not said): two exact values of one program
- * are a finding about the measurement, never something to pool. */
-int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origin, const char *what);
+ * as long as the series: the side's pool), to `s`. An exact series given a
+ * value other than its first records the two and their origins
+ * (`disagreement`): counts that do not repeat are pooled, and their spread
+ * is what compare decides against (pg_series_spread). */
+int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origin);
+
+/* An exact series' spread: its largest value less its smallest, the floor
+ * of a count that does not repeat (a program that prints its own timings,
+ * reads the clock or /proc); 0 when every value is the same. */
+double pg_series_spread(const pg_series *s);
 
 /* The series of `metric` in `b` measured by `backend` (NULL: any), or NULL. */
 const pg_series *pg_bench_find_series(const pg_bench_result *b, const char *metric, const char *backend);

@@ -292,6 +292,11 @@ static int judge(pg_verdict *verdict, search *s, const char *base, const char *c
                 pg_format_pct(pct, sizeof pct, m->delta_pct);
                 printf("  %s %s: %s -> %s (%s, %s) against %s\n", pg_text_escape_buf(name, sizeof name, b->name, PG_TEXT_TERM),
                        m->metric, va, vb, d, pct, print);
+                if (m->spread > 0) {
+                    pg_format_with_unit(d, sizeof d, m->spread, m->unit, 0);
+                    printf("    %s does not repeat its %s: they vary by %s between runs of one commit (it prints "
+                           "timings, or reads the clock or /proc); decided against that spread\n", name, m->metric, d);
+                }
             }
         }
         pg_comparison_free(&c);

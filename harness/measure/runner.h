@@ -8,6 +8,8 @@
  * A benchmark that fails (exec error, non-zero exit, signal, timeout) in any
  * run is recorded as failed with the reason and the tail of its stderr, and the
  * others still run. Every raw reading of every run is kept.
+ * A program whose native runs print different things is measured again by
+ * the exact backend (PG_VARIES_RUNS): counts that do not repeat get a spread.
  */
 #ifndef PG_HARNESS_RUNNER_H
 #define PG_HARNESS_RUNNER_H
@@ -17,6 +19,14 @@
 #include "harness/store/rundoc.h"
 
 #include <stdio.h>
+
+/* An exact backend's runs of a benchmark whose native runs printed different
+ * things (its own timings, the date, its pid): its exact series is measured
+ * again, up to this many runs in all, so that the spread of counts that do not
+ * repeat is measured rather than guessed (docs/metrics.md, "Counts that do not
+ * repeat"). The document's `exact_varies` then says why. */
+#define PG_VARIES_RUNS 5
+#define PG_VARIES_WHY "its output differs from run to run (it prints timings, or reads the clock, a random seed or /proc)"
 
 typedef struct pg_run_opts {
     int repeat, warmup;         /* -1: manifest, else backend default */

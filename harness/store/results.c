@@ -2,6 +2,7 @@
 #include "harness/store/results.h"
 #include "harness/store/notes.h"
 #include "harness/store/store.h"
+#include "report/format.h"
 #include "util/array.h"
 #include "util/error.h"
 #include "util/jsonfile.h"
@@ -91,7 +92,7 @@ static const char *measured_by(const char *source, const pg_rundoc *run)
 static int collect_bench(pg_side *side, pg_bench_result *b, const pg_rundoc_bench *rb, const pg_rundoc *run,
                          const char *stacks_base)
 {
-    char buf[600], what[400], name[300];
+    char buf[600];
     /* Where the samples came from, should an exact metric disagree: the run
      * and the directory it ran in (a work tree, a temporary checkout). */
     snprintf(buf, sizeof buf, "run %.100s%s%.400s", run->id ? run->id : "without id", rb->cwd ? " in " : "",
@@ -99,8 +100,6 @@ static int collect_bench(pg_side *side, pg_bench_result *b, const pg_rundoc_benc
     const char *origin = pg_strpool_intern(&side->pool, buf);  /* one a run and directory */
     if (!origin)
         return PG_ENOMEM;
-    snprintf(what, sizeof what, "%.12s %s", run->commit ? run->commit : "",
-             pg_text_escape_buf(name, sizeof name, rb->name, PG_TEXT_TERM));
     b->failed = rb->failed;
     int rc = set_str(&b->failure, rb->failed ? rb->failure.reason : NULL);
     if (rc == 0 && rb->has_thresholds) {
@@ -138,7 +137,7 @@ static int collect_bench(pg_side *side, pg_bench_result *b, const pg_rundoc_benc
         if (!m)
             return pg_error_set(PG_ENOMEM, "out of memory");
         /* "Ir" beside "instructions" is the same number: said once. */
-        rc = pg_series_add_run(m, rm->samples, rm->n, origin, pg_series_duplicate_alias(b, m) ? NULL : what);
+        rc = pg_series_add_run(m, rm->samples, rm->n, origin);
     }
     if (b->nm < want && b->nm && (room = realloc(b->m, b->nm * sizeof *room)))
         b->m = room;
@@ -157,6 +156,8 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
     pg_rundoc_props props;
     side->stacks_exact = pg_rundoc_backend_props(&props, run, run->backend) && props.exact;
     side->dirty |= run->dirty;
+    if (run->from_note && !side->nfetched++)
+        snprintf(side->fetched_host, sizeof side->fetched_host, "%s", run->machine.hostname);
     if (!side->commit[0] && run->commit && *run->commit)
         snprintf(side->commit, sizeof side->commit, "%s", run->commit);
     /* Room for the run's benchmarks at once: the first run of a side is
@@ -249,6 +250,93 @@ int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *ma
     return rc;
 }
 
+/* The smallest and largest value of `metric` (by `source`) of benchmark
+ * `name` in the runs [from, to) of machine and backend of `like`; 0 when
+ * none has it. */
+static int local_range(double *lo, double *hi, const pg_rundoc_list *runs, size_t from, size_t to,
+                       const pg_rundoc *like, size_t at, const char *name, const pg_rundoc_metric *metric)
+{
+    int found = 0;
+    for (size_t i = from; i < to; i++) {
+        const pg_rundoc *r = &runs->v[i];
+        if (strcmp(r->machine.id, like->machine.id) || strcmp(r->backend, like->backend))
+            continue;
+        /* Runs of one suite list its benchmarks in one order: its place first. */
+        const pg_rundoc_bench *b = at < r->nbench && r->bench[at].name && !strcmp(r->bench[at].name, name)
+                                       ? &r->bench[at] : pg_rundoc_find_bench((pg_rundoc *)r, name);
+        for (size_t k = 0; b && k < b->nmetrics; k++) {
+            const pg_rundoc_metric *m = &b->metrics[k];
+            if (strcmp(m->name, metric->name) || !m->source || !metric->source || strcmp(m->source, metric->source))
+                continue;
+            for (size_t j = 0; j < m->n; j++) {
+                *lo = found && *lo < m->samples[j] ? *lo : m->samples[j];
+                *hi = found && *hi > m->samples[j] ? *hi : m->samples[j];
+                found = 1;
+            }
+        }
+    }
+    return found;
+}
+
+/* Whether run `r` (from the note) has an exact count outside what this
+ * clone's own runs [from, to) measured of it, widened by their own spread;
+ * `why` says which. */
+static int disagrees(char *why, size_t len, const pg_rundoc_list *runs, size_t from, size_t to, const pg_rundoc *r)
+{
+    for (size_t i = 0; i < r->nbench; i++) {
+        const pg_rundoc_bench *b = &r->bench[i];
+        for (size_t k = 0; k < b->nmetrics; k++) {
+            const pg_rundoc_metric *m = &b->metrics[k];
+            pg_rundoc_props p;
+            double lo, hi;
+            if (!m->source || !pg_rundoc_backend_props(&p, r, m->source) || !p.exact || strcmp(m->unit, "count") ||
+                !local_range(&lo, &hi, runs, from, to, r, i, b->name, m))
+                continue;
+            for (size_t j = 0; j < m->n; j++) {
+                double v = m->samples[j];
+                if (v >= lo - (hi - lo) && v <= hi + (hi - lo))
+                    continue;
+                char a[48], x[48], y[48], name[200];
+                pg_format_thousands(a, sizeof a, v);
+                pg_format_thousands(x, sizeof x, lo);
+                pg_format_thousands(y, sizeof y, hi);
+                snprintf(why, len, "%s %s %s against %s%s%s here", pg_text_escape_buf(name, sizeof name, b->name, PG_TEXT_TERM),
+                         m->name, a, x, lo == hi ? "" : "..", lo == hi ? "" : y);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The note's runs [from, runs->n) that another clone measured on a machine
+ * and backend this clone has runs of too ([local, from)), and whose exact
+ * counts disagree with those: set aside, each said once. Anyone who can
+ * push notes could otherwise widen a spread or move a median that this
+ * clone measured itself, and fail (or pass) any gate (docs/notes.md, "Trust"). */
+static void set_aside(pg_rundoc_list *runs, size_t local, size_t from, const char *commit)
+{
+    size_t keep = from;
+    for (size_t i = from; i < runs->n; i++) {
+        pg_rundoc *r = &runs->v[i];
+        char why[600];
+        r->from_note = 1;
+        if (disagrees(why, sizeof why, runs, local, from, r)) {
+            char id[120], host[120];
+            pg_text_warn("warning: %.12s: run %s from %s (machine %s, host %s) disagrees with this clone's own runs: "
+                         "%s; set aside", commit, pg_text_escape_buf(id, sizeof id, r->id ? r->id : "?", PG_TEXT_TERM),
+                         PG_NOTES_REF, r->machine.id, pg_text_escape_buf(host, sizeof host, r->machine.hostname, PG_TEXT_TERM),
+                         why);
+            pg_rundoc_free(r);
+            continue;
+        }
+        if (keep != i)
+            runs->v[keep] = *r;
+        keep++;
+    }
+    runs->n = keep;
+}
+
 int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo, const char *commit)
 {
     size_t before = runs->n, added = 0;
@@ -257,14 +345,38 @@ int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo,
         pg_error_clear();
         rc = 0;
     }
+    size_t local = runs->n;
     if (rc == 0 && repo)
         rc = pg_notes_load(runs, &added, repo, commit);
+    if (rc == 0)
+        set_aside(runs, before, local, commit);
     if (rc == 0 && runs->n == before)
         rc = pg_error_set(PG_ENOTFOUND, "no results for %.12s in %s or in %s", commit,
                           store_root && *store_root ? store_root : "(no store)", PG_NOTES_REF);
     if (rc < 0)
         pg_rundoc_list_truncate(runs, before);
     return rc;
+}
+
+/* One line for each benchmark of `side` whose exact counts do not repeat:
+ * its first such metric, both values and where each came from. */
+static void say_varies(const pg_side *side, const char *commit)
+{
+    for (size_t i = 0; i < side->nb; i++) {
+        const pg_bench_result *b = &side->b[i];
+        for (size_t j = 0; j < b->nm; j++) {
+            const pg_series *s = &b->m[j];
+            if (!s->disagreement || pg_series_duplicate_alias(b, s))
+                continue;
+            char name[300], spread[48];
+            pg_format_thousands(spread, sizeof spread, pg_series_spread(s));
+            pg_text_warn("note: %.12s %s does not repeat its exact %s (spread %s over %zu runs): %s; compare "
+                         "pools them and decides against that spread (docs/metrics.md, \"Counts that do not repeat\")",
+                         commit, pg_text_escape_buf(name, sizeof name, b->name, PG_TEXT_TERM), s->metric, spread, s->n,
+                         s->disagreement);
+            break;
+        }
+    }
 }
 
 void pg_results_check_exact(const pg_rundoc_list *runs)
@@ -279,6 +391,8 @@ void pg_results_check_exact(const pg_rundoc_list *runs)
         pg_side side = {0};
         if (pg_results_collect(&side, runs, r->machine.id, r->backend, NULL) < 0)
             pg_error_clear();
+        else
+            say_varies(&side, r->commit ? r->commit : "");
         pg_side_free(&side);
     }
 }

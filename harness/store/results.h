@@ -26,14 +26,14 @@ int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo,
 /* Merges into `side` the runs of `machine_id` (NULL: every run) measured by
  * `backend` (NULL: any). A "stacks" path resolves inside `stacks_base` (the
  * store root, or the result file's directory; NULL: stacks are left out). An
- * exact metric given two different values is said on stderr and marked
- * (pg_series_add_run), never silently pooled. */
+ * exact metric given two different values is pooled, the two recorded
+ * (pg_series_add_run): its spread is what compare decides against. */
 int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
                        const char *stacks_base);
 
-/* Says on stderr (pg_series_add_run) where an exact metric of `runs` has two
- * different values for one machine and backend: for `show`, which prints
- * runs one by one and would not otherwise compare them. */
+/* Says on stderr, one line a benchmark, where the exact counts of `runs`
+ * do not repeat for one machine and backend (two values, where each came
+ * from, and their spread): for `show`, which prints runs one by one. */
 void pg_results_check_exact(const pg_rundoc_list *runs);
 
 /* A benchmark's "stacks" path, taken from a document, as a file name under

@@ -98,6 +98,7 @@ void pg_rundoc_bench_free(pg_rundoc_bench *b)
     free(b->stacks_note);
     free(b->stacks_error);
     free(b->reuse_key);
+    free(b->exact_varies);
     free(b->reused_run);
     free(b->reused_commit);
     strings_free(&b->selected_metrics);
@@ -292,6 +293,10 @@ int pg_rundoc_merge_bench(pg_rundoc *into, pg_rundoc_bench *from)
         return rc;
     }
     ib->runs += from->runs;
+    if (!ib->exact_varies) {
+        ib->exact_varies = from->exact_varies;
+        from->exact_varies = NULL;
+    }
     for (size_t i = 0; i < from->nmetrics && rc == 0; i++) {
         const pg_rundoc_metric *fm = &from->metrics[i];
         pg_rundoc_metric *m;

@@ -71,6 +71,8 @@ typedef struct pg_rundoc_bench {
                                   (their counts divided by it are per iteration); 0: not so */
     char *stacks_error;     /* why this benchmark has no stacks */
     char *reuse_key;        /* its exact counts' key (harness/measure/reuse.h), or NULL */
+    char *exact_varies;     /* why its exact backend ran it more than once (its output differed
+                               between runs: runner.h), or NULL: one run was its count */
     char *reused_run, *reused_commit;   /* --reuse-unchanged: the stored run (and its commit) whose exact
                                            counts these are, measured with the same key; NULL: measured */
     pg_rundoc_strings selected_metrics;  /* the metrics asked for (run --metrics, the manifest's
@@ -108,6 +110,8 @@ typedef struct pg_rundoc {
     pg_rundoc_strings uncontrolled, notices;
     pg_rundoc_bench *bench;
     size_t nbench, capbench;
+    int from_note;          /* read from the commit's git note, not from the local store: another
+                               clone's run (harness/store/results.h); never written */
 } pg_rundoc;
 
 /* Runs, in the order they were read. */

@@ -519,7 +519,8 @@ static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
         (rc = get_str(&b->stacks_note, r, jb, "stacks_note", 0, 0)) == 0 &&
         (rc = get_double(&b->stacks_iterations, r, jb, "stacks_iterations")) == 0 &&
         (rc = get_str(&b->stacks_error, r, jb, "stacks_error", 0, 0)) == 0 &&
-        (rc = get_str(&b->reuse_key, r, jb, "reuse_key", 0, 0)) == 0 && (rc = read_reused(b, r, jb)) == 0)
+        (rc = get_str(&b->reuse_key, r, jb, "reuse_key", 0, 0)) == 0 &&
+        (rc = get_str(&b->exact_varies, r, jb, "exact_varies", 0, 0)) == 0 && (rc = read_reused(b, r, jb)) == 0)
         rc = get_strings(&b->selected_metrics, r, jb, "selected_metrics");
     const cJSON *metrics = NULL, *jm;
     if (rc == 0)

@@ -152,6 +152,7 @@ static void put_bench(writer *w, cJSON *arr, const pg_rundoc_bench *bench)
         {"stacks_note", offsetof(pg_rundoc_bench, stacks_note)},
         {"stacks_error", offsetof(pg_rundoc_bench, stacks_error)},
         {"reuse_key", offsetof(pg_rundoc_bench, reuse_key)},
+        {"exact_varies", offsetof(pg_rundoc_bench, exact_varies)},
     };
     for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++) {
         const char *s = *(char *const *)((const char *)bench + stacks[i].off);

@@ -79,6 +79,50 @@ static void test_deterministic(void)
     pg_side_free(&b);
 }
 
+/* Exact counts that do not repeat (a program printing its own timings):
+ * decided against their spread, not refused. */
+static void test_spread(void)
+{
+    pg_side a, b;
+    fx_side(&a, "HEAD~1", A_COMMIT, "m1", "valgrind");
+    fx_side(&b, "HEAD", B_COMMIT, "m1", "valgrind");
+    double base[] = {1000000, 1000300, 1000150};       /* spread 300 (0.03%) */
+    double within[] = {1000400};                        /* +250: no more than the spread */
+    double near[] = {1000900};                          /* +750: 2.5 spreads */
+    double far[] = {1020000};                           /* +2%: 66 spreads */
+    double steady = 1000000, steady_up = 1000400;       /* repeats: the threshold alone decides */
+    fx_metric(fx_bench(&a, "within"), "instructions", "count", "valgrind", base, 3);
+    fx_metric(fx_bench(&b, "within"), "instructions", "count", "valgrind", within, 1);
+    fx_metric(fx_bench(&a, "near"), "instructions", "count", "valgrind", base, 3);
+    fx_metric(fx_bench(&b, "near"), "instructions", "count", "valgrind", near, 1);
+    fx_metric(fx_bench(&a, "far"), "instructions", "count", "valgrind", base, 3);
+    fx_metric(fx_bench(&b, "far"), "instructions", "count", "valgrind", far, 1);
+    fx_metric(fx_bench(&a, "steady"), "instructions", "count", "valgrind", &steady, 1);
+    fx_metric(fx_bench(&b, "steady"), "instructions", "count", "valgrind", &steady_up, 1);
+    pg_gates g = {0};
+    pg_gates_parse(&g, "instructions");
+    pg_thresholds t = {0};
+    pg_thresholds_add(&t, "instructions=0.02%");
+    pg_compare_opts o = {.gates = &g, .thresholds = &t};
+    pg_comparison c;
+    CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
+    const pg_metric_cmp *m = pg_bench_cmp_metric(&c.bench[0], "instructions");
+    CHECK_NEAR(m->spread, 300, 0);
+    CHECK_NEAR(m->delta_abs, 250, 0);
+    CHECK_EQ_INT(c.bench[0].verdict, PG_VERDICT_UNCHANGED);
+    CHECK_CONTAINS(m->note, "within its spread: its counts vary by 300 between runs, the delta is 250");
+    CHECK_EQ_INT(c.bench[1].verdict, PG_VERDICT_INCONCLUSIVE);
+    CHECK_CONTAINS(pg_bench_cmp_metric(&c.bench[1], "instructions")->note, "does not repeat: its counts vary by 300");
+    CHECK_EQ_INT(c.bench[2].verdict, PG_VERDICT_REGRESSED);
+    CHECK_EQ_INT(c.bench[3].verdict, PG_VERDICT_REGRESSED);     /* +0.04% of a count that repeats */
+    CHECK_NEAR(pg_bench_cmp_metric(&c.bench[3], "instructions")->spread, 0, 0);
+    pg_comparison_free(&c);
+    pg_thresholds_free(&t);
+    pg_gates_free(&g);
+    pg_side_free(&a);
+    pg_side_free(&b);
+}
+
 static void test_noisy(void)
 {
     pg_side a, b;
@@ -283,6 +327,7 @@ static void test_large_suite(void)
 int main(void)
 {
     test_deterministic();
+    test_spread();
     test_large_suite();
     test_noisy();
     test_failed_and_zero();

@@ -108,9 +108,55 @@ static void test_exact(void)
     pg_side_free(&cb);
 }
 
+/* An exact count whose A and A' differ by 12: the A/B delta is decided
+ * against that difference, as against a spread between stored runs. */
+static void test_exact_drift_decides(void)
+{
+    double a0 = 1000000, a1 = 1000012;
+    double within = 1000010, near = 1000030, far = 1000100;
+    pg_side a, b, ca, cb;
+    fx_side(&a, "A", "", "m1", "valgrind");
+    fx_side(&b, "B", "", "m1", "valgrind");
+    fx_side(&ca, "A", "", "m1", "valgrind");
+    fx_side(&cb, "A'", "", "m1", "valgrind");
+    pair(&a, &b, "within", "instructions", "valgrind", &a0, &within, 1);
+    pair(&a, &b, "near", "instructions", "valgrind", &a0, &near, 1);
+    pair(&a, &b, "far", "instructions", "valgrind", &a0, &far, 1);
+    pair(&ca, &cb, "within", "instructions", "valgrind", &a0, &a1, 1);
+    pair(&ca, &cb, "near", "instructions", "valgrind", &a0, &a1, 1);
+    pair(&ca, &cb, "far", "instructions", "valgrind", &a0, &a1, 1);
+    pg_gates g = {0};
+    pg_gates_parse(&g, "instructions");
+    pg_thresholds th = {0};
+    pg_thresholds_add(&th, "instructions=0.0001%");       /* one instruction in 10^6 */
+    pg_compare_opts o = {.gates = &g, .thresholds = &th};
+    pg_comparison c, ctl;
+    CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
+    CHECK_EQ_INT(pg_compare(&ctl, &ca, &cb, &o), 0);
+    CHECK_EQ_INT(c.count[PG_VERDICT_REGRESSED], 3);      /* before the control: three regressions */
+    pg_control_apply(&c, &ctl);
+    CHECK_EQ_INT(c.nexact_drift, 3);
+    CHECK_EQ_INT(c.bench[0].verdict, PG_VERDICT_UNCHANGED);
+    CHECK_CONTAINS(pg_bench_cmp_metric(&c.bench[0], "instructions")->note, "within the control's A/A difference (12)");
+    CHECK_EQ_INT(c.bench[1].verdict, PG_VERDICT_INCONCLUSIVE);
+    CHECK_CONTAINS(pg_bench_cmp_metric(&c.bench[1], "instructions")->note, "less than 3 times the control's A/A difference");
+    CHECK_EQ_INT(c.bench[2].verdict, PG_VERDICT_REGRESSED);
+    CHECK_EQ_INT(c.verdict, PG_VERDICT_REGRESSED);
+    CHECK_EQ_INT(c.nwithin_noise, 1);
+    pg_comparison_free(&c);
+    pg_comparison_free(&ctl);
+    pg_thresholds_free(&th);
+    pg_gates_free(&g);
+    pg_side_free(&a);
+    pg_side_free(&b);
+    pg_side_free(&ca);
+    pg_side_free(&cb);
+}
+
 int main(void)
 {
     test_noisy();
     test_exact();
+    test_exact_drift_decides();
     return pg_check_done();
 }

@@ -68,6 +68,7 @@ static void full_doc(pg_rundoc *r)
         b->stacks_iterations = 40;
         pg_rundoc_set(&b->stacks_error, "none");
         pg_rundoc_set(&b->reuse_key, "0123456789abcdef0123456789abcdef01234567");
+        pg_rundoc_set(&b->exact_varies, "its output differs from run to run");
         pg_rundoc_set(&b->reused_run, "2025-12-31T00:00:00Z-7-0000beef");
         pg_rundoc_set(&b->reused_commit, "89abcdef0123456789abcdef0123456789abcdef");
         pg_rundoc_strings_add(&b->selected_metrics, "instructions");
