@@ -22,9 +22,11 @@
 
 /* An exact backend's runs of a benchmark whose native runs printed different
  * things (its own timings, the date, its pid): its exact series is measured
- * again, up to this many runs in all, so that the spread of counts that do not
- * repeat is measured rather than guessed (docs/metrics.md, "Counts that do not
- * repeat"). The document's `exact_varies` then says why. */
+ * again, one run at a time up to this many in all, until its counts settle
+ * (three that repeat, or a spread far below its threshold), so that the
+ * spread of counts that do not repeat is measured rather than guessed
+ * (docs/metrics.md, "Counts that do not repeat"). The document's
+ * `exact_varies` then says why. */
 #define PG_VARIES_RUNS 5
 #define PG_VARIES_WHY "its output differs from run to run (it prints timings, or reads the clock, a random seed or /proc)"
 

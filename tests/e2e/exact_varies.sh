@@ -4,7 +4,7 @@
 # elapsed time with %f and does a little more work when the clock's
 # microseconds say so, as real benchmark programs' counts wobble by what
 # they print and read. perfgate notices that its native runs print different
-# things, measures its exact count 5 times instead of once, and decides
+# things, measures its exact count up to 5 times instead of once, and decides
 # against the spread: a docs-only commit is unchanged (exit 0), +2% work
 # regressed (exit 1), bisect names that commit. Beside it, a program whose
 # output repeats keeps its one valgrind run. Two stored runs of one commit
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
     double t0 = ms();
     x = mix(x, $1);
     struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
-    x = mix(x, (t.tv_nsec / 1000) % 16 * 20);    /* the clock decides a little of the work */
+    x = mix(x, (t.tv_nsec / 1000) % 64 * 10);    /* the clock decides a little of the work */
     printf("%lu in %.6f ms\n", x & 0xff, ms() - t0);
     return 0;
 }
@@ -41,10 +41,10 @@ C
 }
 commit() { git -C "$R" add -A && git -C "$R" commit -q -m "$1" && git -C "$R" rev-parse HEAD; }
 c=()
-write_prog 100000; c[0]=$(commit "benchmark")
+write_prog 200000; c[0]=$(commit "benchmark")
 for i in 1 2 3 4 5; do
   case $i in
-    3) write_prog 102000; c[$i]=$(commit "timed: 2% more work") ;;
+    3) write_prog 204000; c[$i]=$(commit "timed: 2% more work") ;;
     *) echo "change $i" >> "$R/README"; c[$i]=$(commit "docs: change $i") ;;
   esac
 done
@@ -54,11 +54,11 @@ RUN=("$PG" run --backend valgrind --native-repeat 2 --metrics instructions,task-
 
 expect_exit 0 "run the first commit" "${RUN[@]}" bench/
 doc=(.perfgate/results/"${c[0]}"/*.json)
-check "the timed benchmark ran 5 times under valgrind" \
-  [ "$(json "${doc[0]}" '[b["runs"] for b in d["runs"][0]["benchmarks"]]')" = "[5, 1]" ]
-check "and says why" json "${doc[0]}" 'd["runs"][0]["benchmarks"][0]["exact_varies"].startswith("its output differs from run to run")'
-check "5 instruction counts of the timed benchmark, 1 of the steady one" \
-  [ "$(json "${doc[0]}" '[len(b["metrics"]["instructions"]["samples"]) for b in d["runs"][0]["benchmarks"]]')" = "[5, 1]" ]
+check "the timed benchmark ran 2 to 5 times under valgrind, the steady one once" \
+  holds "${doc[0]}" '2 <= d["runs"][0]["benchmarks"][0]["runs"] <= 5 and d["runs"][0]["benchmarks"][1]["runs"] == 1'
+check "as many counts as runs" \
+  holds "${doc[0]}" 'all(len(b["metrics"]["instructions"]["samples"]) == b["runs"] for b in d["runs"][0]["benchmarks"])' 
+check "and says why" holds "${doc[0]}" 'd["runs"][0]["benchmarks"][0]["exact_varies"].startswith("its output differs from run to run")'
 check "they do not all repeat" \
   [ "$(json "${doc[0]}" 'len(set(d["runs"][0]["benchmarks"][0]["metrics"]["instructions"]["samples"]))')" != 1 ]
 expect_exit 0 "run it again: two stored runs" "${RUN[@]}" bench/
@@ -71,7 +71,7 @@ expect_exit 0 "a docs-only commit is unchanged" "$PG" compare "${c[0]}" "${c[1]}
   --native-repeat 2 --metrics instructions,task-clock --format json -o "$T/cmp.json"
 check "verdict unchanged" [ "$(json "$T/cmp.json" 'd["verdict"]')" = unchanged ]
 check "the timed benchmark's instructions have a spread" \
-  json "$T/cmp.json" '[m for m in d["benchmarks"][0]["metrics"] if m["name"]=="instructions"][0]["spread"] > 0'
+  holds "$T/cmp.json" '[m for m in d["benchmarks"][0]["metrics"] if m["name"]=="instructions"][0]["spread"] > 0'
 check "the steady one's delta is exactly 0" \
   [ "$(json "$T/cmp.json" '[m["delta"] for m in d["benchmarks"][1]["metrics"] if m["name"]=="instructions"]')" = "[0]" ]
 

@@ -47,6 +47,8 @@ lacks()    { if grep -qF -- "$2" "$1"; then bad "${3:-$1 should not contain '$2'
 
 # jq-free JSON access: python3 is on every Debian CI image perfgate targets.
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+# holds FILE EXPR: the Python expression over the document d is true (for check).
+holds() { [ "$(json "$@")" = True ]; }
 
 # A git repository with one commit, for tests that store results.
 make_repo() {
