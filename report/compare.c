@@ -50,7 +50,7 @@ static void set_threshold(pg_metric_cmp *mc, const pg_bench_result *cand, const 
 
 /* Medians, delta, threshold and — for deterministic pairs — the verdict. */
 static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb, const pg_bench_result *cb,
-                    const pg_compare_opts *o, size_t min_samples)
+                    const pg_compare_opts *o, size_t min_samples, const pg_comparison *c)
 {
     mc->metric = sa->metric;
     mc->unit = sa->unit;
@@ -73,6 +73,20 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
      * the same count. Its wall-time and max-rss are still the machine's, and
      * noisy. A call count is exact with either backend (a uprobe, or callgrind). */
     int exact = pg_series_exact(sa) && pg_series_exact(sb);
+    /* Time measured at two moments: each sample says as much of the load as
+     * of the program, so no verdict is drawn (docs/metrics.md, "Time across sessions"). */
+    if (c->apart && !exact && pg_metric_load_bound(sa->metric, sa->unit)) {
+        char la[24] = "unknown", lb[24] = "unknown";
+        if (!isnan(c->load_base))
+            snprintf(la, sizeof la, "%.2f", c->load_base);
+        if (!isnan(c->load_cand))
+            snprintf(lb, sizeof lb, "%.2f", c->load_cand);
+        mc->not_compared = 1;
+        mc->verdict = PG_VERDICT_INCONCLUSIVE;
+        pg_note_set(&mc->note, PG_NOTE_METRIC, "not compared: measured apart (load %s against %s); --run-missing "
+                    "measures both together", la, lb);
+        return;
+    }
     mc->deterministic = exact ||
                         (sa->n >= 2 && sb->n >= 2 && pg_stats_all_equal(sa->v, sa->n) && pg_stats_all_equal(sb->v, sb->n));
     /* A change from zero is infinitely many percent: beyond any threshold. */
@@ -161,7 +175,7 @@ static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const 
 
 /* Every metric pair of one benchmark present on both sides. */
 static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b,
-                         const pg_compare_opts *o, size_t min_samples)
+                         const pg_compare_opts *o, size_t min_samples, const pg_comparison *c)
 {
     /* Sized for the usual case, both sides measured the same metrics: in a
      * suite of 10^4 benchmarks, a doubling array's slack was 10 MB. */
@@ -178,7 +192,7 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
         if (sb) {
-            measure(mc, sa, sb, b, o, min_samples);
+            measure(mc, sa, sb, b, o, min_samples, c);
             continue;
         }
         const pg_series *other = pg_bench_find_series(b, sa->metric, NULL);
@@ -305,11 +319,24 @@ static int compare_half(void *arg)
         bc->failed_a = a->failed;
         bc->failed_b = b->failed;
         bc->stacks_note = b->stacks_note ? b->stacks_note : a->stacks_note;
-        rc = compare_bench(bc, a, b, h->o, h->min_samples);
+        rc = compare_bench(bc, a, b, h->o, h->min_samples, h->out);
         note_reused(bc, a, b);
     }
     pg_stats_forget();      /* a thread's cached table goes with it (this one rebuilds it once) */
     return rc;
+}
+
+/* Whether two sides' runs were measured in no common session. Sides that
+ * name none (built by hand) are not said to be apart. */
+static int measured_apart(const pg_side *a, const pg_side *b)
+{
+    if (!a->nsessions || !b->nsessions)
+        return 0;
+    for (size_t i = 0; i < a->nsessions; i++)
+        for (size_t j = 0; j < b->nsessions; j++)
+            if (!strcmp(a->sessions[i], b->sessions[j]))
+                return 0;
+    return 1;
 }
 
 int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o)
@@ -320,6 +347,9 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     out->gates = o->gates;
     out->alpha = o->alpha > 0 ? o->alpha : 0.05;
     out->cross_machine = strcmp(base->machine_id, cand->machine_id) != 0;
+    out->apart = !o->allow_apart && measured_apart(base, cand);
+    out->load_base = base->nload ? base->load_sum / (double)base->nload : NAN;
+    out->load_cand = cand->nload ? cand->load_sum / (double)cand->nload : NAN;
     size_t min_samples = o->min_samples ? o->min_samples : 3;
     size_t capmissing = 0;          /* out->missing's */
 

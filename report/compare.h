@@ -34,6 +34,11 @@
  * (--allow-missing), and refuses one that compared no gating metric at all.
  * A metric that is an alias of another the same side measured ("Ir" beside
  * "instructions", util/metrics.h) is left out: one number, shown once.
+ * Time across sessions: when the two sides share no session (their runs were
+ * measured by different perfgate processes: another moment, another load),
+ * the metrics the machine's load moves (util/metrics.h, pg_metric_load_bound:
+ * time, context switches) are not compared, with a note naming both sides'
+ * load; exact counts are, as ever. `allow_apart` compares them anyway.
  * Last, each benchmark's gating counts are set against its native time
  * (divergence.h). What a comparison holds is in comparison.h.
  */
@@ -57,6 +62,8 @@ typedef struct pg_compare_opts {
     size_t min_samples;             /* per side for a noisy metric; 0: 3 */
     double divergence_factor;       /* 0: PG_DIVERGENCE_FACTOR (divergence.h) */
     int fail_on_divergence;
+    int allow_apart;                /* --allow-apart: judge load-bound metrics of sides measured in
+                                     * different sessions as if they were comparable */
 } pg_compare_opts;
 
 /* Compares `base` against `cand` into `out` (which borrows from both sides

@@ -129,6 +129,8 @@ typedef struct pg_comparison {
     size_t nremeasured;             /* benchmarks with a second round (report/confirm.h) */
     int controlled;                 /* --control: the baseline against itself (report/control.h) */
     size_t nwithin_noise;           /* regressed gating metrics no larger than their control's delta */
+    bool apart;                     /* the sides share no session: load-bound metrics not compared */
+    double load_base, load_cand;    /* each side's mean 1-minute load average at its runs' start; NAN: unknown */
     size_t nexact_drift;            /* exact gating counts that differ in the control: a finding */
     const struct pg_coverage *coverage; /* the change's functions and the benchmarks that run them
                                      * (report/coverage.h), or NULL: not asked for (borrowed) */

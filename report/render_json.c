@@ -126,6 +126,9 @@ static void side(jw *w, const char *key, const pg_side *s)
     fstr(w, "machine_description", s->machine_desc);
     fstr(w, "backend", s->backend);
     fnum(w, "runs", (double)s->nruns);
+    fnum(w, "load", s->nload ? s->load_sum / (double)s->nload : NAN);
+    if (s->nfetched)
+        fnum(w, "fetched_runs", (double)s->nfetched);
     put(w, "},\n");
 }
 
@@ -394,6 +397,7 @@ int pg_render_json(FILE *out, const pg_comparison *c)
     put(w, ",\n");
     side(w, "baseline", c->base);
     side(w, "candidate", c->cand);
+    put(w, c->apart ? "  \"apart\": true,\n" : "  \"apart\": false,\n");
     put(w, c->cross_machine ? "  \"cross_machine\": true,\n  \"gates\": [" : "  \"cross_machine\": false,\n  \"gates\": [");
     for (size_t i = 0; c->gates && i < c->gates->n; i++) {
         put(w, i ? ", " : "");

@@ -103,6 +103,9 @@ void pg_side_free(pg_side *side)
     }
     free(side->b);
     side->b = NULL;
+    free(side->sessions);
+    side->sessions = NULL;
+    side->nsessions = 0;
     side->nb = side->cap = 0;
     pg_strpool_free(&side->pool);
     side->pooled = 0;

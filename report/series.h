@@ -55,6 +55,11 @@ typedef struct pg_side {
     size_t nruns;          /* runs merged */
     int dirty;             /* a run measured a work tree with uncommitted changes */
     size_t nfetched;       /* runs merged that came from the commit's git note alone: another clone's */
+    const char **sessions; /* the sessions its runs were measured in (the run's "session", else its
+                              id), each once, interned in `pool` (the array is the side's) */
+    size_t nsessions;
+    double load_sum;       /* the 1-minute load averages its runs started under, summed... */
+    size_t nload;          /* ...over this many (runs that stored one) */
     char fetched_host[96]; /* the host of the first of them, as its run says */
     pg_bench_result *b;
     size_t nb, cap;

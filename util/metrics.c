@@ -73,6 +73,14 @@ size_t pg_metric_order(const char *name)
 
 int pg_metric_is_calls(const char *name) { return !strncmp(name, PG_METRIC_CALLS_PREFIX, sizeof PG_METRIC_CALLS_PREFIX - 1); }
 
+int pg_metric_load_bound(const char *name, const char *unit)
+{
+    if (unit && !strcmp(unit, "ns"))
+        return 1;
+    const pg_metric_info *m = pg_metric_find(name);
+    return m && (!strcmp(m->name, "context-switches") || !strcmp(m->name, "cpu-migrations"));
+}
+
 double pg_metric_threshold(const char *name)
 {
     /* A call count is exact on both backends, like valgrind's instructions. */

@@ -45,6 +45,12 @@ size_t pg_metric_names(const char **out, size_t max, pg_metric_kind kind);
 #define PG_METRIC_CALLS_THRESHOLD 1.0
 int pg_metric_is_calls(const char *name);
 
+/* Whether the machine's load moves `name` (of `unit`): a time (unit "ns":
+ * task-clock, wall-time, a Google Benchmark's times) or a scheduler count
+ * (context-switches, cpu-migrations). Such samples are compared only
+ * between sides measured in one session (report/compare.h). */
+int pg_metric_load_bound(const char *name, const char *unit);
+
 /* The registry in display order: entry i, NULL past the end. */
 const pg_metric_info *pg_metric_at(size_t i);
 

@@ -212,7 +212,9 @@ static int another_round(int *yes, search *s, pg_comparison *c, const char *base
 {
     bisect_plan bp;
     plan_of(&bp, s, base, cand);
-    pg_compare_opts co = {.thresholds = &s->o->thresholds, .gates = &s->o->gates};
+    /* Runs stored by earlier commands are pooled: a noisy decision near the
+     * cut is measured again, interleaved (pg_round2_run), before it is taken. */
+    pg_compare_opts co = {.thresholds = &s->o->thresholds, .gates = &s->o->gates, .allow_apart = 1};
     pg_round2_opts r2o = {.backend = s->sess.backend, .co = &co, .want = near_cut, .want_arg = s,
                           .why = "near the threshold on noisy metrics", .keep = 1};
     pg_round2 r = {0};
@@ -272,7 +274,9 @@ static int judge(pg_verdict *verdict, search *s, const char *base, const char *c
     if (rc == 0 && !base && s->steps == 0)
         rc = check_names(&side[0], s->o);
     pg_comparison c;
-    pg_compare_opts co = {.thresholds = &s->o->thresholds, .gates = &s->o->gates};
+    /* Runs stored by earlier commands are pooled: a noisy decision near the
+     * cut is measured again, interleaved (pg_round2_run), before it is taken. */
+    pg_compare_opts co = {.thresholds = &s->o->thresholds, .gates = &s->o->gates, .allow_apart = 1};
     if (rc == 0 && (rc = pg_compare(&c, &side[0], &side[1], &co)) == 0) {
         *verdict = verdict_of(&c, s->o);
         if (!print)

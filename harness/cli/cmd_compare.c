@@ -69,7 +69,7 @@ typedef struct opts {
     const char *output, *flamegraph, *bench, *backend_name;
     pg_backend_kind backend;
     int run_missing, cross_machine, allow_missing, verbose, repeat, sample, no_notes, notes_stacks, no_native, native_repeat,
-        fail_on_divergence;
+        fail_on_divergence, allow_apart;
     pg_metric_set metrics;
     unsigned long sample_freq;
     double build_timeout;
@@ -149,6 +149,9 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                     "the change could not be mapped (unknown); without it the\n"
                     "coverage is only reported (docs/coverage.md)", &o->require_coverage),
         PG_OPT_FLAG(0, "allow-cross-machine", "compare results from different machines anyway", &o->cross_machine),
+        PG_OPT_FLAG(0, "allow-apart", "judge time (and other metrics the load moves) between sides\n"
+                    "measured in different sessions as if comparable; without it\n"
+                    "such rows say 'not compared: measured apart' (docs/metrics.md)", &o->allow_apart),
         PG_OPT_FLAG(0, "allow-missing", "decide on what was compared when a benchmark's gating metric\n"
                     "was not (on one side only, failed, not measured); without it\n"
                     "that is an error (exit 2)", &o->allow_missing),
@@ -730,7 +733,7 @@ static int compare(const cmp *k)
     pg_round2 r2 = {0};
     pg_coverage cv = {0};
     pg_compare_opts co = {.thresholds = &o->thresholds, .gates = &o->gates, .floors = &floors,
-                          .fail_on_divergence = o->fail_on_divergence};
+                          .fail_on_divergence = o->fail_on_divergence, .allow_apart = o->allow_apart};
     if (rc == 0)
         rc = load_floors(&floors, ctx, &side[1]);
     pg_control_of of = {.root = ctx->store, .commit = in[0]->commit, .label = in[0]->arg, .machine_id = ida,

@@ -122,13 +122,21 @@ int pg_session_new_doc(pg_rundoc *doc, const pg_session *s, const char *commit, 
     if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
         rnd = (unsigned int)time(NULL) ^ ((unsigned int)getpid() << 16);
     snprintf(runid, sizeof runid, "%s-%d-%08x%s", started, (int)getpid(), rnd, seq++ ? "b" : "");
+    /* Every run of this process is of one session: the first run's id
+     * without its suffix (docs/metrics.md, "Time across sessions"). */
+    static char session[64];
+    if (!session[0])
+        snprintf(session, sizeof session, "%s-%d-%08x", started, (int)getpid(), rnd);
     memset(doc, 0, sizeof *doc);
     doc->machine = s->machine;
     doc->cpu = cpu >= 0 ? cpu : -1;
     doc->aslr_disabled = 1;
     doc->user_only = s->user_only;
+    double load[1];
+    doc->load = getloadavg(load, 1) == 1 ? load[0] : -1;
     int rc;
     if ((rc = pg_rundoc_set(&doc->perfgate_version, PERFGATE_VERSION)) < 0 || (rc = pg_rundoc_set(&doc->id, runid)) < 0 ||
+        (rc = pg_rundoc_set(&doc->session, session)) < 0 ||
         (rc = pg_rundoc_set(&doc->commit, commit)) < 0 || (rc = pg_rundoc_set(&doc->start_time, started)) < 0 ||
         (rc = pg_rundoc_set(&doc->backend, pg_backend_name(s->backend))) < 0 ||
         (rc = pg_rundoc_set(&doc->stdin_path, "/dev/null")) < 0 ||

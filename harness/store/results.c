@@ -144,6 +144,23 @@ static int collect_bench(pg_side *side, pg_bench_result *b, const pg_rundoc_benc
     return rc;
 }
 
+/* `session` among the side's, once. */
+static int add_session(pg_side *side, const char *session)
+{
+    const char *s = pg_strpool_intern(&side->pool, session);
+    if (!s)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < side->nsessions; i++)
+        if (side->sessions[i] == s)
+            return 0;
+    const char **v = realloc(side->sessions, (side->nsessions + 1) * sizeof *v);
+    if (!v)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    side->sessions = v;
+    side->sessions[side->nsessions++] = s;
+    return 0;
+}
+
 static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_base)
 {
     pg_side *side = c->side;
@@ -158,11 +175,15 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
     side->dirty |= run->dirty;
     if (run->from_note && !side->nfetched++)
         snprintf(side->fetched_host, sizeof side->fetched_host, "%s", run->machine.hostname);
+    if (run->load >= 0)
+        side->load_sum += run->load, side->nload++;
+    int rc = add_session(side, run->session ? run->session : run->id ? run->id : "");
     if (!side->commit[0] && run->commit && *run->commit)
         snprintf(side->commit, sizeof side->commit, "%s", run->commit);
     /* Room for the run's benchmarks at once: the first run of a side is
      * usually all of it, and doubling left a third of 10^4 records unused. */
-    int rc = side->nb ? 0 : pg_array_reserve(&side->b, &side->cap, run->nbench, sizeof *side->b);
+    if (rc == 0 && !side->nb)
+        rc = pg_array_reserve(&side->b, &side->cap, run->nbench, sizeof *side->b);
     for (size_t i = 0; i < run->nbench && rc == 0; i++) {
         pg_bench_result *b = bench_get(c, run->bench[i].name);
         if (!b)

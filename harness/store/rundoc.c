@@ -158,6 +158,7 @@ void pg_rundoc_free(pg_rundoc *r)
     free(r->id);
     free(r->commit);
     free(r->start_time);
+    free(r->session);
     free(r->end_time);
     free(r->backend);
     free(r->stdin_path);

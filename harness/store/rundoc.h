@@ -96,6 +96,10 @@ typedef struct pg_rundoc {
     char *commit;           /* NULL: keyed to no commit */
     int dirty;
     char *start_time, *end_time;
+    char *session;          /* the perfgate process that measured it: runs of one session were taken
+                               together (interleaved, or one after the other in one command), runs
+                               of two were not; NULL (older documents): a session of its own */
+    double load;            /* the system's 1-minute load average when it started; < 0: not stored */
     pg_machine machine;
     char *backend;          /* "perf" or "valgrind" */
     pg_rundoc_props backends[PG_RUNDOC_MAX_BACKENDS];   /* the run's "backends" */

@@ -712,11 +712,13 @@ static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
     pg_rundoc *run = &out->v[out->n++];
     memset(run, 0, sizeof *run);
     run->cpu = -1;
+    run->load = -1;
     const cJSON *benchmarks = NULL, *jb;
     if ((rc = get_str(&run->perfgate_version, r, jr, "perfgate_version", 0, 0)) == 0 &&
         (rc = get_str(&run->id, r, jr, "id", 0, 0)) == 0 && (rc = get_str(&run->commit, r, jr, "commit", 0, 1)) == 0 &&
         (rc = get_bool(&run->dirty, r, jr, "dirty")) == 0 &&
         (rc = get_str(&run->start_time, r, jr, "start_time", 0, 0)) == 0 &&
+        (rc = get_str(&run->session, r, jr, "session", 0, 0)) == 0 && (rc = get_double(&run->load, r, jr, "load")) == 0 &&
         (rc = get_str(&run->end_time, r, jr, "end_time", 0, 0)) == 0 && (rc = read_machine(&run->machine, r, jr)) == 0 &&
         (rc = get_str(&run->backend, r, jr, "backend", 1, 0)) == 0 && (rc = read_backends(run, r, jr)) == 0 &&
         (rc = read_settings(run, r, jr)) == 0 &&

@@ -190,6 +190,10 @@ static cJSON *run_json(writer *w, const pg_rundoc *r)
     put_bool(w, doc, "dirty", r->dirty);
     if (r->start_time)
         put_str(w, doc, "start_time", r->start_time);
+    if (r->session)
+        put_str(w, doc, "session", r->session);
+    if (r->load >= 0)
+        put_num(w, doc, "load", r->load);
     put(w, doc, "machine", machine_json(w, &r->machine));
     put_str(w, doc, "backend", r->backend ? r->backend : "");
     cJSON *backends = r->nbackends ? put(w, doc, "backends", cJSON_CreateObject()) : NULL;

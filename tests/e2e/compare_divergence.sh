@@ -64,7 +64,7 @@ check "stored: wall-time is the native one" \
 check "stored: runs counts valgrind's run" [ "$(json "$d0" "d['runs'][0]['benchmarks'][0]['runs']")" = 1 ]
 
 # Instructions up: regressed (exit 1), and the divergence said in every format.
-expect_exit 1 "chase -> scan: instructions regressed" "$PG" compare "$c0" "$c1" --format json
+expect_exit 1 "chase -> scan: instructions regressed" "$PG" compare "$c0" "$c1" --allow-apart --format json
 cp "$T/out" div.json
 check "json: divergence opposite, instructions up, task-clock down, significant" \
   [ "$(json div.json "(lambda v: (v['kind'], v['count']['name'], v['count']['delta_pct'] > 100, v['time']['name'], v['time']['backend'], v['time']['delta_pct'] < -50, v['p_adjusted'] < 0.05, v['p'] <= v['p_adjusted']))(d['benchmarks'][0]['divergence'])")" \
@@ -72,26 +72,26 @@ check "json: divergence opposite, instructions up, task-clock down, significant"
 check "json: exact instruction delta in the divergence" \
   [ "$(json div.json "d['benchmarks'][0]['divergence']['count']['delta'] == d['benchmarks'][0]['metrics'][0]['delta']")" = True ]
 check "json: one divergence, not failing" [ "$(json div.json "(d['divergences'], d['fail_on_divergence'])")" = "(1, False)" ]
-expect_exit 1 "text" "$PG" compare "$c0" "$c1"
+expect_exit 1 "text" "$PG" compare "$c0" "$c1" --allow-apart
 check "text: the divergence line" grep -qE "^ +divergence: instructions \+[0-9.]+% \(\+[0-9,]+\) but task-clock -[0-9.]+% \(-[0-9.]+ ms\): opposite directions \(Mann-Whitney p=" "$T/out"
 contains "$T/out" "; 1 divergence of counts and time"
-expect_exit 1 "markdown" "$PG" compare "$c0" "$c1" --format markdown
+expect_exit 1 "markdown" "$PG" compare "$c0" "$c1" --allow-apart --format markdown
 contains "$T/out" "**Counts and time diverge** (docs/metrics.md):"
 contains "$T/out" "- walk: instructions +"
-expect_exit 1 "junit" "$PG" compare "$c0" "$c1" --format junit
+expect_exit 1 "junit" "$PG" compare "$c0" "$c1" --allow-apart --format junit
 contains "$T/out" "divergence: instructions +"
 
 # Gating on it. The count gate passes (a loose instructions threshold); the
 # divergence alone fails the comparison only when asked to.
-expect_exit 0 "divergence without --fail-on-divergence: exit 0" "$PG" compare "$c0" "$c1" --threshold instructions=1000%
+expect_exit 0 "divergence without --fail-on-divergence: exit 0" "$PG" compare "$c0" "$c1" --allow-apart --threshold instructions=1000%
 contains "$T/out" "divergence: instructions +"
-expect_exit 1 "--fail-on-divergence: exit 1" "$PG" compare "$c0" "$c1" --threshold instructions=1000% --fail-on-divergence --format junit
+expect_exit 1 "--fail-on-divergence: exit 1" "$PG" compare "$c0" "$c1" --allow-apart --threshold instructions=1000% --fail-on-divergence --format junit
 contains "$T/out" '<failure type="divergence" message="divergence: instructions +'
 # The other way round instructions improve and time regresses: exit 0 on
 # the count gate, 1 when task-clock gates too.
-expect_exit 0 "scan -> chase: improved on instructions" "$PG" compare "$c1" "$c0"
+expect_exit 0 "scan -> chase: improved on instructions" "$PG" compare "$c1" "$c0" --allow-apart
 contains "$T/out" "but task-clock +"
-expect_exit 1 "--gate instructions,task-clock: the time regression fails" "$PG" compare "$c1" "$c0" --gate instructions,task-clock
+expect_exit 1 "--gate instructions,task-clock: the time regression fails" "$PG" compare "$c1" "$c0" --allow-apart --gate instructions,task-clock
 contains "$T/out" "gating on instructions,task-clock"
 
 # A document from before native runs: valgrind's wall-time is never set

@@ -24,6 +24,8 @@ static void full_doc(pg_rundoc *r)
     r->shard_count = 3;
     pg_rundoc_set(&r->start_time, "2026-01-01T00:00:00Z");
     pg_rundoc_set(&r->end_time, "2026-01-01T00:00:09Z");
+    pg_rundoc_set(&r->session, "2026-01-01T00:00:00Z-42-0000beef");
+    r->load = 1.25;
     snprintf(r->machine.id, sizeof r->machine.id, "aabbccddeeff");
     snprintf(r->machine.cpu_model, sizeof r->machine.cpu_model, "Test CPU");
     snprintf(r->machine.kernel, sizeof r->machine.kernel, "Linux 6.1 x86_64");
