@@ -43,7 +43,8 @@ int pg_json_parse_stream(cJSON **out, pg_json_scratch **scratch, const char *tex
                          const pg_json_stream *st);
 
 /* The same from the file `path`, read in pieces: the text is never whole in
- * memory. PG_ENOTFOUND when it does not exist, PG_EIO when unreadable;
+ * memory, and its time is linear in its length whatever its shape (a piece
+ * grows to the length of a long token it continues). PG_ENOTFOUND when it does not exist, PG_EIO when unreadable;
  * messages name the path. */
 int pg_json_read_stream(cJSON **out, pg_json_scratch **scratch, const char *path, const pg_json_stream *st);
 
