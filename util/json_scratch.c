@@ -36,6 +36,8 @@
 #define READ_SIZE (1u << 16)
 #define MAX_DEPTH 1000              /* cJSON's CJSON_NESTING_LIMIT: readers recurse */
 #define PACKED (1 << 14)            /* a type bit cJSON does not use: cJSON_IsArray still holds */
+#define CUT_VALUE (1 << 15)         /* its string held a "\u0000": C sees it end there */
+#define CUT_KEY (1 << 16)           /* its key did */
 
 typedef struct chunk {
     struct chunk *next;
@@ -80,6 +82,7 @@ typedef struct builder {
     size_t depth, cap;
     cJSON *root;
     const char *key;                /* the key of the next value, in an object */
+    int key_cut;                    /* ... which held a NUL */
     int oom;
     const pg_json_stream *stream;   /* NULL: the whole tree is kept */
     int rc;                         /* the callback's error, which stopped the parse */
@@ -161,6 +164,7 @@ static void attach(builder *b, cJSON *n)
     f->count++;
     if (cJSON_IsObject(f->node)) {
         n->string = (char *)b->key;
+        n->type |= b->key_cut ? CUT_KEY : 0;
         b->key = NULL;
     }
     if (f->role == R_STREAMED)
@@ -285,6 +289,8 @@ static int on_string(void *ctx, const unsigned char *s, size_t len)
     cJSON *n = node(b, cJSON_String);
     if (n && !(n->valuestring = copy(b, s, len)))
         n = NULL;
+    if (n && memchr(s, '\0', len))
+        n->type |= CUT_VALUE;
     return add_scalar(b, n);
 }
 
@@ -293,6 +299,7 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
     builder *b = ctx;
     if (!(b->key = copy(b, s, len)))
         return b->oom = 1, 0;
+    b->key_cut = memchr(s, '\0', len) != NULL;
     return 1;
 }
 
@@ -595,6 +602,11 @@ int pg_json_packed(const cJSON *a, const double **v, size_t *n)
     *v = (const double *)(const void *)a->valuestring;
     *n = (size_t)a->valueint;
     return 1;
+}
+
+int pg_json_cut(const cJSON *v)
+{
+    return v && (v->type & (CUT_VALUE | CUT_KEY));
 }
 
 size_t pg_json_array_len(const cJSON *a)
