@@ -83,6 +83,7 @@ typedef struct builder {
     cJSON *root;
     const char *key;                /* the key of the next value, in an object */
     int key_cut;                    /* ... which held a NUL */
+    uintptr_t text, text_end;       /* the piece yajl is parsing */
     int oom;
     const pg_json_stream *stream;   /* NULL: the whole tree is kept */
     int rc;                         /* the callback's error, which stopped the parse */
@@ -283,13 +284,25 @@ static int on_null(void *ctx) { return add_scalar(ctx, node(ctx, cJSON_NULL)); }
 
 static int on_bool(void *ctx, int v) { return add_scalar(ctx, node(ctx, v ? cJSON_True : cJSON_False)); }
 
+/* Whether a string yajl hands over holds a NUL: only a "\u0000" can put
+ * one there (yajl refuses a raw control byte in a string), and a string
+ * with escapes is decoded outside the text. So a string that lies in the
+ * text (most: a result document has few escapes) is not searched. */
+static int holds_nul(const builder *b, const unsigned char *s, size_t len)
+{
+    uintptr_t at = (uintptr_t)s;
+    if (at >= b->text && at + len <= b->text_end)
+        return 0;
+    return memchr(s, '\0', len) != NULL;
+}
+
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
     builder *b = ctx;
     cJSON *n = node(b, cJSON_String);
     if (n && !(n->valuestring = copy(b, s, len)))
         n = NULL;
-    if (n && memchr(s, '\0', len))
+    if (n && holds_nul(b, s, len))
         n->type |= CUT_VALUE;
     return add_scalar(b, n);
 }
@@ -299,7 +312,7 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
     builder *b = ctx;
     if (!(b->key = copy(b, s, len)))
         return b->oom = 1, 0;
-    b->key_cut = memchr(s, '\0', len) != NULL;
+    b->key_cut = holds_nul(b, s, len);
     return 1;
 }
 
@@ -437,6 +450,8 @@ static int parser_feed(parser *p, const char *text, size_t len)
 {
     if (p->rc < 0)
         return p->rc;
+    p->b.text = (uintptr_t)text;
+    p->b.text_end = (uintptr_t)text + len;
     if (yajl_parse(p->h, (const unsigned char *)text, len) != yajl_status_ok)
         return stopped(p, text, len);
     advance(p, text, len);
@@ -489,7 +504,12 @@ typedef struct cut {
  * structural bytes and the quote ends such a token. */
 static int word_byte(unsigned char c)
 {
-    return !c || !strchr(" \t\r\n{}[],:\"", c);
+    switch (c) {
+    case ' ': case '\t': case '\r': case '\n': case '{': case '}': case '[': case ']': case ',': case ':': case '"':
+        return 0;
+    default:
+        return 1;
+    }
 }
 
 /* Whether the run of backslashes before text[at] is odd, the run carried

@@ -201,10 +201,12 @@ static int number_ok(const cJSON *v, double min, double max, int whole)
 }
 
 /* -0 is 0 (docs/result-schema.md: samples are >= 0, and -0 == 0), and is
- * read as 0: a count is never negative, and -0 was shown as "-0". */
+ * read as 0: a count is never negative, and -0 was shown as "-0". Adding
+ * +0 does it in one instruction (-0 + 0 is +0; any other x + 0 is x), on
+ * the path of a document's 10^6 numbers. */
 static double zero_signless(double d)
 {
-    return d == 0 ? 0.0 : d;
+    return d + 0.0;
 }
 
 static int check_number(reader *r, const cJSON *v, double *out, double min, double max, int whole)
