@@ -14,21 +14,19 @@ quality report's findings on the merge request's diff.
 
 The report is data from the pull request (file and function names are the
 pull request's): every field is escaped for the workflow command it goes
-into, so no name can start a command of its own. A report that does not read
-is a warning line and exit 0: annotations are a courtesy, not the gate. A
-usage error exits 2. Python's standard library only.
+into (ci/workflow.py), so no name can start a command of its own. A report
+that does not read (bad JSON, nested past Python's recursion limit, a number
+no float holds) is one warning line and exit 0: annotations are a courtesy,
+not the gate. A usage error exits 2. Python's standard library only.
 """
 import hashlib
 import json
 import sys
 
+sys.dont_write_bytecode = True      # no __pycache__ left in the action's checkout
+from workflow import escape, printable, warning  # noqa: E402  (ci/, beside this file)
+
 MAX = 50        # GitHub shows at most 10 warnings a step on the diff; the rest stay in the log
-
-
-def escape(s, prop=False):
-    """GitHub's escaping of a workflow command's message, or of a property."""
-    s = str(s).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return s.replace(":", "%3A").replace(",", "%2C") if prop else s
 
 
 def gating(bench):
@@ -61,12 +59,14 @@ def findings(report):
             own = f"; {f.get('function')}'s own cost {d:+,.0f} {unit}" if isinstance(d, (int, float)) else ""
             msg = (f"{b['name']} regressed ({gating(regressed[b['name']])}) and runs {f.get('function')}, "
                    f"changed here{own}")
-            key = hashlib.sha1(f"{f['file']}\0{f.get('function')}\0{b['name']}".encode()).hexdigest()
+            key = f"{f['file']}\0{f.get('function')}\0{b['name']}".encode("utf-8", "surrogatepass")
+            key = hashlib.sha1(key).hexdigest()
             out.append((f["file"], f["line"], f.get("function"), msg, key))
     return out[:MAX]
 
 
 def main(argv):
+    printable()
     if len(argv) not in (3, 4) or argv[1] not in ("github", "gitlab") or (argv[1] == "gitlab") != (len(argv) == 4):
         print("usage: annotate.py github REPORT.json | annotate.py gitlab REPORT.json OUT.json", file=sys.stderr)
         return 2
@@ -77,9 +77,9 @@ def main(argv):
         if not isinstance(report, dict):
             raise ValueError("not a JSON object")
         found = findings(report)
-    except (OSError, ValueError, TypeError, AttributeError) as e:
+    except (OSError, ValueError, TypeError, AttributeError, OverflowError, RecursionError) as e:
         msg = f"no annotations: {path}: {e}"
-        print(f"::warning title=perfgate::{escape(msg)}" if forge == "github" else f"perfgate: warning: {msg}")
+        print(warning(msg) if forge == "github" else f"perfgate: warning: {escape(msg)}")
         return 0
     if forge == "github":
         for file, line, _, msg, _ in found:

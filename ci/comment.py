@@ -21,16 +21,23 @@ CI_JOB_TOKEN may not write notes), CI_API_V4_URL, CI_PROJECT_ID,
 CI_MERGE_REQUEST_IID, CI_PIPELINE_URL.
 
 A comment is a courtesy, not the gate: when it cannot be written (no token,
-a fork's read-only token, the API down) this says why in one warning line and
-exits 0, and the job's status stays perfgate's. A usage error exits 2.
+a fork's read-only token, the API down or answering nonsense) this says why
+in one warning line and exits 0, and the job's status stays perfgate's. A
+usage error exits 2. What it prints is escaped (ci/workflow.py): an API's
+answer or a PG_REPO cannot start a workflow command of its own.
 Python's standard library only: it runs on any runner with python3.
 """
+import http.client
 import json
 import os
+import re
 import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+
+sys.dont_write_bytecode = True      # no __pycache__ left in the action's checkout
+from workflow import escape, printable, warning  # noqa: E402  (ci/, beside this file)
 
 MARKER = "<!-- perfgate-report: edited in place by each run (ci/comment.py) -->"
 MAX_BODY = 65000          # GitHub's limit is 65,536 characters; GitLab's is 1,000,000
@@ -83,7 +90,7 @@ def github(body):
     token, api, repo, pr = (os.environ.get(k, "") for k in ("PG_TOKEN", "PG_API", "PG_REPO", "PG_PR"))
     if not token:
         raise Skip("no token (the action's token input is empty)")
-    if not repo or not pr.isdigit():
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repo) or not re.fullmatch(r"[0-9]+", pr):
         raise Skip(f"not a pull request (repository '{repo}', number '{pr}')")
     api = (api or "https://api.github.com").rstrip("/")
     h = {"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json",
@@ -100,7 +107,7 @@ def gitlab(body):
     api, project, iid = (os.environ.get(k, "") for k in ("CI_API_V4_URL", "CI_PROJECT_ID", "CI_MERGE_REQUEST_IID"))
     if not token:
         raise Skip("no PERFGATE_GITLAB_TOKEN (a token with api scope; CI_JOB_TOKEN may not write notes)")
-    if not api or not project or not iid.isdigit():
+    if not api or not project or not re.fullmatch(r"[0-9]+", iid):
         raise Skip("not a merge request pipeline (CI_API_V4_URL, CI_PROJECT_ID, CI_MERGE_REQUEST_IID)")
     h = {"PRIVATE-TOKEN": token, "User-Agent": "perfgate"}
     base = f"{api.rstrip('/')}/projects/{urllib.parse.quote(project, safe='')}/merge_requests/{iid}/notes"
@@ -120,6 +127,7 @@ def compose(report, run_url):
 
 
 def main(argv):
+    printable()
     if len(argv) != 3 or argv[1] not in ("github", "gitlab"):
         print("usage: comment.py github|gitlab REPORT.md", file=sys.stderr)
         return 2
@@ -127,18 +135,18 @@ def main(argv):
     try:
         report = open(path, encoding="utf-8", errors="replace").read()
     except OSError as e:
-        print(f"comment.py: cannot read the report {path}: {e.strerror}", file=sys.stderr)
+        print(escape(f"comment.py: cannot read the report {path}: {e.strerror}"), file=sys.stderr)
         return 2
     run_url = os.environ.get("PG_RUN_URL" if forge == "github" else "CI_PIPELINE_URL", "")
     try:
         what, cid = (github if forge == "github" else gitlab)(compose(report, run_url))
-        print(f"perfgate: {what} the {'pull' if forge == 'github' else 'merge'} request comment (id {cid})")
-    except (Skip, urllib.error.URLError, OSError, ValueError) as e:
+        print(escape(f"perfgate: {what} the {'pull' if forge == 'github' else 'merge'} request comment (id {cid})"))
+    except (Skip, urllib.error.URLError, OSError, ValueError, RecursionError, http.client.HTTPException) as e:
         why = e.reason if isinstance(e, urllib.error.URLError) and not isinstance(e, urllib.error.HTTPError) else e
         if isinstance(e, urllib.error.HTTPError):
             why = f"HTTP {e.code} {e.reason}" + (" (a fork's pull request gets a read-only token)" if e.code == 403 else "")
         msg = f"the report was not commented on the request: {why}"
-        print(f"::warning title=perfgate::{msg}" if forge == "github" else f"perfgate: warning: {msg}")
+        print(warning(msg) if forge == "github" else f"perfgate: warning: {escape(msg)}")
     return 0
 
 

@@ -8,7 +8,10 @@
 #include <string.h>
 
 /* *note's text (when appending), "; " when it has some, then the formatted
- * text: cut to max - 1 bytes. */
+ * text: cut to max - 1 bytes. A printf-like function, so that the compiler
+ * checks the format where the callers' literal is (clang's
+ * -Wformat-nonliteral holds a vsnprintf of a format passed on to that). */
+__attribute__((format(printf, 4, 0)))
 static int note_put(char **note, size_t max, int append, const char *fmt, va_list ap)
 {
     size_t len = append && *note ? strlen(*note) : 0;

@@ -9,7 +9,15 @@
  *
  * A streamed element (pg_json_stream) is built the same way, handed to the
  * callback once complete, and its memory given back to the scratch: a
- * document of 10^4 benchmarks costs one benchmark's tree, not 10^4. */
+ * document of 10^4 benchmarks costs one benchmark's tree, not 10^4.
+ *
+ * A file is fed to yajl in pieces, and a piece is never shorter than the
+ * token the text before it ends inside (struct cut): yajl's lexer keeps a
+ * token cut by the end of a piece and scans it again from its first byte
+ * with every piece fed after (yajl_lex.c: bufOff = 0 once a piece is
+ * appended), so a 64 MiB string read in 64 KiB pieces was scanned 1024
+ * times (13.7 s); with each piece at least as long as what is rescanned,
+ * the rescans cost at most the text read: linear, whatever the shape. */
 #include "util/json_scratch.h"
 #include "util/array.h"
 #include "util/error.h"
@@ -28,6 +36,8 @@
 #define READ_SIZE (1u << 16)
 #define MAX_DEPTH 1000              /* cJSON's CJSON_NESTING_LIMIT: readers recurse */
 #define PACKED (1 << 14)            /* a type bit cJSON does not use: cJSON_IsArray still holds */
+#define CUT_VALUE (1 << 15)         /* its string held a "\u0000": C sees it end there */
+#define CUT_KEY (1 << 16)           /* its key did */
 
 typedef struct chunk {
     struct chunk *next;
@@ -72,6 +82,8 @@ typedef struct builder {
     size_t depth, cap;
     cJSON *root;
     const char *key;                /* the key of the next value, in an object */
+    int key_cut;                    /* ... which held a NUL */
+    uintptr_t text, text_end;       /* the piece yajl is parsing */
     int oom;
     const pg_json_stream *stream;   /* NULL: the whole tree is kept */
     int rc;                         /* the callback's error, which stopped the parse */
@@ -153,6 +165,7 @@ static void attach(builder *b, cJSON *n)
     f->count++;
     if (cJSON_IsObject(f->node)) {
         n->string = (char *)b->key;
+        n->type |= b->key_cut ? CUT_KEY : 0;
         b->key = NULL;
     }
     if (f->role == R_STREAMED)
@@ -271,12 +284,26 @@ static int on_null(void *ctx) { return add_scalar(ctx, node(ctx, cJSON_NULL)); }
 
 static int on_bool(void *ctx, int v) { return add_scalar(ctx, node(ctx, v ? cJSON_True : cJSON_False)); }
 
+/* Whether a string yajl hands over holds a NUL: only a "\u0000" can put
+ * one there (yajl refuses a raw control byte in a string), and a string
+ * with escapes is decoded outside the text. So a string that lies in the
+ * text (most: a result document has few escapes) is not searched. */
+static int holds_nul(const builder *b, const unsigned char *s, size_t len)
+{
+    uintptr_t at = (uintptr_t)s;
+    if (at >= b->text && at + len <= b->text_end)
+        return 0;
+    return memchr(s, '\0', len) != NULL;
+}
+
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
     builder *b = ctx;
     cJSON *n = node(b, cJSON_String);
     if (n && !(n->valuestring = copy(b, s, len)))
         n = NULL;
+    if (n && holds_nul(b, s, len))
+        n->type |= CUT_VALUE;
     return add_scalar(b, n);
 }
 
@@ -285,6 +312,7 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
     builder *b = ctx;
     if (!(b->key = copy(b, s, len)))
         return b->oom = 1, 0;
+    b->key_cut = holds_nul(b, s, len);
     return 1;
 }
 
@@ -376,7 +404,7 @@ typedef struct parser {
     builder b;
     yajl_handle h;
     const char *name;
-    int line, col;                  /* where the pieces fed so far end */
+    size_t line, col;               /* where the pieces fed so far end */
     int rc;
 } parser;
 
@@ -402,7 +430,7 @@ static void advance(parser *p, const char *text, size_t n)
     const char *end = text + n, *nl, *last = NULL;
     for (const char *s = text; s < end && (nl = memchr(s, '\n', (size_t)(end - s))); s = nl + 1)
         p->line++, last = nl;
-    p->col = last ? (int)(end - last) : p->col + (int)n;
+    p->col = last ? (size_t)(end - last) : p->col + n;
 }
 
 /* The parse's error, if it stopped: the callback's, out of memory, or bad
@@ -415,13 +443,15 @@ static int stopped(parser *p, const char *text, size_t len)
         return p->rc = pg_error_set(PG_ENOMEM, "%s: out of memory parsing it", p->name);
     size_t at = yajl_get_bytes_consumed(p->h);
     advance(p, text, at < len ? at : len);
-    return p->rc = pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", p->name, p->line, p->col);
+    return p->rc = pg_error_set(PG_EINVAL, "%s:%zu:%zu: invalid JSON", p->name, p->line, p->col);
 }
 
 static int parser_feed(parser *p, const char *text, size_t len)
 {
     if (p->rc < 0)
         return p->rc;
+    p->b.text = (uintptr_t)text;
+    p->b.text_end = (uintptr_t)text + len;
     if (yajl_parse(p->h, (const unsigned char *)text, len) != yajl_status_ok)
         return stopped(p, text, len);
     advance(p, text, len);
@@ -434,7 +464,7 @@ static int parser_finish(parser *p, cJSON **out, pg_json_scratch **scratch)
     if (rc == 0 && yajl_complete_parse(p->h) != yajl_status_ok)
         rc = stopped(p, "", 0);
     else if (rc == 0 && !p->b.root)
-        rc = pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", p->name, p->line, p->col);
+        rc = pg_error_set(PG_EINVAL, "%s:%zu:%zu: invalid JSON", p->name, p->line, p->col);
     for (size_t i = 0; i < p->b.depth; i++)
         free(p->b.stack[i].nums);
     free(p->b.stack);
@@ -461,6 +491,83 @@ int pg_json_parse_stream(cJSON **out, pg_json_scratch **scratch, const char *tex
     return parser_finish(&p, out, scratch);
 }
 
+/* Where the text fed so far ends: inside a token, and how far back it began
+ * (see the top of this file). Valid JSON is all it must be right for: on
+ * anything else yajl stops, and the sizes of the pieces no longer matter. */
+typedef struct cut {
+    size_t open;                    /* bytes of the unfinished token at the end; 0: none */
+    int in_string;                  /* that token is a string (or a key) */
+    int odd;                        /* ... and ends in an odd run of backslashes */
+} cut;
+
+/* A byte of a number or of true, false, null: none of whitespace, the
+ * structural bytes and the quote ends such a token. */
+static int word_byte(unsigned char c)
+{
+    switch (c) {
+    case ' ': case '\t': case '\r': case '\n': case '{': case '}': case '[': case ']': case ',': case ':': case '"':
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* Whether the run of backslashes before text[at] is odd, the run carried
+ * from the piece before counted when it reaches the start. */
+static int odd_run(const cut *c, const char *text, const char *at)
+{
+    const char *b = at;
+    while (b > text && b[-1] == '\\')
+        b--;
+    return (int)((at - b) & 1) ^ (b == text && c->odd);
+}
+
+/* The cut after text[0..n) more. In a string only its quotes matter, and a
+ * quote ends it unless an odd run of backslashes comes before: memchr goes
+ * from quote to quote, so a document costs one call per quote. */
+static void track(cut *c, const char *text, size_t n)
+{
+    const char *end = text + n, *opened = NULL, *closed = text;
+    for (const char *p = text, *q; p < end && (q = memchr(p, '"', (size_t)(end - p))); p = q + 1) {
+        if (c->in_string && odd_run(c, text, q))
+            continue;
+        c->in_string = !c->in_string;
+        if (c->in_string)
+            opened = q;
+        else
+            closed = q + 1;
+    }
+    if (c->in_string) {
+        c->odd = odd_run(c, text, end);
+        c->open = opened ? (size_t)(end - opened) : c->open + n;
+        return;
+    }
+    c->odd = 0;
+    const char *w = end;
+    while (w > closed && word_byte((unsigned char)w[-1]))
+        w--;
+    int continued = w == text && c->open;   /* no quote here: a number goes on from before */
+    c->open = (size_t)(end - w) + (continued ? c->open : 0);
+}
+
+/* Fills buf[0..want) from fd, fewer only at the end of the file: a short
+ * piece in the middle of a long token would be rescanned as a long one. */
+static ssize_t read_piece(int fd, char *buf, size_t want)
+{
+    size_t got = 0;
+    while (got < want) {
+        ssize_t n = read(fd, buf + got, want - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
 int pg_json_read_stream(cJSON **out, pg_json_scratch **scratch, const char *path, const pg_json_stream *st)
 {
     *out = NULL;
@@ -470,17 +577,27 @@ int pg_json_read_stream(cJSON **out, pg_json_scratch **scratch, const char *path
         return pg_error_errno(errno == ENOENT ? PG_ENOTFOUND : PG_EIO, "cannot read %s", path);
     parser p;
     int rc = parser_init(&p, scratch, path, st);
-    char *buf = rc == 0 ? malloc(READ_SIZE) : NULL;
+    size_t cap = READ_SIZE;
+    char *buf = rc == 0 ? malloc(cap) : NULL;
     if (rc == 0 && !buf)
         p.rc = pg_error_set(PG_ENOMEM, "out of memory reading %s", path);
+    cut c = {0};
     while (rc == 0 && p.rc == 0) {
-        ssize_t n = read(fd, buf, READ_SIZE);
-        if (n < 0 && errno == EINTR)
-            continue;
+        size_t want = c.open > READ_SIZE ? c.open : READ_SIZE;
+        if (want > cap) {           /* as long as the token yajl holds already */
+            char *nb = realloc(buf, want);
+            if (!nb) {
+                p.rc = pg_error_set(PG_ENOMEM, "out of memory reading %s", path);
+                break;
+            }
+            buf = nb, cap = want;
+        }
+        ssize_t n = read_piece(fd, buf, want);
         if (n < 0)
             p.rc = pg_error_errno(PG_EIO, "cannot read %s", path);
         if (n <= 0)
             break;
+        track(&c, buf, (size_t)n);
         parser_feed(&p, buf, (size_t)n);
     }
     free(buf);
@@ -505,6 +622,11 @@ int pg_json_packed(const cJSON *a, const double **v, size_t *n)
     *v = (const double *)(const void *)a->valuestring;
     *n = (size_t)a->valueint;
     return 1;
+}
+
+int pg_json_cut(const cJSON *v)
+{
+    return v && (v->type & (CUT_VALUE | CUT_KEY));
 }
 
 size_t pg_json_array_len(const cJSON *a)

@@ -36,14 +36,15 @@ typedef struct pg_json_stream {
  * pg_json_scratch_free (never cJSON_Delete it). Strict JSON (RFC 8259): no
  * trailing text, nesting at most 1000 deep (as cJSON). Strings are not
  * checked for UTF-8 here (pg_json_check_strict says where one is bad); a
- * string's "\u0000" ends it, as in cJSON. Bad JSON: PG_EINVAL, and the
+ * string's "\u0000" ends it, as in cJSON, and pg_json_cut says so. Bad JSON: PG_EINVAL, and the
  * message "NAME:LINE:COL: invalid JSON". Threads may parse at once.
  * With `st`, its elements are streamed (above); NULL: the whole tree. */
 int pg_json_parse_stream(cJSON **out, pg_json_scratch **scratch, const char *text, size_t len, const char *name,
                          const pg_json_stream *st);
 
 /* The same from the file `path`, read in pieces: the text is never whole in
- * memory. PG_ENOTFOUND when it does not exist, PG_EIO when unreadable;
+ * memory, and its time is linear in its length whatever its shape (a piece
+ * grows to the length of a long token it continues). PG_ENOTFOUND when it does not exist, PG_EIO when unreadable;
  * messages name the path. */
 int pg_json_read_stream(cJSON **out, pg_json_scratch **scratch, const char *path, const pg_json_stream *st);
 
@@ -53,6 +54,11 @@ void pg_json_scratch_free(pg_json_scratch *scratch);
 /* When `a` is a packed array (a scratch document's non-empty array of
  * numbers only): 1, its values in *v and their count in *n. Else 0. */
 int pg_json_packed(const cJSON *a, const double **v, size_t *n);
+
+/* 1 when the string value of `v` (a scratch document's node) or its key
+ * held a "\u0000", so that C sees it end there: a reader refuses it rather
+ * than take a shorter name or text for the one written. Else 0. */
+int pg_json_cut(const cJSON *v);
 
 /* The number of values of array `a`, packed or not. */
 size_t pg_json_array_len(const cJSON *a);

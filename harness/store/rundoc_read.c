@@ -124,6 +124,14 @@ static int expected(reader *r, const char *what, const cJSON *v)
 
 static int oom(void) { return pg_error_set(PG_ENOMEM, "out of memory reading a result document"); }
 
+/* A string or key that held a "\u0000" (util/json_scratch.h): C would see
+ * a shorter name or text than the one written, and names are any bytes but
+ * '/' and newline, never NUL (docs/manifest.md, "Names"). */
+static int holds_nul(reader *r)
+{
+    return fail(r, "holds a NUL byte (\\u0000), which no name or text may");
+}
+
 /* A packed array (util/json_scratch.h: numbers only) where values of another
  * kind were expected: its first number is the one refused. 0 for any other. */
 static int packed_refused(reader *r, const cJSON *a, const char *what)
@@ -155,6 +163,8 @@ static int get_str(char **dst, reader *r, const cJSON *o, const char *key, int r
         *dst = NULL;
     } else if (!cJSON_IsString(v)) {
         rc = expected(r, nullable ? "a string or null" : "a string", v);
+    } else if (pg_json_cut(v)) {
+        rc = holds_nul(r);
     } else if (pg_rundoc_set(dst, v->valuestring) < 0) {
         rc = oom();
     }
@@ -173,6 +183,8 @@ static int get_fixed(char *dst, size_t len, reader *r, const cJSON *o, const cha
             rc = fail(r, "missing");
     } else if (!cJSON_IsString(v)) {
         rc = expected(r, "a string", v);
+    } else if (pg_json_cut(v)) {
+        rc = holds_nul(r);
     } else if (strlen(v->valuestring) >= len) {
         rc = fail(r, "longer than %zu bytes", len - 1);
     } else {
@@ -188,10 +200,19 @@ static int number_ok(const cJSON *v, double min, double max, int whole)
            (!whole || v->valuedouble == floor(v->valuedouble));
 }
 
+/* -0 is 0 (docs/result-schema.md: samples are >= 0, and -0 == 0), and is
+ * read as 0: a count is never negative, and -0 was shown as "-0". Adding
+ * +0 does it in one instruction (-0 + 0 is +0; any other x + 0 is x), on
+ * the path of a document's 10^6 numbers. */
+static double zero_signless(double d)
+{
+    return d + 0.0;
+}
+
 static int check_number(reader *r, const cJSON *v, double *out, double min, double max, int whole)
 {
     if (number_ok(v, min, max, whole)) {
-        *out = v->valuedouble;
+        *out = zero_signless(v->valuedouble);
         return 0;
     }
     /* Only a bad value pays for the words (a document holds 10^6 numbers). */
@@ -212,7 +233,7 @@ static int check_number(reader *r, const cJSON *v, double *out, double min, doub
 static int element(reader *r, const char *key, size_t i, const cJSON *v, double *out, double min, double max)
 {
     if (number_ok(v, min, max, 0)) {
-        *out = v->valuedouble;
+        *out = zero_signless(v->valuedouble);
         return 0;
     }
     size_t old = push_key(r, key);
@@ -299,6 +320,8 @@ static int get_strings(pg_rundoc_strings *dst, reader *r, const cJSON *o, const 
         size_t o2 = push_index(r, i++);
         if (!cJSON_IsString(v))
             rc = expected(r, "a string", v);
+        else if (pg_json_cut(v))
+            rc = holds_nul(r);
         else if (pg_rundoc_strings_add(dst, v->valuestring) < 0)
             rc = oom();
         pop(r, o2);
@@ -348,6 +371,8 @@ static int read_metric(pg_rundoc_bench *b, reader *r, const cJSON *jm)
         return expected(r, "an object", jm);
     if (!*jm->string)
         return fail(r, "a metric needs a name");
+    if (pg_json_cut(jm))
+        return holds_nul(r);
     if (pg_rundoc_metric_find(b, jm->string))
         return fail(r, "metric named twice");
     char *unit = NULL, *source = NULL;
@@ -460,6 +485,8 @@ static int read_command(pg_rundoc_bench *b, reader *r, const cJSON *jb)
         size_t o2 = push_index(r, (size_t)i);
         if (!cJSON_IsString(v))
             rc = expected(r, "a string", v);
+        else if (pg_json_cut(v))
+            rc = holds_nul(r);
         else if (!(b->command[i++] = strdup(v->valuestring)))
             rc = oom();
         pop(r, o2);

@@ -20,7 +20,10 @@ cs = [{"id": i, "forge": f, "thread": t, "author": "alice", "body": f"comment {i
       for i, (f, t) in enumerate([("github", "7")] * 120 + [("gitlab", "3")] * 120)]
 cs[5]["body"] = marker + "\nquoted by alice"
 cs[125]["body"] = marker + "\nquoted by alice"
-json.dump({"comments": cs, "requests": []}, open(sys.argv[1], "w"))
+# Pull requests 66 and 67: an API answering nonsense (a message that tries to
+# start workflow commands; JSON nested past Python's recursion limit).
+raw = {"66": json.dumps("rate limited\n::error::owned\r::add-mask::x %0A"), "67": "[" * 100000 + "]" * 100000}
+json.dump({"comments": cs, "requests": [], "raw": raw}, open(sys.argv[1], "w"))
 PY
 python3 "$LIB/mock_forge.py" "$T/state.json" "$T/port" &
 srv=$!
@@ -63,6 +66,38 @@ expect_exit 0 "github: no server" env PG_TOKEN=test-token PG_API="http://127.0.0
   python3 "$CM" github "$T/r1.md"
 contains "$T/out" "::warning title=perfgate::the report was not commented on the request:"
 check "github: none of those wrote a comment" [ "$(ours github 7 | wc -l)" = "$n" ]
+# Hostile data: whatever the API answers or PG_REPO holds, one warning line,
+# and no line of stdout or stderr that starts a workflow command of its own.
+one_warning() {  # DESCRIPTION: exactly perfgate's one warning, nothing else a runner would obey
+  check "$1: one line, perfgate's warning (got: $(head -c 300 "$T/out"))" \
+    [ "$(wc -l < "$T/out")" = 1 -a "$(grep -c '^::warning title=perfgate::' "$T/out")" = 1 ]
+  check "$1: no other workflow command, on stdout or stderr" [ "$(cat "$T/out" "$T/err" | grep -c '^::')" = 1 ]
+  lacks "$T/err" "Traceback" "$1: no traceback"
+}
+for pr in 66 67; do
+  expect_exit 0 "github: pull request $pr, the API answers nonsense" env PG_TOKEN=test-token PG_API="http://127.0.0.1:$port" \
+    PG_REPO=example/scratch PG_PR=$pr python3 "$CM" github "$T/r1.md"
+  one_warning "github: pull request $pr"
+done
+contains "$T/out" "maximum recursion depth exceeded"
+expect_exit 0 "github: an API message with newlines" env PG_TOKEN=test-token PG_API="http://127.0.0.1:$port" \
+  PG_REPO=example/scratch PG_PR=66 python3 "$CM" github "$T/r1.md"
+contains "$T/out" "listing comments: rate limited%0A::error::owned%0D::add-mask::x %250A"
+repo=$'example/scratch\n::error::owned by PG_REPO'
+expect_exit 0 "github: a PG_REPO with a newline, not a pull request" env PG_TOKEN=test-token PG_REPO="$repo" PG_PR=x \
+  python3 "$CM" github "$T/r1.md"
+one_warning "github: a PG_REPO with a newline"
+contains "$T/out" "(repository 'example/scratch%0A::error::owned by PG_REPO', number 'x')"
+expect_exit 0 "github: a PG_REPO with a newline, sent" env PG_TOKEN=test-token PG_API="http://127.0.0.1:$port" \
+  PG_REPO="$repo" PG_PR=7 python3 "$CM" github "$T/r1.md"
+one_warning "github: a PG_REPO with a newline, sent"
+check "github: none of those wrote a comment" [ "$(ours github 7 | wc -l)" = "$n" ]
+expect_exit 0 "gitlab: the API answers nonsense" env PERFGATE_GITLAB_TOKEN=test-token CI_API_V4_URL="http://127.0.0.1:$port/api/v4" \
+  CI_PROJECT_ID=42 CI_MERGE_REQUEST_IID=66 python3 "$CM" gitlab "$T/r1.md"
+check "gitlab: one line, its newlines escaped" [ "$(wc -l < "$T/out")" = 1 ]
+contains "$T/out" "perfgate: warning: the report was not commented on the request: unexpected answer listing comments: rate limited%0A::error::owned"
+expect_exit 2 "a report that does not exist" python3 "$CM" github "$T/none"$'\n::error::x.md'
+check "its name's newline escaped" [ "$(wc -l < "$T/err")" = 1 ]
 expect_exit 2 "a report that does not exist" python3 "$CM" github "$T/none.md"
 contains "$T/err" "comment.py: cannot read the report $T/none.md"
 expect_exit 2 "usage" python3 "$CM" bitbucket "$T/r1.md"

@@ -166,6 +166,56 @@ static void test_error_order(void)
     CHECK_EQ_INT(l.n, 0);
 }
 
+/* Tokens longer than many of the file's 64 KiB pieces (the pieces grow to
+ * the token's length: json_scratch.c) come back byte for byte: a 3 MiB
+ * string whose escapes put runs of 1 to 5 backslashes and escaped quotes
+ * everywhere (so that pieces end inside them), a 200 KiB key, a number of
+ * 300,000 digits, and what follows each still in its place. */
+static void test_long_tokens_in_pieces(void)
+{
+    const char *unit[] = {"ab\\\"c", "\\\\", "\\\\\\\"", "x\\u00e9\\n", "\\\\\\\\\\\\\\\"\\\\", "\\/", "long tail text "};
+    const char *plain[] = {"ab\"c", "\\", "\\\"", "x\xc3\xa9\n", "\\\\\\\"\\", "/", "long tail text "};
+    size_t n = 3u << 20, cap = n * 2 + (1u << 20), len = 0, slen = 0;
+    char *t = malloc(cap), *want = malloc(n + 64);
+    REQUIRE(t && want);
+    len += (size_t)snprintf(t, cap, "{\"s\": \"");
+    for (size_t k = 0; slen < n; k++) {
+        size_t u = k % 7;
+        len += (size_t)snprintf(t + len, cap - len, "%s", unit[u]);
+        slen += (size_t)snprintf(want + slen, n + 64 - slen, "%s", plain[u]);
+    }
+    len += (size_t)snprintf(t + len, cap - len, "\",\n \"");
+    size_t klen = 200u << 10;
+    memset(t + len, 'k', klen), len += klen;
+    len += (size_t)snprintf(t + len, cap - len, "\": [1, \"after\"], \"n\": 1");
+    memset(t + len, '0', 300000), len += 300000;
+    len += (size_t)snprintf(t + len, cap - len, ", \"m\": -12.5e-1, \"end\": [true, null]}");
+
+    char path[] = "/tmp/pg-json-long-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, t, len) == (ssize_t)len);
+    close(fd);
+    cJSON *doc;
+    pg_json_scratch *mem;
+    CHECK_EQ_INT(pg_json_read_stream(&doc, &mem, path, NULL), 0);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(doc, "s");
+    CHECK(cJSON_IsString(s) && strlen(s->valuestring) == slen && !memcmp(s->valuestring, want, slen));
+    const cJSON *k = s ? s->next : NULL;
+    CHECK(k && strlen(k->string) == klen && strspn(k->string, "k") == klen);
+    CHECK(k && pg_json_array_len(k) == 2 && cJSON_IsString(k->child->next) && !strcmp(k->child->next->valuestring, "after"));
+    const cJSON *num = cJSON_GetObjectItemCaseSensitive(doc, "n");
+    CHECK(cJSON_IsNumber(num) && isinf(num->valuedouble));
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "m");
+    CHECK(cJSON_IsNumber(m) && m->valuedouble == -1.25);
+    const cJSON *end = cJSON_GetObjectItemCaseSensitive(doc, "end");
+    CHECK(end && cJSON_IsTrue(end->child) && cJSON_IsNull(end->child->next));
+    pg_json_scratch_free(mem);
+    unlink(path);
+    free(t);
+    free(want);
+}
+
 /* A store document of a million empty runs, then one with a benchmark
  * (3 MB): refused at its first run, in the memory of its tree, not in a
  * record per run of the million (1.2 GB when shells were kept by index).
@@ -201,6 +251,7 @@ int main(void)
 {
     test_stream_elements();
     test_read_file_in_pieces();
+    test_long_tokens_in_pieces();
     test_error_order();
     test_many_empty_runs();
     return pg_check_done();

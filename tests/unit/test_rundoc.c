@@ -233,6 +233,15 @@ static void test_reader_refuses(void)
     refused(RUN("{\"name\": \"a/b\", \"status\": \"ok\", \"metrics\": {}}"),
             "benchmarks[0].name: a benchmark name has no '/' or newline (docs/manifest.md, Names)");
     refused(RUN("{\"name\": \"a\\nb\", \"status\": \"ok\", \"metrics\": {}}"), "benchmarks[0].name: a benchmark name has no");
+    /* A "\u0000" would cut a name short in C: refused, wherever a name or text is. */
+    refused(RUN("{\"name\": \"a\\u0000b\", \"status\": \"ok\", \"metrics\": {}}"),
+            "r.json: benchmarks[0].name: holds a NUL byte (\\u0000), which no name or text may");
+    refused(RUN(BENCH("{\"instr\\u0000x\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [1]}}")),
+            "r.json: benchmarks[0].metrics.instr: holds a NUL byte");
+    refused(RUN(BENCH("{\"instructions\": {\"unit\": \"count\\u0000\", \"backend\": \"perf\", \"samples\": [1]}}")),
+            "r.json: benchmarks[0].metrics.instructions.unit: holds a NUL byte");
+    refused(RUN("{\"name\": \"b\", \"status\": \"ok\", \"command\": [\"./a\", \"x\\u0000y\"], \"metrics\": {}}"),
+            "r.json: benchmarks[0].command[1]: holds a NUL byte");
     refused(RUN("{\"name\": \"a\xff\", \"status\": \"ok\", \"metrics\": {}}"),
             "r.json: benchmarks[0].name: a string that is not UTF-8");
     refused(RUN("{\"name\": \"a\", \"name\": \"b\", \"status\": \"ok\", \"metrics\": {}}"),
@@ -306,6 +315,7 @@ static void test_reader_refuses(void)
     CHECK(m && m[0].n == 9 && m[1].n == 1);
     for (size_t i = 0; m && i < 9; i++)
         CHECK(m[0].samples[i] == want[i] && pg_rundoc_metric_running(&m[0], i) == 1.0 && !m[0].running);
+    CHECK(m && !signbit(m[0].samples[1]));     /* -0 is read as 0: a count is never negative, nor shown as "-0" */
     CHECK(m && m[1].samples[0] == 3 && pg_rundoc_metric_running(&m[1], 0) == 0.25);
     pg_rundoc_list_free(&l);
     const char *minor = "{\"schema\": \"perfgate-run/1.3\", \"new_key\": {\"x\": [1]}, \"machine\": {\"id\": \"m\"}, \"backend\": \"perf\", \"benchmarks\": []}";

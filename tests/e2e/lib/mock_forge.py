@@ -11,7 +11,9 @@ Every comment lives in STATE.json ({"comments": [{"id", "forge", "thread",
 "author", "body"}], "requests": [...]}), read at each request and written
 after each change, so a test can seed it and read it. A request without the
 token "test-token" gets 401; editing a comment whose author is not "perfgate"
-gets 403, as editing someone else's comment does.
+gets 403, as editing someone else's comment does. A thread listed in the
+state's "raw" ({"THREAD": TEXT}) is answered TEXT as its listing, whatever
+it is: an API answering nonsense.
 """
 import json
 import os
@@ -46,6 +48,14 @@ class H(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def reply_raw(self, text):
+        data = text.encode("utf-8", "surrogatepass")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def route(self, method):
         u = urllib.parse.urlsplit(self.path)
         q = dict(urllib.parse.parse_qsl(u.query))
@@ -67,6 +77,9 @@ class H(BaseHTTPRequestHandler):
         thread = m.group(1) if forge == "gitlab" or m.group(1) else None
         cid = m.group(2)
         mine = [c for c in s["comments"] if c["forge"] == forge]
+        if method == "GET" and cid is None and thread in s.get("raw", {}):
+            save(s)
+            return self.reply_raw(s["raw"][thread])
         if method == "GET" and cid is None:
             per, page = int(q.get("per_page", 30)), int(q.get("page", 1))
             rows = [c for c in mine if c["thread"] == thread]
