@@ -136,12 +136,19 @@ int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *
      * (vgdb-pipe-*) and poll them, and one that is killed (a timeout, a
      * stopped run) leaves them behind. The counts are the same without. */
     static const char vgdb_off[] = "--vgdb=no";
-    nopt++;
+    /* Only perfgate's options: valgrind would otherwise add those of
+     * ~/.valgrindrc, $VALGRIND_OPTS and ./.valgrindrc in the benchmark's
+     * working directory, which a commit under test can plant
+     * ("--trace-children-skip=*" and its children are not counted). Passed on
+     * to every traced child, which would read its own directory's. */
+    static const char rc_off[] = "--command-line-only=yes";
+    nopt += 2;
     char **v = calloc(1 + nopt + n + 1, sizeof *v);
     if (!v)
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; i < 1 + nopt + n; i++) {
-        v[i] = strdup(i == 0 ? vg->path : i == 1 ? vgdb_off : i <= nopt ? opts[i - 2] : argv[i - 1 - nopt]);
+        v[i] = strdup(i == 0 ? vg->path : i == 1 ? vgdb_off : i == 2 ? rc_off : i <= nopt ? opts[i - 3]
+                                                                                          : argv[i - 1 - nopt]);
         if (!v[i]) {
             pg_valgrind_argv_free(v);
             return pg_error_set(PG_ENOMEM, "out of memory");
