@@ -302,6 +302,67 @@ int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_outp
     return files;
 }
 
+/* The command line a tool's output file names: its "cmd:" line (cachegrind
+ * writes one space after the colon, callgrind two), into *out (malloc'd);
+ * NULL when it has none among its header lines. */
+static int cmd_of(char **out, const char *path)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return pg_error_errno(PG_EIO, "cannot read %s", path);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    for (int i = 0; i < 64 && (n = getline(&line, &cap, f)) > 0; i++) {
+        if (strncmp(line, "cmd:", 4))
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        const char *c = line + 4;
+        while (*c == ' ')
+            c++;
+        *out = strdup(c);
+        break;
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+int pg_valgrind_others(char *out, size_t len, const char *outdir, const char *prefix, char *const *wrapped)
+{
+    out[0] = '\0';
+    /* The client's command: what follows valgrind's options (its own rule:
+     * the first argument that does not start with '-'). */
+    size_t i = 1, need = 1;
+    while (wrapped[i] && wrapped[i][0] == '-')
+        i++;
+    for (size_t k = i; wrapped[k]; k++)
+        need += strlen(wrapped[k]) + 1;
+    char *cmd = malloc(need), *p = cmd;
+    if (!cmd)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t k = i; wrapped[k]; k++)
+        p += sprintf(p, "%s%s", k > i ? " " : "", wrapped[k]);
+    *p = '\0';
+    DIR *d = opendir(outdir);
+    int rc = d ? 0 : pg_error_errno(PG_EIO, "cannot read %s", outdir);
+    size_t plen = strlen(prefix);
+    for (struct dirent *e; rc == 0 && !out[0] && (e = readdir(d));) {
+        char path[PATH_MAX], *c = NULL;
+        if (strncmp(e->d_name, prefix, plen))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        if ((rc = cmd_of(&c, path)) == 0 && (!c || strcmp(c, cmd)))
+            snprintf(out, len, "%s", c && *c ? c : "a process whose command valgrind did not write");
+        free(c);
+    }
+    if (d)
+        closedir(d);
+    free(cmd);
+    return rc < 0 ? rc : out[0] != '\0';
+}
+
 typedef struct cg_totals {
     unsigned long long t[13];
     unsigned present;   /* which of the 13 events the files had */
