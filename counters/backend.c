@@ -204,6 +204,7 @@ int pg_meter_set_target(pg_meter *m, const pg_meter_target *t)
     m->calls = NULL;
     m->ncalls = 0;
     m->regions = 0;
+    m->others[0] = '\0';
     int rc = target_regions(m, t);
     if (rc >= 0) {
         m->regions = rc;
@@ -287,6 +288,7 @@ int pg_meter_collect_gbench(pg_meter *m, pg_readings *out, const char *report, s
     return rc < 0 ? rc : add_spawner_readings(m, out, wall_ns, max_rss);
 }
 
+const char *pg_meter_others(const pg_meter *m) { return m->others[0] ? m->others : NULL; }
 const char *pg_meter_version(const pg_meter *m) { return m->version; }
 const char *pg_meter_geometry(const pg_meter *m) { return m->ops->geometry(m); }
 

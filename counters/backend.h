@@ -101,6 +101,13 @@ int pg_meter_wrap_gbench(pg_meter *m, char ***out, char *const *argv);
 int pg_meter_collect_gbench(pg_meter *m, pg_readings *out, const char *report, size_t len, double wall_ns,
                             double max_rss);
 
+/* A process the runs since pg_meter_set_target counted that did not run
+ * the command measured: its command line as the backend saw it (another
+ * program the command exec()ed, whose counts stand in the readings), or NULL
+ * when every one ran the command itself. Only a backend that counts each
+ * process apart can tell (valgrind); NULL from the others. */
+const char *pg_meter_others(const pg_meter *m);
+
 /* Backend details for the machine fingerprint: "valgrind-3.19.0" / "perf_event (linux 6.1)",
  * and the cache geometry ("" for perf). */
 const char *pg_meter_version(const pg_meter *m);

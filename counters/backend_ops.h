@@ -101,6 +101,7 @@ struct pg_meter {
     pg_valgrind *vg;            /* valgrind */
     pg_owned_dir outdir;        /* valgrind: its tools' output, swept if perfgate is killed */
     char **wrapped;             /* valgrind: the command of the current run */
+    char others[512];           /* valgrind: pg_meter_others, "" when none */
     unsigned sims;              /* valgrind: PG_VALGRIND_*_SIM of the next runs */
     /* the current benchmark's target */
     int regions;

@@ -78,8 +78,21 @@ static int collect_callgrind(pg_meter *m, pg_readings *out)
     return rc;
 }
 
+/* Before a collect reads (and removes) the run's output files: whether a
+ * process of it ran another program (pg_meter_others), the first kept. */
+static int note_others(pg_meter *m, const char *prefix)
+{
+    if (m->others[0] || !m->wrapped)
+        return 0;
+    int rc = pg_valgrind_others(m->others, sizeof m->others, m->outdir.path, prefix, m->wrapped);
+    return rc < 0 ? rc : 0;
+}
+
 static int collect(pg_meter *m, pg_readings *out)
 {
+    int rc = note_others(m, m->regions || m->ncalls ? "callgrind.out." : "cachegrind.out.");
+    if (rc < 0)
+        return rc;
     return m->regions || m->ncalls ? collect_callgrind(m, out) : pg_valgrind_collect(m->vg, out, m->outdir.path);
 }
 
@@ -88,7 +101,9 @@ static int collect(pg_meter *m, pg_readings *out)
 static int collect_gbench(pg_meter *m, pg_readings *out, const char *report, size_t len)
 {
     pg_gbench_segments seg;
-    int rc = pg_gbench_collect_callgrind(&seg, m->outdir.path);
+    int rc = note_others(m, "callgrind.out.");
+    if (rc == 0)
+        rc = pg_gbench_collect_callgrind(&seg, m->outdir.path);
     if (rc < 0)
         return rc;
     pg_gbench_report rep = {0};

@@ -136,12 +136,19 @@ int pg_valgrind_wrap_tool(const pg_valgrind *vg, char ***out_argv, char *const *
      * (vgdb-pipe-*) and poll them, and one that is killed (a timeout, a
      * stopped run) leaves them behind. The counts are the same without. */
     static const char vgdb_off[] = "--vgdb=no";
-    nopt++;
+    /* Only perfgate's options: valgrind would otherwise add those of
+     * ~/.valgrindrc, $VALGRIND_OPTS and ./.valgrindrc in the benchmark's
+     * working directory, which a commit under test can plant
+     * ("--trace-children-skip=*" and its children are not counted). Passed on
+     * to every traced child, which would read its own directory's. */
+    static const char rc_off[] = "--command-line-only=yes";
+    nopt += 2;
     char **v = calloc(1 + nopt + n + 1, sizeof *v);
     if (!v)
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; i < 1 + nopt + n; i++) {
-        v[i] = strdup(i == 0 ? vg->path : i == 1 ? vgdb_off : i <= nopt ? opts[i - 2] : argv[i - 1 - nopt]);
+        v[i] = strdup(i == 0 ? vg->path : i == 1 ? vgdb_off : i == 2 ? rc_off : i <= nopt ? opts[i - 3]
+                                                                                          : argv[i - 1 - nopt]);
         if (!v[i]) {
             pg_valgrind_argv_free(v);
             return pg_error_set(PG_ENOMEM, "out of memory");
@@ -293,6 +300,67 @@ int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_outp
         return pg_error_set(PG_EIO, "valgrind wrote no results: %s",
                             vglog[0] ? vglog : "the program could not start under valgrind");
     return files;
+}
+
+/* The command line a tool's output file names: its "cmd:" line (cachegrind
+ * writes one space after the colon, callgrind two), into *out (malloc'd);
+ * NULL when it has none among its header lines. */
+static int cmd_of(char **out, const char *path)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return pg_error_errno(PG_EIO, "cannot read %s", path);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    for (int i = 0; i < 64 && (n = getline(&line, &cap, f)) > 0; i++) {
+        if (strncmp(line, "cmd:", 4))
+            continue;
+        line[strcspn(line, "\n")] = '\0';
+        const char *c = line + 4;
+        while (*c == ' ')
+            c++;
+        *out = strdup(c);
+        break;
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+int pg_valgrind_others(char *out, size_t len, const char *outdir, const char *prefix, char *const *wrapped)
+{
+    out[0] = '\0';
+    /* The client's command: what follows valgrind's options (its own rule:
+     * the first argument that does not start with '-'). */
+    size_t i = 1, need = 1;
+    while (wrapped[i] && wrapped[i][0] == '-')
+        i++;
+    for (size_t k = i; wrapped[k]; k++)
+        need += strlen(wrapped[k]) + 1;
+    char *cmd = malloc(need), *p = cmd;
+    if (!cmd)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t k = i; wrapped[k]; k++)
+        p += sprintf(p, "%s%s", k > i ? " " : "", wrapped[k]);
+    *p = '\0';
+    DIR *d = opendir(outdir);
+    int rc = d ? 0 : pg_error_errno(PG_EIO, "cannot read %s", outdir);
+    size_t plen = strlen(prefix);
+    for (struct dirent *e; rc == 0 && !out[0] && (e = readdir(d));) {
+        char path[PATH_MAX], *c = NULL;
+        if (strncmp(e->d_name, prefix, plen))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", outdir, e->d_name);
+        if ((rc = cmd_of(&c, path)) == 0 && (!c || strcmp(c, cmd)))
+            snprintf(out, len, "%s", c && *c ? c : "a process whose command valgrind did not write");
+        free(c);
+    }
+    if (d)
+        closedir(d);
+    free(cmd);
+    return rc < 0 ? rc : out[0] != '\0';
 }
 
 typedef struct cg_totals {

@@ -58,6 +58,16 @@ int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *out
 typedef int pg_valgrind_output_fn(void *ctx, const char *text, size_t len, const char *path);
 int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_output_fn *fn, void *ctx);
 
+/* Whether a run counted a process that did not run its command: the
+ * command line (the tools' "cmd:": the path a process exec'd, then its
+ * arguments) of the first output file in `outdir` whose name starts with
+ * `prefix` and which is not the client's of `wrapped` (the argv a wrap made),
+ * into out; 1 when there is one, 0 when every process counted ran the
+ * command itself (its forks included). A program that exec()s another
+ * leaves only the other's counts, under the other's name. The files are left
+ * for the tool's collect. */
+int pg_valgrind_others(char *out, size_t len, const char *outdir, const char *prefix, char *const *wrapped);
+
 /* The last line of valgrind's own log file `path` that is not a warning,
  * into out (left alone when there is none): why a program could not start. */
 void pg_valgrind_log_error(char *out, size_t len, const char *path);

@@ -4,6 +4,7 @@
 #include "harness/store/git2.h"
 #include "harness/store/store.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -143,6 +144,72 @@ static int exe_of(char out[PATH_MAX], const pg_bench *bench, char *const *env)
     return pg_elfsym_which(out, a0, path) == 0 ? 0 : pg_error_set(PG_ENOTFOUND, "%s: not found on PATH", a0);
 }
 
+/* Executables that run what they are handed, a script or a -c string, and
+ * with it other programs and files of the tree that the key does not
+ * cover (a shell's ./prog, a Python script's imports). Matched on the
+ * resolved file's name, with any version after it (python3.11, perl5.36.0):
+ * /bin/sh is dash, busybox's applets are busybox. */
+static const char *const interpreters[] = {
+    "sh", "bash", "dash", "zsh", "ksh", "ksh93", "mksh", "yash", "csh", "tcsh", "fish", "busybox", "env",
+    "python", "pypy", "perl", "ruby", "node", "nodejs", "deno", "bun", "lua", "luajit", "php", "tclsh", "wish",
+    "Rscript", "R", "java", "guile", "racket", "julia", "gawk", "mawk", "awk", "make", "xargs", NULL,
+};
+
+static int interpreter(const char *path)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    for (size_t i = 0; interpreters[i]; i++) {
+        size_t n = strlen(interpreters[i]);
+        if (!strncmp(base, interpreters[i], n) && strspn(base + n, "0123456789.") == strlen(base + n))
+            return 1;
+    }
+    return 0;
+}
+
+/* A command whose executable runs other programs or files: a shell or an
+ * interpreter, or a script (#!), whose interpreter runs it. Refused before
+ * keying: their counts depend on what the key does not hold. (Any other
+ * program that exec()s one is found by its measured run: pg_reuse_forget.) */
+static int runs_others(const char *exe)
+{
+    char real[PATH_MAX], head[2] = {0};
+    if (realpath(exe, real) && interpreter(real))
+        return pg_error_set(PG_ENOTSUP, "its executable %s is a shell or an interpreter: the scripts and programs "
+                            "it runs are not in the key", real);
+    int fd = open(exe, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, head, sizeof head) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n == 2 && head[0] == '#' && head[1] == '!')
+        return pg_error_set(PG_ENOTSUP, "its executable %s is a script (#!): its interpreter and what it runs "
+                            "are not in the key", exe);
+    return 0;
+}
+
+/* The option files valgrind would read: ~/.valgrindrc (HOME as the measured
+ * process gets it) and ./.valgrindrc in the working directory. perfgate's
+ * valgrind ignores them (--command-line-only=yes, counters/valgrind.c), but a
+ * count is only reused where everything that could have made it is the
+ * same: a committed .valgrindrc measures again. ($VALGRIND_OPTS, VALGRIND_LIB
+ * and any other variable reach valgrind only through `env`, keyed whole.) */
+static int add_rcfiles(text *t, const pg_bench *bench, char *const *env)
+{
+    const char *home = NULL;
+    for (char *const *e = env; e && *e; e++)
+        if (!strncmp(*e, "HOME=", 5))
+            home = *e + 5;
+    const char *dirs[] = {home, bench->cwd ? bench->cwd : "."};
+    int rc = 0;
+    for (size_t i = 0; i < 2 && rc == 0; i++) {
+        char p[PATH_MAX];
+        struct stat st;
+        if (dirs[i] && snprintf(p, sizeof p, "%s/.valgrindrc", dirs[i]) < (int)sizeof p && lstat(p, &st) == 0)
+            rc = S_ISREG(st.st_mode) ? add_file(t, i ? "./.valgrindrc" : "~/.valgrindrc", p)
+                                     : pg_error_set(PG_EINVAL, "%s: not a regular file", p);
+    }
+    return rc;
+}
+
 /* cwd below `tree`, so that the same benchmark keys alike in every checkout. */
 static const char *relative(const char *dir, const char *tree)
 {
@@ -160,13 +227,17 @@ int pg_reuse_key(char key[PG_REUSE_KEY_SIZE], const pg_bench *bench, char *const
     key[0] = '\0';
     char exe[PATH_MAX];
     int rc = exe_of(exe, bench, env);
+    if (rc == 0)
+        rc = runs_others(exe);
     if (rc < 0)
         return rc;
     if ((rc = pg_git2_load()) < 0)
         return rc;
     git_libgit2_init();
     text t = {0};
-    add_str(&t, "perfgate-reuse/1");
+    /* 2: the rc files; and the keys of /1 were also stored for runs that
+     * exec()ed other programs (pg_reuse_forget). */
+    add_str(&t, "perfgate-reuse/2");
     add_str(&t, choices);
     for (char *const *a = argv; *a; a++)
         add_str(&t, *a);
@@ -177,6 +248,8 @@ int pg_reuse_key(char key[PG_REUSE_KEY_SIZE], const pg_bench *bench, char *const
     rc = add_file(&t, "exe", exe);
     if (rc == 0)
         rc = add_libraries(&t, exe, env);
+    if (rc == 0)
+        rc = add_rcfiles(&t, bench, env);
     /* Arguments that name files: the inputs the manifest hands the program. */
     for (char *const *a = argv + 1; rc == 0 && *a; a++) {
         char p[PATH_MAX];
@@ -214,6 +287,18 @@ const pg_rundoc_bench *pg_reuse_find(const pg_rundoc **run, const pg_rundoc_list
         }
     }
     return NULL;
+}
+
+void pg_reuse_forget(pg_rundoc_bench *b, const pg_meter *meter, int say)
+{
+    const char *other = pg_meter_others(meter);
+    if (!b->reuse_key || !other)
+        return;
+    free(b->reuse_key);
+    b->reuse_key = NULL;
+    if (say)
+        pg_text_warn("%s: its counts are not reusable: its run exec()ed another program (%s), which the key does "
+                     "not cover", b->name, other);
 }
 
 int pg_reuse_candidates(pg_rundoc_list *runs, pg_repo *repo, const char *store, const char *commit)

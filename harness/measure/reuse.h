@@ -16,9 +16,16 @@
  *     working directory (the manifest's input files);
  *   - what perfgate measures it with: the metrics chosen (valgrind's
  *     simulations), its markers setting and the functions whose calls it
- *     counts.
+ *     counts;
+ *   - the option files valgrind would read (~/.valgrindrc, ./.valgrindrc),
+ *     which perfgate's valgrind ignores (counters/valgrind.c): a committed
+ *     one is measured again, not trusted.
  * The machine and backend (and so valgrind's version and the simulated
  * cache geometry) are matched by the machine id of the stored run.
+ *
+ * The key holds one program: a shell, an interpreter or a script gets none
+ * (pg_reuse_key), nor a benchmark whose measured run exec()ed another
+ * program (pg_reuse_forget).
  *
  * It is NOT sound for a program whose count depends on anything else: the
  * clock, random numbers, its pid, files it opens that its arguments do not
@@ -27,6 +34,7 @@
 #ifndef PG_HARNESS_REUSE_H
 #define PG_HARNESS_REUSE_H
 
+#include "counters/backend.h"
 #include "harness/bench/bench.h"
 #include "harness/store/gitrepo.h"
 #include "harness/store/rundoc.h"
@@ -35,10 +43,19 @@
 
 /* The key of `bench`, run as argv/env (canonical) from `tree` with these
  * measuring choices (a text that names them: metrics, markers, calls);
- * 40 hex digits. PG_ENOTFOUND when its executable cannot be found (then
- * nothing is reused). */
+ * 40 hex digits. PG_ENOTFOUND when its executable cannot be found,
+ * PG_ENOTSUP when it is a shell, an interpreter or a script (then nothing
+ * is reused; the message says why). */
 int pg_reuse_key(char key[PG_REUSE_KEY_SIZE], const pg_bench *bench, char *const *argv, char *const *env,
                  const char *tree, const char *choices);
+
+/* After `b`'s measured runs with `meter`: when a process of them ran another
+ * program than the command (pg_meter_others: a wrapper, a launcher, a
+ * program calling system()), its counts are partly that program's, whose
+ * bytes the key does not hold: the key is dropped from its entry, so that
+ * they are never reused, and when `say` (--reuse-unchanged) one line names
+ * the benchmark and the program. */
+void pg_reuse_forget(pg_rundoc_bench *b, const pg_meter *meter, int say);
 
 /* A stored, successful benchmark named `name` with `key`, measured on
  * `machine_id` by `backend`, among `runs`; NULL when none. *run is set to

@@ -672,8 +672,10 @@ static int run_one(const set_run *sr, size_t bi)
     }
     /* Made beforehand (--jobs): the whole series stands in round 0, and later rounds have none. */
     rc = sr->pre ? (o->round <= 0 ? take_pre(&ob, &sr->pre[bi]) : 0) : try_reuse(&ob, o, sr->meter);
-    if (rc == 0 && !sr->pre && !ob.bd.reused_run)
+    if (rc == 0 && !sr->pre && !ob.bd.reused_run) {
         rc = run_main(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
+        pg_reuse_forget(&ob.bd, sr->meter, o->reuse_from != NULL);
+    }
     rc = rc > 0 ? 0 : rc;
     if (rc == 0)
         rc = run_native(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
@@ -720,9 +722,10 @@ static int exact_one(void *ctx, size_t i, const char *path)
     pg_meter *meter = worker_meter;
     one_bench ob;
     int rc = begin_one(&ob, sr, i, meter);
-    if (rc == 1 && (rc = try_reuse(&ob, sr->o, meter)) == 0)
+    if (rc == 1 && (rc = try_reuse(&ob, sr->o, meter)) == 0) {
         rc = run_main(&ob.br, meter, ob.native, &ob.c, &ob.proto);
-    else if (rc == 1)
+        pg_reuse_forget(&ob.bd, meter, sr->o->reuse_from != NULL);
+    } else if (rc == 1)
         rc = 0;
     else if (rc == 0)
         rc = pg_error_set(PG_EINVAL, "--jobs: benchmark %zu has no run", i);

@@ -74,6 +74,76 @@ expect_exit 0 "compare --run-missing --reuse-unchanged" "$PG" compare HEAD~1 HEA
 contains "$T/out" "note: the candidate's exact counts reused from run"
 contains "$T/out" "verdict: unchanged"
 
+# What else valgrind reads, and commands that run other programs. wrap/:
+# the program itself, a launcher that exec()s it (a path it is not handed,
+# so no argument keys it) and a shell that runs it (its -c string is not a
+# file's name either). HOME is a directory of
+# the test's own, where a ~/.valgrindrc can be put.
+mkdir -p wrap "$T/home"
+cat > wrap/prog.c <<'C'
+static volatile unsigned long sink;
+int main(void) { for (long i = 0; i < 40000; i++) sink += (unsigned long)i * 3; return 0; }
+C
+cat > wrap/launch.c <<'C'
+#include <unistd.h>
+int main(void) { execl("./prog", "./prog", (char *)0); return 127; }
+C
+sf=$(static_flag)
+cat > wrap/perfgate.json <<JSON
+{ "build": "cc -O1 $sf -o wrap/prog wrap/prog.c && cc -O1 $sf -o wrap/launch wrap/launch.c",
+  "benchmarks": [ { "name": "direct", "command": ["./prog"] },
+                  { "name": "launched", "command": ["./launch"] },
+                  { "name": "shell", "command": ["sh", "-c", "./prog && exit 0"] } ] }
+JSON
+printf 'prog\nlaunch\n' > wrap/.gitignore
+git add -A && git commit -qm wrap
+wrun() { HOME=$T/home "$PG" run --no-native "$@" wrap/; }
+count() { field "$1" "['metrics']['instructions']['samples'][0]"; }
+measured() { check "$1: measured" [ "$(field "$1" ".get('reused')")" = None ]; }
+
+expect_exit 0 "the first run of wrap/" wrun --reuse-unchanged
+contains "$T/err" "perfgate: shell: measured, not reused: its executable $(realpath "$(command -v sh)") is a shell or an interpreter"
+contains "$T/err" "perfgate: launched: its counts are not reusable: its run exec()ed another program (./prog), which the key does not cover"
+check "direct: a key" [ "$(field direct ".get('reuse_key') is not None")" = True ]
+check "launched: no key" [ "$(field launched ".get('reuse_key')")" = None ]
+check "shell: no key" [ "$(field shell ".get('reuse_key')")" = None ]
+direct=$(count direct) launched=$(count launched) shell=$(count shell)
+
+# A committed ./.valgrindrc: valgrind's options would be the commit's. The
+# count is measured again, and is the same: perfgate's valgrind ignores it.
+echo '--trace-children-skip=*prog*' > wrap/.valgrindrc && git add wrap/.valgrindrc && git commit -qm valgrindrc
+expect_exit 0 "a committed .valgrindrc" wrun --reuse-unchanged
+measured direct
+same "direct: the count the .valgrindrc does not change" "$direct" "$(count direct)"
+expect_exit 0 "a run without reuse, with the .valgrindrc" wrun
+same "launched: every process counted still" "$launched" "$(count launched)"
+same "shell: every process counted still" "$shell" "$(count shell)"
+
+echo '--trace-children-skip=*prog*' > "$T/home/.valgrindrc"
+expect_exit 0 "a ~/.valgrindrc" wrun --reuse-unchanged
+measured direct
+same "direct: the count ~/.valgrindrc does not change" "$direct" "$(count direct)"
+
+expect_exit 0 "VALGRIND_OPTS, passed" env 'VALGRIND_OPTS=--trace-children-skip=*prog*' \
+  HOME="$T/home" "$PG" run --no-native --reuse-unchanged --pass-env VALGRIND_OPTS wrap/
+measured direct
+# (the variable itself moves the counts a little: a larger environment)
+check "shell: VALGRIND_OPTS skips nothing" [ "$(count shell)" -gt "$(count direct)" ]
+check "launched: VALGRIND_OPTS skips nothing" [ "$(count launched)" -ge "$(count direct)" ]
+
+# prog does three times the work; launch and sh are the same bytes. With
+# --jobs 2 the valgrind runs are made in worker processes.
+sed -i 's/40000/120000/' wrap/prog.c && git commit -qam "prog does 3x the work"
+expect_exit 0 "prog rebuilt" wrun --reuse-unchanged -j 2
+measured launched
+measured shell
+contains "$T/err" "perfgate: launched: its counts are not reusable: its run exec()ed another program (./prog)"
+contains "$T/err" "perfgate: shell: measured, not reused: its executable"
+grown=$(( $(count direct) - direct ))
+check "prog's count grew" [ "$grown" -gt 0 ]
+same "launched: prog's new count in it" "$((launched + grown))" "$(count launched)"
+same "shell: prog's new count in it" "$((shell + grown))" "$(count shell)"
+
 expect_exit 0 "the perf backend: a note, every benchmark measured" "$PG" run --backend perf --no-store --reuse-unchanged bench/
 contains "$T/err" "--reuse-unchanged: the perf backend's counts depend on the machine's load"
 finish

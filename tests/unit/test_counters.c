@@ -10,6 +10,7 @@
 #include "counters/valgrind.h"
 #include "tests/check.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -279,6 +280,36 @@ static void test_valgrind_parse(void)
     CHECK_CONTAINS(pg_error_last(), "junk.out: no 'summary:' line");
 }
 
+/* One output file of a run, with `cmd` as its tool writes it. */
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    REQUIRE(pg_file_write_atomic_nosync(path, text, strlen(text)) == 0);
+}
+
+/* Which processes of a run ran the command: cachegrind's "cmd: " and
+ * callgrind's "cmd:  ", forks of the command allowed, an exec'd program
+ * (or a file without a name) not. */
+static void test_valgrind_others(void)
+{
+    char dir[256], out[128], *wrapped[] = {"valgrind.bin", "--vgdb=no", "--tool=cachegrind", "./prog", "in put", NULL};
+    REQUIRE(pg_mkdtemp(dir, sizeof dir, "pg-vgcmd-") == 0);
+    put(dir, "cachegrind.out.10", "desc: I1 cache: 32768 B\ncmd: ./prog in put\nevents: Ir\nsummary: 5\n");
+    put(dir, "cachegrind.out.11", "cmd: ./prog in put\nevents: Ir\nsummary: 7\n");
+    put(dir, "callgrind.out.12", "version: 1\npid: 12\ncmd:  ./prog in put\npart: 1\n");
+    CHECK_EQ_INT(pg_valgrind_others(out, sizeof out, dir, "cachegrind.out.", wrapped), 0);
+    CHECK_STR(out, "");
+    CHECK_EQ_INT(pg_valgrind_others(out, sizeof out, dir, "callgrind.out.", wrapped), 0);
+    put(dir, "callgrind.out.13", "version: 1\npid: 13\ncmd:  /usr/bin/other x\npart: 1\n");
+    CHECK_EQ_INT(pg_valgrind_others(out, sizeof out, dir, "callgrind.out.", wrapped), 1);
+    CHECK_STR(out, "/usr/bin/other x");
+    put(dir, "cachegrind.out.14", "events: Ir\nsummary: 9\n");
+    CHECK_EQ_INT(pg_valgrind_others(out, sizeof out, dir, "cachegrind.out.", wrapped), 1);
+    CHECK_STR(out, "a process whose command valgrind did not write");
+    CHECK_EQ_INT(pg_remove_tree(dir), 0);
+}
+
 int main(void)
 {
     test_encoding();
@@ -288,5 +319,6 @@ int main(void)
     test_fallback();
     test_count_child();
     test_valgrind_parse();
+    test_valgrind_others();
     return pg_check_done();
 }
