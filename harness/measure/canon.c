@@ -381,8 +381,11 @@ int pg_canon_layout_make(pg_canon_layout *out, const char *tree, const char *cwd
         return 0;
     const char *rel = tree && *tree && realpath(tree, rt) ? below(here, rt) : NULL;
     snprintf(t, sizeof t, "%s", rel ? rt : here);
-    if (!strcmp(t, "/"))
-        return 0;   /* nothing to hide: "/" is "/" everywhere */
+    /* Nothing to hide: "/" is "/" everywhere, and a tree already under
+     * PG_CANON_ROOT (a perfgate measured by perfgate) is at its one path,
+     * which the tmpfs would cover. */
+    if (!strcmp(t, "/") || below(t, PG_CANON_ROOT))
+        return 0;
     rel = below(here, t);
     snprintf(out->from[0], sizeof out->from[0], "%s", t);
     snprintf(out->at[0], sizeof out->at[0], "%s", PG_CANON_TREE);

@@ -43,7 +43,9 @@
  *            left in it. Left as they are (the host's paths): an absolute
  *            path (argv as written), and a benchmark whose relative argv[0]
  *            (or an existing relative argument) leaves T by more than one
- *            level, or reaches a sibling named "tree": it runs where it is.
+ *            level, or reaches a sibling named "tree": it runs where it is
+ *            (as does a tree already under PG_CANON_ROOT: a perfgate measured
+ *            by perfgate, whose paths are the outer one's).
  *            Where no namespace can be made (not root and no user
  *            namespaces, or no /run/perfgate, which only root can make; or
  *            PERFGATE_NO_CANON_TREE=1), a checkout is made at a path as long

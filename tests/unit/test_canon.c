@@ -86,11 +86,13 @@ int main(void)
     CHECK_STR(l.at[1], "/run/perfgate/side");
 
     /* What cannot be placed runs as it is: further up than a sibling, a
-     * sibling named "tree", the tree "/". Absolute paths are left alone. */
+     * sibling named "tree", the tree "/", a tree already in the namespace (a
+     * perfgate measured by perfgate). Absolute paths are left alone. */
     char *const up[] = {"../../../x/prog", NULL}, *const named[] = {"../../tree/prog", NULL};
     CHECK_EQ_INT(pg_canon_layout_make(&l, at("repo"), at("repo/bench"), up), 0);
     CHECK_EQ_INT(pg_canon_layout_make(&l, at("repo"), at("repo/bench"), named), 0);
     CHECK_EQ_INT(pg_canon_layout_make(&l, PG_CANON_OWN_CWD, "/", a1), 0);
+    CHECK_EQ_INT(pg_canon_layout_make(&l, PG_CANON_OWN_CWD, PG_CANON_ROOT, a1), 0);
     char *const abs[] = {"/bin/true", NULL};
     CHECK_EQ_INT(pg_canon_layout_make(&l, at("repo"), at("repo"), abs), 1);
     CHECK_EQ_INT(l.n, 1);
