@@ -6,6 +6,7 @@
 #include "counters/uprobe.h"
 #include "harness/cli/builtin.h"
 #include "harness/cli/commands.h"
+#include "harness/measure/canon.h"
 #include "harness/measure/contain.h"
 #include "util/error.h"
 
@@ -100,6 +101,8 @@ int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
     line("cgroup v2 per run", cgroup, where);
     if (!cgroup)
         printf("  %-34s      %s\n", "", "without one, a setsid() daemon of a benchmark outlives a perfgate that is SIGKILLed");
+    /* Same program, same count: docs/metrics.md, "The execution context". */
+    line("its tree at " PG_CANON_TREE, pg_canon_tree_ready(), pg_canon_tree_how());
 
     printf("\nbackends\n");
     pg_backend_doctor(&p, backend_line, NULL);

@@ -5,10 +5,14 @@
 #include "util/error.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -196,30 +200,203 @@ void pg_canon_argv_free(char **argv)
     free(argv);
 }
 
-/* A directory owned by root that is no link: what a mount may be put on. */
-static int root_dir(const char *path)
+/* ---- the tree at one path ---- */
+
+/* A directory owned by root that is no link: what a mount may be put on.
+ * Made when perfgate is root. */
+static int root_dir(const char *path, int make)
 {
     struct stat st;
-    if (mkdir(path, 0755) < 0 && errno != EEXIST)
+    if (make && mkdir(path, 0755) < 0 && errno != EEXIST)
         return 0;
     return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = (ssize_t)strlen(text), w = write(fd, text, (size_t)n);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return w == n ? 0 : -1;
+}
+
+int pg_canon_enter(const pg_canon_layout *l)
+{
+    if (l->userns) {
+        /* Unprivileged: the user mapped to itself, so that the program's
+         * uid and gid are its own; setgroups must be refused first. */
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0 || write_text("/proc/self/setgroups", "deny") < 0 ||
+            write_text("/proc/self/uid_map", l->uid_map) < 0 || write_text("/proc/self/gid_map", l->gid_map) < 0)
+            return -1;
+    } else if (unshare(CLONE_NEWNS) < 0) {
+        return -1;
+    }
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+        mount("perfgate", PG_CANON_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k") < 0)
+        return -1;
+    for (size_t i = 0; i < l->n; i++)
+        if (mkdir(l->at[i], 0755) < 0 || mount(l->from[i], l->at[i], NULL, MS_BIND | MS_REC, NULL) < 0)
+            return -1;
+    /* Read-only: what the program writes goes to its tree, as outside. */
+    if (mount(NULL, PG_CANON_ROOT, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+        return -1;
+    return chdir(l->cwd);
+}
+
+static char how[256];
+
+/* Not root: the namespace's user namespace maps the user to itself. */
+static void as_user(pg_canon_layout *l)
+{
+    l->userns = geteuid() != 0;
+    snprintf(l->uid_map, sizeof l->uid_map, "%u %u 1", (unsigned)geteuid(), (unsigned)geteuid());
+    snprintf(l->gid_map, sizeof l->gid_map, "%u %u 1", (unsigned)getegid(), (unsigned)getegid());
+}
+
+/* Not root: one child makes the namespace (the tree "/"), as a measured one would. */
+static int probe_userns(void)
+{
+    pg_canon_layout l = {.n = 1};
+    snprintf(l.from[0], sizeof l.from[0], "/");
+    snprintf(l.at[0], sizeof l.at[0], "%s", PG_CANON_TREE);
+    snprintf(l.cwd, sizeof l.cwd, "%s", PG_CANON_TREE);
+    as_user(&l);
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return snprintf(how, sizeof how, "cannot make a pipe (%s)", strerror(errno)), 0;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int e = pg_canon_enter(&l) < 0 ? errno : 0;
+        ssize_t w = write(p[1], &e, sizeof e);
+        _exit(w == (ssize_t)sizeof e ? 0 : 1);
+    }
+    close(p[1]);
+    int e = EAGAIN;
+    ssize_t r = pid < 0 ? -1 : read(p[0], &e, sizeof e);
+    close(p[0]);
+    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    if (r == (ssize_t)sizeof e && e == 0)
+        return snprintf(how, sizeof how, "(not root: a user namespace, the user mapped to itself)"), 1;
+    snprintf(how, sizeof how, "not root, and no user namespace with a mount here (%s): checkouts get "
+             "padded paths", strerror(r == (ssize_t)sizeof e ? e : EAGAIN));
+    return 0;
 }
 
 int pg_canon_tree_ready(void)
 {
     static int ready = -1;
-    if (ready < 0)
-        ready = geteuid() == 0 && !getenv("PERFGATE_NO_CANON_TREE") && root_dir("/run") &&
-                root_dir("/run/perfgate") && root_dir(PG_CANON_TREE);
+    if (ready >= 0)
+        return ready;
+    ready = 0;
+    if (getenv("PERFGATE_NO_CANON_TREE"))
+        snprintf(how, sizeof how, "PERFGATE_NO_CANON_TREE is set: checkouts get padded paths");
+    else if (!root_dir("/run", 0) || !root_dir(PG_CANON_ROOT, geteuid() == 0))
+        snprintf(how, sizeof how, "%s is not a directory of root's (perfgate makes it when run as root; "
+                 "or: sudo mkdir %s): checkouts get padded paths", PG_CANON_ROOT, PG_CANON_ROOT);
+    else if (geteuid() == 0)
+        ready = snprintf(how, sizeof how, "(as root: a mount namespace)") > 0;
+    else
+        ready = probe_userns();
     return ready;
 }
 
-int pg_canon_cwd(char *out, size_t len, const char *cwd, const char *tree)
+const char *pg_canon_tree_how(void)
 {
-    size_t n = tree ? strlen(tree) : 0;
-    while (n > 1 && tree[n - 1] == '/')
-        n--;
-    if (!cwd || !n || strncmp(cwd, tree, n) || (cwd[n] && cwd[n] != '/') || !pg_canon_tree_ready())
+    pg_canon_tree_ready();
+    return how;
+}
+
+/* `path` (absolute) made lexical: "." and ".." resolved, no double '/'. */
+static int normal(char *out, size_t len, const char *path)
+{
+    const char *c[256];
+    size_t n[256], k = split(c, n, 256, path), o = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < k; i++) {
+        int w = snprintf(out + o, len - o, "/%.*s", (int)n[i], c[i]);
+        if (w < 0 || (size_t)w >= len - o)
+            return -1;
+        o += (size_t)w;
+    }
+    if (!k)
+        snprintf(out, len, "/");
+    return 0;
+}
+
+/* What follows `dir` in `path` ("" for dir itself), or NULL when not inside it. */
+static const char *below(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n == 1)
+        return path + 1;
+    return !strncmp(path, dir, n) && (!path[n] || path[n] == '/') ? path + n + (path[n] == '/') : NULL;
+}
+
+/* The relative path `a` (of argv, run in `cwd` of tree `t`) placed: nothing
+ * when it stays in t (or, `file`, names no file); its sibling of t added to
+ * `l` when it reaches one; -1 when it leaves t further. Where it really is
+ * counts: a link in the tree to a sibling, "../../side/prog", leads there in
+ * the namespace too. */
+static int place(pg_canon_layout *l, const char *t, const char *cwd, const char *a, int file)
+{
+    char joined[8192], p[4096], parent[4096];
+    if (snprintf(joined, sizeof joined, "%s/%s", cwd, a) >= (int)sizeof joined)
+        return file ? 0 : -1;
+    if (!realpath(joined, p) && (file || normal(p, sizeof p, joined) < 0))
+        return file ? 0 : -1;
+    if (below(p, t))
         return 0;
-    return snprintf(out, len, "%s%s", PG_CANON_TREE, cwd + n) < (int)len;
+    snprintf(parent, sizeof parent, "%s", t);
+    *strrchr(parent, '/') = '\0';
+    const char *rest = below(p, parent[0] ? parent : "/");
+    size_t nl = rest ? strcspn(rest, "/") : 0;
+    if (!nl || (nl == 4 && !strncmp(rest, "tree", 4)))
+        return -1;
+    if (l->n == PG_CANON_MAX_MOUNTS)
+        return -1;
+    char *from = l->from[l->n], *at = l->at[l->n];
+    if (snprintf(from, sizeof l->from[0], "%s/", parent) >= (int)sizeof l->from[0] - (int)nl ||
+        snprintf(at, sizeof l->at[0], "%s/", PG_CANON_ROOT) >= (int)sizeof l->at[0] - (int)nl)
+        return -1;
+    strncat(from, rest, nl);
+    strncat(at, rest, nl);
+    for (size_t i = 1; i < l->n; i++)
+        if (!strcmp(l->at[i], at))
+            return 0;
+    l->n++;
+    return 0;
+}
+
+int pg_canon_layout_make(pg_canon_layout *out, const char *tree, const char *cwd, char *const *argv)
+{
+    char here[4096], t[4096], rt[4096];
+    memset(out, 0, sizeof *out);
+    if (!pg_canon_tree_ready() || !realpath(cwd ? cwd : ".", here))
+        return 0;
+    const char *rel = tree && *tree && realpath(tree, rt) ? below(here, rt) : NULL;
+    snprintf(t, sizeof t, "%s", rel ? rt : here);
+    /* Nothing to hide: "/" is "/" everywhere, and a tree already under
+     * PG_CANON_ROOT (a perfgate measured by perfgate) is at its one path,
+     * which the tmpfs would cover. */
+    if (!strcmp(t, "/") || below(t, PG_CANON_ROOT))
+        return 0;
+    rel = below(here, t);
+    snprintf(out->from[0], sizeof out->from[0], "%s", t);
+    snprintf(out->at[0], sizeof out->at[0], "%s", PG_CANON_TREE);
+    out->n = 1;
+    if (snprintf(out->cwd, sizeof out->cwd, "%s%s%s", PG_CANON_TREE, *rel ? "/" : "", rel) >= (int)sizeof out->cwd)
+        return 0;
+    for (size_t i = 0; argv && argv[i]; i++) {
+        const char *a = argv[i];
+        if (a[0] != '/' && strchr(a, '/') && place(out, t, here, a, i > 0) < 0)
+            return 0;
+    }
+    as_user(out);
+    return 1;
 }

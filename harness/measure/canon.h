@@ -17,13 +17,40 @@
  *            named by --pass-env, the manifest's "env", and what the meter
  *            adds; PWD, OLDPWD, CI and shell variables are not passed.
  *
- *   working directory: where perfgate may (as root), the tree the benchmark
- *            runs from is bind-mounted at PG_CANON_TREE in a private mount
- *            namespace of the measured process, which runs there: the same
- *            path, byte for byte, for the work tree and every checkout (what
- *            the program reads of its own path, /proc/self/exe, getcwd).
- *            Elsewhere a checkout is made at a path as long as the work
- *            tree's where it can be (util/owned_dir.h).
+ *   paths:   the same bytes for the working directory, /proc/self/exe and
+ *            the lines of /proc/self/maps (which glibc's pthread_getattr_np
+ *            on the main thread and Rust's std at start-up parse), in a work
+ *            tree of any path, a git worktree, another clone and a temporary
+ *            checkout. The measured process runs in a private mount
+ *            namespace (with a user namespace mapping the user to itself
+ *            when perfgate is not root) where a tmpfs is mounted on
+ *            PG_CANON_ROOT, and
+ *              - its tree T at PG_CANON_TREE. T is the work tree or checkout
+ *                its working directory is in; with no repository (or a
+ *                working directory outside it) the working directory itself,
+ *                which is perfgate's own for `perfgate run -- CMD`;
+ *              - each sibling of T that a relative path of its argv reaches
+ *                (argv[0] always, an argument when that file exists:
+ *                "../bench-crate/target/release/x" written from T's root, a
+ *                cargo workspace beside the repository) at PG_CANON_ROOT/NAME,
+ *                which is where the same relative path leads from inside
+ *                PG_CANON_TREE;
+ *            and it runs in its working directory's place under
+ *            PG_CANON_TREE. argv is not rewritten: its relative names reach
+ *            the same files in the namespace as outside, and only the
+ *            layout relative to T is seen, never where T is. The mounts go
+ *            with the process; the tmpfs is read-only, so nothing can be
+ *            left in it. Left as they are (the host's paths): an absolute
+ *            path (argv as written), and a benchmark whose relative argv[0]
+ *            (or an existing relative argument) leaves T by more than one
+ *            level, or reaches a sibling named "tree": it runs where it is
+ *            (as does a tree already under PG_CANON_ROOT: a perfgate measured
+ *            by perfgate, whose paths are the outer one's).
+ *            Where no namespace can be made (not root and no user
+ *            namespaces, or no /run/perfgate, which only root can make; or
+ *            PERFGATE_NO_CANON_TREE=1), a checkout is made at a path as long
+ *            as the work tree's where it can be (util/owned_dir.h), and
+ *            `perfgate doctor` says why.
  */
 #ifndef PG_HARNESS_CANON_H
 #define PG_HARNESS_CANON_H
@@ -32,17 +59,47 @@
 
 #include <stddef.h>
 
-/* Where a measured process sees its tree. /run is root's: no other user can
- * put a link there for the mount to follow. */
-#define PG_CANON_TREE "/run/perfgate/tree"
+/* Where a measured process sees its tree, and the tmpfs its siblings are
+ * mounted in. /run is root's: no other user can put a link there for the
+ * mounts to follow. */
+#define PG_CANON_ROOT "/run/perfgate"
+#define PG_CANON_TREE PG_CANON_ROOT "/tree"
+
+/* `tree` for a benchmark outside any repository: its working directory is its tree. */
+#define PG_CANON_OWN_CWD ""
 
 /* Whether measured processes can get their tree at PG_CANON_TREE here (root,
- * the directory made and a real directory), decided once. */
+ * or a user namespace; PG_CANON_ROOT a real directory), decided once: not as
+ * root, by one child that makes the namespace. */
 int pg_canon_tree_ready(void);
 
-/* The working directory `cwd` as seen under PG_CANON_TREE when it is inside
- * `tree` (both absolute) and pg_canon_tree_ready(): 1 with `out` set, else 0. */
-int pg_canon_cwd(char *out, size_t len, const char *cwd, const char *tree);
+/* How (ready) or why not, one line for `perfgate doctor`. */
+const char *pg_canon_tree_how(void);
+
+enum { PG_CANON_MAX_MOUNTS = 4 };
+
+/* A measured process's namespace: made by the parent before the fork, so
+ * that the child, entering it, allocates nothing. */
+typedef struct pg_canon_layout {
+    char from[PG_CANON_MAX_MOUNTS][4096];   /* [0] T, then the siblings, on the host */
+    char at[PG_CANON_MAX_MOUNTS][4096];     /* where each is mounted */
+    size_t n;
+    char cwd[4096];                         /* the working directory in the namespace */
+    int userns;                             /* not root: a user namespace, these maps */
+    char uid_map[32], gid_map[32];
+} pg_canon_layout;
+
+/* The layout of a process running argv in `cwd` (NULL: perfgate's own) of
+ * `tree` (a work tree or checkout; PG_CANON_OWN_CWD: none): 1 with *out
+ * filled, 0 when it runs as it is (no namespace here, or a path that cannot
+ * be placed; see above). */
+int pg_canon_layout_make(pg_canon_layout *out, const char *tree, const char *cwd, char *const *argv);
+
+/* In the child, before exec: makes the namespace and moves there. 0, or -1
+ * with errno (the process may then be in a namespace of its own, with
+ * nothing of it seen outside; it stays in its working directory). Only
+ * system calls: safe in a child that shares its parent's memory. */
+int pg_canon_enter(const pg_canon_layout *l);
 
 /* The variables the benchmarks get from perfgate's environment besides the
  * fixed list (--pass-env NAME,...; repeatable): a name, or a prefix ending

@@ -320,7 +320,7 @@ static side *sides_new(const pg_measure_plan *p, size_t *n)
     side *sides = calloc(*n ? *n : 1, sizeof *sides);
     for (size_t i = 0; sides && i < *n; i++) {
         sides[i].commit = p->here ? (p->ncommits ? p->commits[0] : NULL) : p->commits[i];
-        sides[i].tree = p->worktree;
+        sides[i].tree = p->worktree ? p->worktree : PG_CANON_OWN_CWD;
         pg_owned_init(&sides[i].dir);
         pg_owned_init(&sides[i].logs);
         pg_benchset_init(&sides[i].own);

@@ -37,7 +37,8 @@ typedef struct pg_run_opts {
     int cpu;                    /* -1: choose; -2: do not pin */
     const char *log_dir;        /* per-benchmark stdout/stderr logs go here */
     const char *tree;           /* the root of the tree the benchmarks run from (a work tree, a
-                                   checkout): measured runs see it at one path (harness/measure/canon.h) */
+                                   checkout; PG_CANON_OWN_CWD: none, each runs in its own directory's):
+                                   measured runs see it at one path (harness/measure/canon.h) */
     int progress;               /* live progress line on stderr */
     FILE *out;                  /* per-benchmark tables as they finish; NULL: none */
     void (*out_begin)(void *arg);   /* called before each table is written to `out` (`run` prints

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
-#include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -196,17 +195,6 @@ static const char *launcher(void)
     return NULL;
 }
 
-/* The tree at PG_CANON_TREE, in a mount namespace of the child's own (so
- * nothing else sees the mount, and it goes with the child), and the child in
- * `canon` there. 0 when done; else the child is left where it was. */
-static int enter_canon_tree(const char *tree, const char *canon)
-{
-    if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-        mount(tree, PG_CANON_TREE, NULL, MS_BIND | MS_REC, NULL) < 0)
-        return -1;
-    return chdir(canon);
-}
-
 /* Execs the launcher, which forks the program (harness/measure/launch.h); returns
  * only when it could not. */
 static void exec_launcher(const pg_spawn_opts *o, const char *path, int gopipe, int errpipe)
@@ -226,7 +214,7 @@ static void exec_launcher(const pg_spawn_opts *o, const char *path, int gopipe, 
     fcntl(errpipe, F_SETFD, FD_CLOEXEC);
 }
 
-static void child_main(const pg_spawn_opts *o, const char *canon, const char *via, pid_t parent, int gopipe,
+static void child_main(const pg_spawn_opts *o, const pg_canon_layout *canon, const char *via, pid_t parent, int gopipe,
                        int errpipe, int outfd, int errfd, int shared)
 {
     /* Signals back to defaults and unblocked: perfgate's own handling must not leak. */
@@ -243,7 +231,8 @@ static void child_main(const pg_spawn_opts *o, const char *canon, const char *vi
         child_fail(errpipe, STAGE_SETUP);
     if (dup2(outfd >= 0 ? outfd : o->stdout_to_stderr ? errfd : devnull, 1) < 0 || dup2(errfd, 2) < 0)
         child_fail(errpipe, STAGE_SETUP);
-    if (o->cwd && (!*canon || enter_canon_tree(o->tree, canon) < 0) && chdir(o->cwd) < 0)
+    /* In its tree at one path (harness/measure/canon.h), else where it is. */
+    if ((!canon || pg_canon_enter(canon) < 0) && o->cwd && chdir(o->cwd) < 0)
         child_fail(errpipe, STAGE_CWD);
     if (o->cpu >= 0) {
         cpu_set_t set;
@@ -320,6 +309,7 @@ typedef struct spawn_run {
     int status;
     double t0, deadline, kill_at;
     int setup[2];           /* the child's report before exec: {0, 0} ready, else {stage, errno} */
+    pg_canon_layout canon;  /* its namespace, when it gets one */
 } spawn_run;
 
 static void close_fd(int *fd)
@@ -344,7 +334,8 @@ static int open_pipes(spawn_run *r)
 
 typedef struct child_args {
     spawn_run *r;
-    const char *canon, *via;
+    const pg_canon_layout *canon;
+    const char *via;
     pid_t parent;
 } child_args;
 
@@ -376,9 +367,9 @@ static int start_child(spawn_run *r)
     r->contained = 1;
 
     /* Computed before the fork: the child allocates nothing. */
-    char canon[PATH_MAX] = "";
-    if (r->o->tree && !pg_canon_cwd(canon, sizeof canon, r->o->cwd, r->o->tree))
-        canon[0] = '\0';
+    pg_canon_layout *canon = &r->canon;
+    if (!r->o->tree || !pg_canon_layout_make(canon, r->o->tree, r->o->cwd, r->o->argv))
+        canon = NULL;
     const char *via = r->o->own_rss ? launcher() : NULL;
     child_args ca = {r, canon, via, getpid()};
     fflush(NULL);

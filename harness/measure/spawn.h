@@ -30,8 +30,9 @@ typedef struct pg_spawn_hooks {
 typedef struct pg_spawn_opts {
     char *const *argv;          /* argv[0] is looked up in PATH when it has no '/' */
     const char *cwd;            /* NULL: inherit */
-    const char *tree;           /* the tree `cwd` is in: the child runs in it at PG_CANON_TREE
-                                   (harness/measure/canon.h) where it can; NULL: as is */
+    const char *tree;           /* the tree `cwd` (NULL: perfgate's) is in, PG_CANON_OWN_CWD for none: the
+                                   child runs in it at PG_CANON_TREE (harness/measure/canon.h)
+                                   where it can; NULL: as is */
     char *const *envp;          /* NULL: inherit environ */
     int cpu;                    /* CPU to pin to, -1: do not pin */
     int aslr_off;               /* personality(ADDR_NO_RANDOMIZE) */
