@@ -632,10 +632,11 @@ static int wobble(const pg_rundoc_bench *b, const char *backend)
 
 /* The exact series of a benchmark whose native runs printed different
  * things, measured again one run at a time, up to PG_VARIES_RUNS in all,
- * until its counts settle: three that all repeat (the output moved, the
- * count did not), or two or more whose spread is far below the threshold
- * (libdeflate's benchmark moves by 2 to 9 of 38.9 million: measuring that
- * more closely decides nothing). Every count is kept: their spread is the
+ * until its counts settle: two that repeat (the output moved, the count
+ * did not: most programs that print their timings), or a spread far below
+ * the threshold (libdeflate's benchmark moves by 2 to 9 of 138 million:
+ * measuring that more closely decides nothing). A wobble two runs missed
+ * is one too small to matter, or one the next stored run shows. Every count is kept: their spread is the
  * benchmark's floor, which compare decides against (docs/metrics.md,
  * "Counts that do not repeat"). A program whose output repeats keeps its
  * one run: nothing is added where nothing wobbles. */
@@ -648,8 +649,7 @@ static int run_again(one_bench *ob, pg_meter *meter)
         return 0;
     int rc = 0;
     while (rc == 0 && !br->fail && br->b->runs < PG_VARIES_RUNS) {
-        int w = br->b->runs >= 2 ? wobble(br->b, backend) : 2;
-        if ((w == 0 && br->b->runs >= 3) || w == 1)
+        if (br->b->runs >= 2 && wobble(br->b, backend) < 2)
             break;
         run_counts c = ob->c;
         c.warmup = 0, c.first = br->b->runs, c.repeat = PG_VARIES_RUNS, c.runs = 1;

@@ -23,7 +23,7 @@
 /* An exact backend's runs of a benchmark whose native runs printed different
  * things (its own timings, the date, its pid): its exact series is measured
  * again, one run at a time up to this many in all, until its counts settle
- * (three that repeat, or a spread far below its threshold), so that the
+ * (two that repeat, or a spread far below its threshold), so that the
  * spread of counts that do not repeat is measured rather than guessed
  * (docs/metrics.md, "Counts that do not repeat"). The document's
  * `exact_varies` then says why. */
