@@ -636,10 +636,11 @@ static int wobble(const pg_rundoc_bench *b, const char *backend)
  * did not: most programs that print their timings), or a spread far below
  * the threshold (libdeflate's benchmark moves by 2 to 9 of 138 million:
  * measuring that more closely decides nothing). A wobble two runs missed
- * is one too small to matter, or one the next stored run shows. Every count is kept: their spread is the
- * benchmark's floor, which compare decides against (docs/metrics.md,
- * "Counts that do not repeat"). A program whose output repeats keeps its
- * one run: nothing is added where nothing wobbles. */
+ * is one too small to matter, or one the next stored run shows. Every
+ * count is kept: their spread is the benchmark's floor, which compare
+ * decides against (docs/metrics.md, "Counts that do not repeat"). A
+ * program whose output repeats keeps its one run: nothing is added where
+ * nothing wobbles. */
 static int run_again(one_bench *ob, pg_meter *meter)
 {
     const pg_backend_props *be = pg_backend_props_of(pg_meter_backend(meter));
