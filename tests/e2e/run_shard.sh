@@ -59,19 +59,19 @@ contains "$T/err" "shard 6/6 has no benchmark"
 
 # compare merges the shards of each side.
 cp "$doc1" "$T/base/c1.json"
-expect_exit 0 "compare two directories of shards" "$PG" compare "$T/base" "$T/head" --gate task-clock
+expect_exit 0 "compare two directories of shards" "$PG" compare "$T/base" "$T/head" --gate task-clock --allow-apart
 contains "$T/out" "of 5 benchmarks compared"
-expect_exit 0 "compare a file and a comma list of shards" "$PG" compare "$doc1" "$T/head/s1.json,$T/head/s2.json" --gate task-clock
+expect_exit 0 "compare a file and a comma list of shards" "$PG" compare "$doc1" "$T/head/s1.json,$T/head/s2.json" --gate task-clock --allow-apart
 contains "$T/out" "of 5 benchmarks compared"
-expect_exit 0 "compare revisions whose shards are stored" "$PG" compare HEAD~2 HEAD --gate task-clock
+expect_exit 0 "compare revisions whose shards are stored" "$PG" compare HEAD~2 HEAD --gate task-clock --allow-apart
 contains "$T/out" "of 5 benchmarks compared"
 # Another partition of the same suite overlaps: refused, exit 2, one line.
 "$PG" run --backend perf --no-pin --no-notes --shard 1/3 --format json b/ > "$T/third.json" 2>/dev/null
 check "shard 1/3 is b1 alone" [ "$(names "$T/third.json")" = "b1 " ]
-expect_exit 2 "overlapping shard files" "$PG" compare "$T/base" "$T/head/s1.json,$T/third.json" --gate task-clock
+expect_exit 2 "overlapping shard files" "$PG" compare "$T/base" "$T/head/s1.json,$T/third.json" --gate task-clock --allow-apart
 contains "$T/err" "overlapping shards of different runs: benchmark 'b1' is in shard 1/2 (run "
 contains "$T/err" "and in shard 1/3 (run "
 check "the error is one line" [ "$(wc -l < "$T/err")" = 1 ]
-expect_exit 2 "overlapping shards stored for a revision" "$PG" compare HEAD~2 HEAD --gate task-clock
+expect_exit 2 "overlapping shards stored for a revision" "$PG" compare HEAD~2 HEAD --gate task-clock --allow-apart
 contains "$T/err" "HEAD: overlapping shards of different runs"
 finish
