@@ -26,6 +26,7 @@ const pg_command pg_commands[] = {
     {"push", pg_cmd_push, PG_CMD_REPO, "push the results kept in git notes to a remote (merging, never forcing)"},
     {"fetch", pg_cmd_fetch, PG_CMD_REPO, "fetch a remote's results from its git notes and merge them"},
     {"bisect", pg_cmd_bisect, PG_CMD_STORE, "find the first commit between two that regressed (binary search)"},
+    {"backfill", pg_cmd_backfill, PG_CMD_STORE, "measure and store every commit of a range that has no results here"},
     {"history", pg_cmd_history, PG_CMD_STORE, "write an HTML page of every benchmark over the commits of a range"},
     {"record", pg_cmd_record, 0, "sample one command's stacks and write a flamegraph"},
     {"flamegraph", pg_cmd_flamegraph, 0, "folded stacks as a flamegraph SVG (or a differential one), pprof or speedscope"},
