@@ -46,7 +46,7 @@ static const pg_opt_cmd spec = {
 };
 
 typedef struct opts {
-    const char *manifest;
+    pg_manifest_arg manifest;
     pg_backend_kind backend;
     pg_metric_set metrics;
     int repeat, no_native, native_repeat, no_notes, reuse, jobs, every, dry_run;
@@ -203,9 +203,7 @@ static void header(const tally *t, size_t nall, const opts *o, const pg_session 
 static int measure(tally *t, const opts *o, pg_ctx *ctx, pg_session *sess)
 {
     char manifest[PATH_MAX + 8];
-    /* --manifest as every path on the command line: from the current directory */
-    snprintf(manifest, sizeof manifest, "%s%s", o->manifest || !ctx->workdir ? "" : ctx->workdir,
-             o->manifest ? o->manifest : "bench");
+    pg_cmd_manifest_path(manifest, sizeof manifest, ctx->workdir, &o->manifest);
     pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                       .round = -1, .progress = isatty(2), .metrics = o->metrics, .native = sess->native,
                       .native_repeat = o->native_repeat, .sample_freq = PG_SAMPLE_FREQ_DEFAULT,
@@ -233,7 +231,7 @@ static int backfill(tally *t, const opts *o, pg_ctx *ctx)
     const char **commits = NULL;
     size_t nall = 0;
     int rc = 0;
-    if ((rc = pg_ctx_repo(ctx)) < 0 || (rc = pg_ctx_store(ctx)) < 0)
+    if ((rc = pg_ctx_repo(ctx)) < 0 || (rc = pg_ctx_store(ctx)) < 0 || (rc = pg_cmd_check_manifest(ctx, &o->manifest)) < 0)
         return rc;
     for (int i = 0; i < ctx->args.nargs && rc == 0; i++)
         rc = add_operand(&line, &n, ctx->repo, ctx->args.args[i]);
@@ -261,8 +259,7 @@ int pg_cmd_backfill(pg_ctx *ctx, int argc, char **argv)
 {
     opts o = {.jobs = -1};
     const pg_opt table[] = {
-        PG_OPT_STRING(0, "manifest", "PATH", "the benchmarks (a manifest, or a directory with one) applied\n"
-                      "to every commit; default: bench at the work tree root", &o.manifest),
+        PG_OPT_CALLBACK(0, "manifest", "PATH", PG_MANIFEST_HELP, &o.manifest, pg_cmd_opt_manifest),
         PG_OPT_INT(0, "every", "N", "only every Nth commit of the list, counted from the newest\n"
                    "(which is always one)", &o.every, 1, INT_MAX),
         PG_OPT_CALLBACK(0, "part", "I/N", "only part I of N of the commits (after --every), dealt round\n"

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -97,6 +98,51 @@ int pg_cmd_opt_backend(const pg_opt *opt, const char *name, const char *arg)
 {
     (void)name;
     return pg_backend_parse(opt->dest, arg);
+}
+
+int pg_cmd_opt_manifest(const pg_opt *opt, const char *name, const char *arg)
+{
+    pg_manifest_arg *m = opt->dest;
+    m->path = arg;
+    snprintf(m->typed, sizeof m->typed, "%s", name);
+    return 0;
+}
+
+int pg_cmd_check_manifest(pg_ctx *ctx, const pg_manifest_arg *m)
+{
+    struct stat st;
+    if (!m->path || stat(m->path, &st) == 0 || !pg_ctx_workdir(ctx))
+        return 0;
+    return pg_error_set(PG_EINVAL, "%s '%s': no such file or directory (%s is the benchmarks' manifest, or a directory "
+                        "with one; a benchmark's name is --benchmark NAME, in bisect)", m->typed, m->path, m->typed);
+}
+
+const char *pg_cmd_manifest_path(char *buf, size_t len, const char *workdir, const pg_manifest_arg *m)
+{
+    snprintf(buf, len, "%s%s", m->path || !workdir ? "" : workdir, m->path ? m->path : "bench");
+    return buf;
+}
+
+int pg_cmd_paths(char ***paths, int *n, const pg_ctx *ctx, const pg_manifest_arg *m)
+{
+    *n = 0;
+    *paths = malloc((size_t)(ctx->args.nargs + 1) * sizeof **paths);
+    if (!*paths)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    if (m->path)
+        (*paths)[(*n)++] = (char *)m->path;
+    for (int i = 0; i < ctx->args.nargs; i++)
+        (*paths)[(*n)++] = ctx->args.args[i];
+    return 0;
+}
+
+int pg_cmd_opt_benchmark(const pg_opt *opt, const char *name, const char *arg)
+{
+    if (strchr(arg, '/'))
+        return pg_error_set(PG_EINVAL, "%s '%s': a benchmark's name has no '/': for the benchmarks' manifest, use "
+                            "--manifest %s", name, arg, arg);
+    *(const char **)opt->dest = arg;
+    return 0;
 }
 
 int pg_opt_count_calls(const pg_opt *opt, const char *name, const char *arg)
