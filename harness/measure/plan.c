@@ -205,6 +205,9 @@ static int store_side(char *path, size_t len, const pg_measure_plan *p, side *s)
         return rc;
     pg_stacks_keep(s->stacks);
     pg_owned_release(&s->logs, 0);
+    /* Its line on stderr after the tables already printed, also when stdout
+     * is a pipe (buffered) and both go to one place. */
+    fflush(stdout);
     if (p->notes && s->commit)
         pg_notes_record(p->repo, &s->doc, p->store_root, p->notes == PG_NOTES_WITH_STACKS);
     return 0;
