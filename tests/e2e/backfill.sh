@@ -115,11 +115,11 @@ contains "$T/out" "backfill: 0 to measure, 3 already stored"
 cd "$R"
 echo 'int main(void) { return syntax error; }' > bench/prog.c
 c[9]=$(commit "broken")
-printf '#include <stdlib.h>\nint main(int c, char **v) { return 0; }\n' > bench/prog.c
-c[10]=$(commit "fixed")
+printf '#include <stdlib.h>\nint main(int c, char **v) { return atoi(v[1]) == 3; }\n' > bench/prog.c
+c[10]=$(commit "fixed, but large fails")
 expect_exit 1 "a commit that does not build" "${BF[@]}" "${c[8]}.."
-contains "$T/out" "[1/2]     ${c[9]:0:12} FAILED: revision ${c[9]:0:12}: "
-contains "$T/out" "[2/2]     ${c[10]:0:12} measured  fixed"
+contains "$T/out" "[1/2]     ${c[9]:0:12} FAILED: revision ${c[9]:0:12}: the manifest's build command failed (exit status 1): "
+contains "$T/out" "[2/2]     ${c[10]:0:12} measured, 1 benchmark run FAILED  fixed, but large fails"
 contains "$T/out" "backfill: 1 measured, 0 already stored, 1 failed"
 
 # Bad input: exit 2, one line naming it, nothing measured.
