@@ -16,7 +16,6 @@
 #include "harness/cli/commands.h"
 #include "harness/measure/plan.h"
 #include "harness/measure/session.h"
-#include "counters/sampler.h"
 #include "harness/store/gitrepo.h"
 #include "harness/store/notes.h"
 #include "util/error.h"
@@ -146,7 +145,7 @@ typedef struct tally {
 static void told(void *arg, size_t i, pg_measure_fate fate, int nfailed, const char *why)
 {
     tally *t = arg;
-    char subject[256], esc[256], what[512];
+    char subject[256], esc[256], what[512], ewhy[400];
     pg_repo_summary(subject, sizeof subject, t->ctx->repo, t->commits[i]);
     pg_text_escape_buf(esc, sizeof esc, subject, PG_TEXT_TERM);
     if (fate == PG_MEASURE_STORED) {
@@ -154,7 +153,7 @@ static void told(void *arg, size_t i, pg_measure_fate fate, int nfailed, const c
         snprintf(what, sizeof what, "already stored");
     } else if (fate == PG_MEASURE_FAILED) {
         t->failed++;
-        snprintf(what, sizeof what, "FAILED: %s", why ? why : "unknown error");
+        snprintf(what, sizeof what, "FAILED: %s", pg_text_escape_buf(ewhy, sizeof ewhy, why ? why : "", PG_TEXT_TERM));
     } else if (t->dry_run) {
         snprintf(what, sizeof what, "to measure");
     } else {
@@ -165,9 +164,9 @@ static void told(void *arg, size_t i, pg_measure_fate fate, int nfailed, const c
         else
             snprintf(what, sizeof what, "measured");
     }
-    char ofn[32];
-    snprintf(ofn, sizeof ofn, "[%zu/%zu]", i + 1, t->n);
-    printf("%-9s %.12s %s  %s\n", ofn, t->commits[i], what, esc);
+    char pos[48];
+    snprintf(pos, sizeof pos, "[%zu/%zu]", i + 1, t->n);
+    printf("%-9s %.12s %s  %s\n", pos, t->commits[i], what, esc);
     fflush(stdout);
 }
 
@@ -206,12 +205,11 @@ static int measure(tally *t, const opts *o, pg_ctx *ctx, pg_session *sess)
     pg_cmd_manifest_path(manifest, sizeof manifest, ctx->workdir, &o->manifest);
     pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                       .round = -1, .progress = isatty(2), .metrics = o->metrics, .native = sess->native,
-                      .native_repeat = o->native_repeat, .sample_freq = PG_SAMPLE_FREQ_DEFAULT,
+                      .native_repeat = o->native_repeat,
                       .build_timeout = o->build_timeout, .jobs = pg_cmd_jobs(o->jobs)};
     pg_measure_plan plan = {.repo = ctx->repo, .commits = t->commits, .ncommits = t->n, .bench_path = manifest,
                             .worktree = ctx->workdir, .sess = sess, .ro = &ro, .store_root = ctx->store,
-                            .notes = o->no_notes ? PG_NOTES_NONE : PG_NOTES_RUNS, .reuse = o->reuse,
-                            .why = "no stored results"};
+                            .notes = o->no_notes ? PG_NOTES_NONE : PG_NOTES_RUNS, .reuse = o->reuse};
     int rc = o->dry_run ? dry_each(&plan, t) : pg_measure_each(&plan, told, t);
     char err[512];
     snprintf(err, sizeof err, "%s", rc < 0 ? pg_error_last() : "");

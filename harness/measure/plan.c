@@ -54,7 +54,7 @@ static int check_out(const pg_measure_plan *p, side *s, int first)
                      "that reads its own path may count a few instructions more there; a shorter TMPDIR avoids it "
                      "(docs/metrics.md, \"The execution context\")", strlen(s->dir.path), want);
     /* what is true: stacks are only a reason when they were asked for */
-    const char *why = p->why ? p->why : p->only ? "again, to confirm"
+    const char *why = p->only ? "again, to confirm"
                     : p->ro->sample ? "no stored results with stacks" : "no stored results";
     fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit, why, s->dir.path);
     s->tree = s->dir.path;

@@ -85,8 +85,6 @@ typedef struct pg_measure_plan {
                                    (harness/measure/reuse.h) */
     const char *const *only;    /* only these benchmarks (after listing suites); NULL: all */
     size_t nonly;
-    const char *why;            /* why a revision is measured, said as it is checked out; NULL: "no
-                                   stored results" (with stacks, when --sample asks for them) */
 } pg_measure_plan;
 
 /* Carries out `plan`. Negative when a revision could not be exported, built
