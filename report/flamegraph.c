@@ -20,6 +20,9 @@
 enum { FONT_SIZE = 12, FRAME_H = 16, XPAD = 10, YPAD_TOP = FONT_SIZE * 3, YPAD_BOTTOM = FONT_SIZE * 2 + 10,
        LINE_H = FONT_SIZE + 6 };
 #define FONT_WIDTH 0.59   /* average Verdana glyph width per font size unit */
+/* The title's font (#title in the CSS), and what "Reset Zoom" and "Search"
+ * beside it take of its line on each side. */
+enum { TITLE_FONT = 17, TITLE_SIDE = 80 };
 
 typedef struct item {      /* one stack to draw, with its weights */
     const char *stack;
@@ -172,11 +175,11 @@ static int diff_colour(pg_svgbuf *b, double delta, double maxabs, double floor)
     return delta < 0 ? m > 0.5 : m > 0.8;   /* black on pure blue is unreadable sooner */
 }
 
-/* The label drawn in a frame `px` pixels wide: the name, or as much of it as
- * fits followed by "..", or nothing under three characters. */
-static size_t fit_label(const char *name, size_t len, double px, int *dots)
+/* The label drawn `px` pixels wide in a font of `font` px: the name, or as
+ * much of it as fits followed by "..", or nothing under three characters. */
+static size_t fit_label(const char *name, size_t len, double px, int font, int *dots)
 {
-    size_t chars = (size_t)(px / (FONT_SIZE * FONT_WIDTH));
+    size_t chars = (size_t)(px / (font * FONT_WIDTH));
     *dots = 0;
     if (chars < 3)
         return 0;
@@ -326,6 +329,24 @@ static void centred_line(pg_svgbuf *b, const char *id, int width, int y, const c
     pg_svg_puts(b, "</text>\n");
 }
 
+/* The title, between "Reset Zoom" and "Search" on its line: one longer than
+ * fits there (a long command line) is cut with an ellipsis, and the whole of
+ * it is the line's tooltip. */
+static void title_line(pg_svgbuf *b, int width, int y, const char *text)
+{
+    int dots;
+    size_t len = strlen(text), fits = fit_label(text, len, width - 2 * (XPAD + TITLE_SIDE), TITLE_FONT, &dots);
+    if (!dots) {
+        centred_line(b, "title", width, y, text);
+        return;
+    }
+    pg_svg_printf(b, "<text id=\"title\" x=\"%d\" y=\"%d\"><title>", width / 2, y);
+    pg_svg_escape(b, text, len);
+    pg_svg_puts(b, "</title>");
+    pg_svg_escape(b, text, fits);
+    pg_svg_puts(b, "\xe2\x80\xa6</text>\n");
+}
+
 static void tooltip_plain(pg_svgbuf *b, const frame *fr, uint64_t total, const char *unit)
 {
     char n[32];
@@ -412,7 +433,7 @@ static int render(char **out, size_t *outlen, layout *L, const pg_flamegraph_opt
                   "</linearGradient></defs>\n"
                   "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"url(#background)\"/>\n",
                   d ? "#e0e0ff" : "#eeeeb0");
-    centred_line(b, "title", width, FONT_SIZE * 2, title);
+    title_line(b, width, FONT_SIZE * 2, title);
     int y = FONT_SIZE * 2;
     if (o->subtitle && *o->subtitle)
         centred_line(b, "subtitle", width, y += LINE_H, o->subtitle);
@@ -463,7 +484,7 @@ static int render(char **out, size_t *outlen, layout *L, const pg_flamegraph_opt
         pg_svg_fixed(b, fy + 10.5, 1);
         pg_svg_puts(b, "\">");
         int dots;
-        size_t l = fit_label(fr->name, fr->namelen, wp / 100.0 * fw, &dots);
+        size_t l = fit_label(fr->name, fr->namelen, wp / 100.0 * fw, FONT_SIZE, &dots);
         pg_svg_escape(b, fr->name, l);
         if (dots)
             pg_svg_put(b, "..", 2);

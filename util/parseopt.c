@@ -1,6 +1,7 @@
 #include "util/parseopt.h"
 #include "util/error.h"
 #include "util/suggest.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -192,7 +193,8 @@ static const char *closest_long(const pg_opt *opts, const char *body, size_t len
     for (const pg_opt *o = opts;; o++) {
         if (o->kind == PG_OPT_KIND_END)
             o = &HELP;
-        pg_suggest_offer(&s, o->long_name);
+        if (!o->renamed)
+            pg_suggest_offer(&s, o->long_name);
         if (o == &HELP)
             break;
     }
@@ -219,7 +221,7 @@ static int find_long(const pg_opt **out, const pg_opt *opts, const char *body, s
             *out = o;
             return 0;
         }
-        if (!strncmp(o->long_name, body, len)) {
+        if (!o->renamed && !strncmp(o->long_name, body, len)) {
             size_t l = strlen(names);
             snprintf(names + l, sizeof names - l, "%s--%s", nprefix ? ", " : "", o->long_name);
             prefix = o;
@@ -260,6 +262,9 @@ static int parse_long(pg_opt_args *a, const pg_opt_cmd *cmd, const pg_opt *opts,
         return rc;
     if (o == &HELP)
         return 1;
+    if (o->renamed)
+        pg_text_warn("note: '--%s' is spelt '--%s' now (the old name still works, for now; see '%s --help')",
+                     o->long_name, o->renamed, cmd->prog);
     char name[80];
     snprintf(name, sizeof name, "--%s", o->long_name);
     const char *arg = NULL;
@@ -392,7 +397,7 @@ void pg_opt_usage(FILE *f, const pg_opt_cmd *cmd, const pg_opt *opts)
         if (o->kind == PG_OPT_KIND_END)
             o = &HELP;
         int n = left_column(left, sizeof left, o);
-        if (n <= HELP_MAX_LEFT && n > col)
+        if (!o->renamed && n <= HELP_MAX_LEFT && n > col)
             col = n;
         if (o == &HELP)
             break;
@@ -401,7 +406,8 @@ void pg_opt_usage(FILE *f, const pg_opt_cmd *cmd, const pg_opt *opts)
     fputs(cmd->usage, f);
     fputc('\n', f);
     for (const pg_opt *o = opts; o->kind != PG_OPT_KIND_END; o++)
-        print_option(f, o, col);
+        if (!o->renamed)
+            print_option(f, o, col);
     print_option(f, &HELP, col);
     if (cmd->footer)
         fprintf(f, "\n%s", cmd->footer);

@@ -10,6 +10,10 @@
  * unique prefix of a long name (--rep 5), options and operands in any order,
  * "--" ending the options. -h and --help are built in.
  *
+ * An option renamed keeps its old spelling as an entry of its own, the same
+ * but for its name and .renamed (the new name): it still works, with a
+ * one-line note: PG_OPT_STRING(0, "bench-dir", "PATH", NULL, &o.manifest, .renamed = "manifest").
+ *
  * Errors are one line naming the option as the user typed it:
  *     -F: expected a whole number > 0, got 'fast'
  *     unknown option '--repaet' (did you mean '--repeat'?); see 'perfgate run --help'
@@ -73,6 +77,9 @@ struct pg_opt {
                                    that is no number or too small; NULL: said from the range */
     const char *const *choices; /* CHOICE: NULL-terminated; "markdown|md" adds an alias */
     pg_opt_cb cb;               /* CALLBACK */
+    const char *renamed;        /* an old spelling kept working: the option's new long name. It
+                                   matches only in full (never as a prefix or a suggestion), is
+                                   left out of --help, and says once on stderr what to type now */
 };
 
 /* dest, checked to point to `type` (a mismatch is a compiler warning). */

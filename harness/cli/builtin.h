@@ -22,6 +22,7 @@ int pg_cmd_show(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_push(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_fetch(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_bisect(struct pg_ctx *ctx, int argc, char **argv);
+int pg_cmd_backfill(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_history(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_record(struct pg_ctx *ctx, int argc, char **argv);
 int pg_cmd_flamegraph(struct pg_ctx *ctx, int argc, char **argv);

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const pg_opt_cmd spec = {
@@ -58,7 +59,8 @@ static const pg_opt_cmd spec = {
 typedef struct opts {
     pg_thresholds thresholds;
     pg_gates gates;
-    const char *bench, *bench_dir;
+    const char *bench;          /* --benchmark */
+    pg_manifest_arg manifest;
     pg_backend_kind backend;
     pg_metric_set metrics;
     int repeat, no_notes;
@@ -96,9 +98,7 @@ static void plan_of(bisect_plan *bp, search *s, const char *a, const char *b)
     bp->ro = (pg_run_opts){.repeat = s->o->repeat > 0 ? s->o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                            .round = -1, .progress = isatty(2), .metrics = s->o->metrics,
                            .build_timeout = s->o->build_timeout, .jobs = pg_cmd_jobs(s->o->jobs)};
-    /* --bench-dir as every path on the command line: from the current directory */
-    snprintf(bp->bench, sizeof bp->bench, "%s%s", s->o->bench_dir || !wd ? "" : wd,
-             s->o->bench_dir ? s->o->bench_dir : "bench");
+    pg_cmd_manifest_path(bp->bench, sizeof bp->bench, wd, &s->o->manifest);
     bp->plan = (pg_measure_plan){.repo = s->ctx->repo, .commits = bp->both, .ncommits = 2, .bench_path = bp->bench,
                                  .worktree = wd, .sess = &s->sess, .ro = &bp->ro, .store_root = s->ctx->store,
                                  .notes = !s->o->no_notes};
@@ -153,8 +153,11 @@ static int check_names(const pg_side *good, const opts *o)
             chosen = &good->b[i];
     }
     if (o->bench && !chosen) {
-        return pg_error_set(PG_EINVAL, "--bench '%s': no such benchmark in GOOD's results%s", o->bench,
-                            closest(mean, sizeof mean, o->bench, names, n));
+        struct stat st;     /* the manifest's directory given for a name */
+        int path = stat(o->bench, &st) == 0;
+        return pg_error_set(PG_EINVAL, "--benchmark '%s': no such benchmark in GOOD's results%s%s%s%s", o->bench,
+                            closest(mean, sizeof mean, o->bench, names, n), path ? " ('" : "", path ? o->bench : "",
+                            path ? "' is a file or directory here: for the benchmarks' manifest, use --manifest)" : "");
     }
     for (size_t g = 0; g < o->gates.n; g++) {
         n = 0;
@@ -419,14 +422,15 @@ int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv)
 {
     opts o = {0};
     const pg_opt table[] = {
-        PG_OPT_STRING(0, "bench", "NAME", "bisect this benchmark's verdict (default: the comparison's,\n"
-                      "any benchmark regressing)", &o.bench),
+        PG_OPT_CALLBACK(0, "benchmark", "NAME", "bisect this benchmark's verdict (default: the comparison's,\n"
+                        "any benchmark regressing)", &o.bench, pg_cmd_opt_benchmark),
+        PG_OPT_CALLBACK(0, "bench", "NAME", NULL, &o.bench, pg_cmd_opt_benchmark, .renamed = "benchmark"),
         PG_OPT_CALLBACK('g', "gate", "LIST", "metrics that decide the verdict (default: instructions)", &o.gates,
                         pg_cmd_opt_gates),
         PG_OPT_CALLBACK('t', "threshold", "M=PCT", "regression threshold for metric M, as for compare", &o.thresholds,
                         pg_cmd_opt_threshold),
-        PG_OPT_STRING(0, "bench-dir", "PATH", "the benchmarks (a manifest, or a directory with one) applied\n"
-                      "to every commit measured; default: bench at the work tree root", &o.bench_dir),
+        PG_OPT_CALLBACK(0, "manifest", "PATH", PG_MANIFEST_HELP, &o.manifest, pg_cmd_opt_manifest),
+        PG_OPT_CALLBACK(0, "bench-dir", "PATH", NULL, &o.manifest, pg_cmd_opt_manifest, .renamed = "manifest"),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure and compare with B", &o.backend,
                         pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark of a commit measured", &o.repeat, 1, INT_MAX),
@@ -450,6 +454,8 @@ int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv)
         rc = pg_gates_parse(&o.gates, "instructions");
     if (rc == 0)
         rc = resolve(&s, ctx->args.args[0], ctx->args.args[1]);
+    if (rc == 0)
+        rc = pg_cmd_check_manifest(ctx, &o.manifest);
     if (rc == 0) {
         rc = pg_session_open(&s.sess, o.backend, NULL, 1);
         if (rc == 0) {

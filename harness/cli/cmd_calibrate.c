@@ -52,6 +52,7 @@ typedef struct cal_args {
     int pairs, no_build, no_write, verbose;
     const char *filter;
     pg_backend_kind backend;
+    pg_manifest_arg manifest;
 } cal_args;
 
 static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **argv)
@@ -65,6 +66,8 @@ static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_INT('w', "warmup", "N", "unmeasured runs first (default: 1 perf, 0 valgrind)", &a->ro.warmup, 0, INT_MAX),
         PG_OPT_INT(0, "cpu", "N", "pin benchmarks to CPU N (default: chosen)", &a->ro.cpu, 0, INT_MAX),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &a->backend, pg_cmd_opt_backend),
+        PG_OPT_CALLBACK(0, "manifest", "PATH", "the benchmarks, as a PATH operand: a manifest, or a directory\n"
+                        "with one (default: bench/)", &a->manifest, pg_cmd_opt_manifest),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
         PG_OPT_PASS_ENV(),
@@ -92,11 +95,16 @@ typedef struct cal_state {
 } cal_state;
 
 /* As `run` picks them: a manifest outside the work tree names its files (bench.h). */
-static int select_benchmarks(cal_state *st, pg_ctx *ctx)
+static int select_benchmarks(cal_state *st, pg_ctx *ctx, const cal_args *a)
 {
     int in_repo = pg_ctx_repo(ctx) == 0 && ctx->workdir;
     pg_error_clear();
-    return pg_bench_select(&st->set, ctx->args.args, ctx->args.nargs, 1, in_repo ? ctx->workdir : NULL);
+    char **paths;
+    int n, rc = pg_cmd_paths(&paths, &n, ctx, &a->manifest);
+    if (rc == 0)
+        rc = pg_bench_select(&st->set, paths, n, 1, in_repo ? ctx->workdir : NULL);
+    free(paths);
+    return rc;
 }
 
 static void progress(void *arg, const pg_benchset *set, size_t k)
@@ -253,7 +261,7 @@ int pg_cmd_calibrate(pg_ctx *ctx, int argc, char **argv)
         return status;
     cal_state st = {.a = &a};
     pg_benchset_init(&st.set);
-    int rc = select_benchmarks(&st, ctx);
+    int rc = select_benchmarks(&st, ctx, &a);
     if (rc == 0)
         rc = pg_session_open(&st.sess, a.backend, NULL, 1);
     if (rc == 0 && pg_ctx_repo(ctx) == 0) {

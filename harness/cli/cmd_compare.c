@@ -66,7 +66,8 @@ typedef struct opts {
     pg_thresholds thresholds;
     pg_gates gates;
     int format;
-    const char *output, *flamegraph, *bench, *backend_name;
+    const char *output, *flamegraph, *backend_name;
+    pg_manifest_arg manifest;
     pg_backend_kind backend;
     int run_missing, cross_machine, allow_missing, verbose, repeat, sample, no_notes, notes_stacks, no_native, native_repeat,
         fail_on_divergence, allow_apart;
@@ -114,9 +115,9 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
                     "build command, run it (A and B interleaved) and store it; a\n"
                     "regression of noisy gating metrics only is measured again,\n"
                     "interleaved, and fails only when confirmed", &o->run_missing),
-        PG_OPT_STRING(0, "bench", "PATH", "with --run-missing: the benchmarks (a manifest, or a directory\n"
-                      "with one) applied to every revision; default: bench at the\n"
-                      "work tree root (docs/manifest.md)", &o->bench),
+        PG_OPT_CALLBACK(0, "manifest", "PATH", "with --run-missing: " PG_MANIFEST_HELP " (docs/manifest.md)",
+                        &o->manifest, pg_cmd_opt_manifest),
+        PG_OPT_CALLBACK(0, "bench", "PATH", NULL, &o->manifest, pg_cmd_opt_manifest, .renamed = "manifest"),
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure with B, and compare\n"
                         "only results B measured", &o->backend, pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "with --run-missing: measured runs per benchmark", &o->repeat, 1, INT_MAX),
@@ -169,6 +170,10 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
     if (o->notes_stacks && (!o->run_missing || !(o->sample || o->flamegraph) || o->no_notes)) {
         *status = pg_die("--notes-stacks puts the stacks --run-missing records in git notes: it needs --run-missing "
                          "and --sample (or --flamegraph), and not --no-notes");
+        return 1;
+    }
+    if (o->run_missing && pg_cmd_check_manifest(ctx, &o->manifest) < 0) {
+        *status = pg_die_last();
         return 1;
     }
     if (o->control && !o->run_missing) {
@@ -347,12 +352,9 @@ static int notes_of(const opts *o)
     return o->no_notes ? PG_NOTES_NONE : o->notes_stacks ? PG_NOTES_WITH_STACKS : PG_NOTES_RUNS;
 }
 
-/* --bench as every path on the command line: from the current directory;
- * by default bench/ at the work tree root. */
 static const char *missing_bench(char *buf, size_t len, const char *workdir, const opts *o)
 {
-    snprintf(buf, len, "%s%s", o->bench || !workdir ? "" : workdir, o->bench ? o->bench : "bench");
-    return buf;
+    return pg_cmd_manifest_path(buf, len, workdir, &o->manifest);
 }
 
 /* Whether the newest run of `runs` on this machine and backend has a

@@ -49,6 +49,7 @@ typedef struct run_args {
     int json, no_store, no_build, user_only, no_notes, no_native, notes_stacks, reuse;
     pg_shard shard;
     pg_count_calls_arg calls;
+    pg_manifest_arg manifest;
 } run_args;
 
 /* Everything a run holds, released by run_state_free whatever happened. */
@@ -100,6 +101,8 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_COUNT_CALLS(&a->calls, ""),
         PG_OPT_PASS_ENV(),
         PG_OPT_BUILD_TIMEOUT(&a->ro.build_timeout),
+        PG_OPT_CALLBACK(0, "manifest", "PATH", "the benchmarks, as a PATH operand: a manifest, or a directory\n"
+                        "with one (default: bench/)", &a->manifest, pg_cmd_opt_manifest),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_CALLBACK(0, "shard", "I/N", "only part I of N of the benchmarks (after --filter), balanced by\n"
                         "the wall times stored for the nearest ancestor that has some", &a->shard, parse_shard),
@@ -130,9 +133,9 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
 }
 
 /* With no PATH and no command: bench/, which must be there. */
-static int check_default_dir(const pg_opt_args *args)
+static int check_default_dir(const pg_opt_args *args, const run_args *a)
 {
-    if (args->nargs || args->dashdash || access("bench", F_OK) == 0)
+    if (args->nargs || a->manifest.path || args->dashdash || access("bench", F_OK) == 0)
         return 0;
     char cwd[PATH_MAX];
     return pg_error_set(PG_ENOTFOUND,
@@ -147,7 +150,11 @@ static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
 {
     const pg_opt_args *args = &ctx->args;
     const char *wd = pg_ctx_workdir(ctx);
-    int rc = pg_bench_select(&st->set, args->args, args->nargs, !args->dashdash, wd);
+    char **paths;
+    int n, rc = pg_cmd_paths(&paths, &n, ctx, &a->manifest);
+    if (rc == 0)
+        rc = pg_bench_select(&st->set, paths, n, !args->dashdash, wd);
+    free(paths);
     if (rc == 0 && args->nrest > 0)
         rc = pg_bench_add_command(&st->set, args->rest, args->nrest);
     if (rc == 0 && args->dashdash && args->nrest == 0)
@@ -357,7 +364,7 @@ static void run_state_free(run_state *st)
  * of it (*empty: none). */
 static int prepare(int *empty, run_state *st, run_args *a, pg_ctx *ctx)
 {
-    int rc = check_default_dir(&ctx->args);
+    int rc = check_default_dir(&ctx->args, a);
     if (rc == 0)
         rc = pg_session_open(&st->sess, a->backend, a->events, a->user_only);
     if (rc == 0 && !a->no_native)

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 
@@ -26,6 +27,7 @@ const pg_command pg_commands[] = {
     {"push", pg_cmd_push, PG_CMD_REPO, "push the results kept in git notes to a remote (merging, never forcing)"},
     {"fetch", pg_cmd_fetch, PG_CMD_REPO, "fetch a remote's results from its git notes and merge them"},
     {"bisect", pg_cmd_bisect, PG_CMD_STORE, "find the first commit between two that regressed (binary search)"},
+    {"backfill", pg_cmd_backfill, PG_CMD_STORE, "measure and store every commit of a range that has no results here"},
     {"history", pg_cmd_history, PG_CMD_STORE, "write an HTML page of every benchmark over the commits of a range"},
     {"record", pg_cmd_record, 0, "sample one command's stacks and write a flamegraph"},
     {"flamegraph", pg_cmd_flamegraph, 0, "folded stacks as a flamegraph SVG (or a differential one), pprof or speedscope"},
@@ -96,6 +98,51 @@ int pg_cmd_opt_backend(const pg_opt *opt, const char *name, const char *arg)
 {
     (void)name;
     return pg_backend_parse(opt->dest, arg);
+}
+
+int pg_cmd_opt_manifest(const pg_opt *opt, const char *name, const char *arg)
+{
+    pg_manifest_arg *m = opt->dest;
+    m->path = arg;
+    snprintf(m->typed, sizeof m->typed, "%s", name);
+    return 0;
+}
+
+int pg_cmd_check_manifest(pg_ctx *ctx, const pg_manifest_arg *m)
+{
+    struct stat st;
+    if (!m->path || stat(m->path, &st) == 0 || !pg_ctx_workdir(ctx))
+        return 0;
+    return pg_error_set(PG_EINVAL, "%s '%s': no such file or directory (%s is the benchmarks' manifest, or a directory "
+                        "with one; a benchmark's name is --benchmark NAME, in bisect)", m->typed, m->path, m->typed);
+}
+
+const char *pg_cmd_manifest_path(char *buf, size_t len, const char *workdir, const pg_manifest_arg *m)
+{
+    snprintf(buf, len, "%s%s", m->path || !workdir ? "" : workdir, m->path ? m->path : "bench");
+    return buf;
+}
+
+int pg_cmd_paths(char ***paths, int *n, const pg_ctx *ctx, const pg_manifest_arg *m)
+{
+    *n = 0;
+    *paths = malloc((size_t)(ctx->args.nargs + 1) * sizeof **paths);
+    if (!*paths)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    if (m->path)
+        (*paths)[(*n)++] = (char *)m->path;
+    for (int i = 0; i < ctx->args.nargs; i++)
+        (*paths)[(*n)++] = ctx->args.args[i];
+    return 0;
+}
+
+int pg_cmd_opt_benchmark(const pg_opt *opt, const char *name, const char *arg)
+{
+    if (strchr(arg, '/'))
+        return pg_error_set(PG_EINVAL, "%s '%s': a benchmark's name has no '/': for the benchmarks' manifest, use "
+                            "--manifest %s", name, arg, arg);
+    *(const char **)opt->dest = arg;
+    return 0;
 }
 
 int pg_opt_count_calls(const pg_opt *opt, const char *name, const char *arg)

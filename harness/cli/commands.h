@@ -106,6 +106,32 @@ int pg_opt_pass_env(const pg_opt *opt, const char *name, const char *arg);
                     "they get only PATH, HOME, LANG, LC_*, TZ and a few more\n"                        \
                     "otherwise (docs/metrics.md, \"The execution context\")", NULL, pg_opt_pass_env)
 
+/* One word for each across the commands: --manifest PATH is the benchmarks'
+ * manifest (or a directory with one), --benchmark NAME one benchmark by name
+ * (docs/manifest.md, "Options"). Names have no '/', a manifest's path names
+ * something on disk: each option refuses the other's value, saying which to use. */
+typedef struct pg_manifest_arg {
+    const char *path;           /* NULL: not given */
+    char typed[32];             /* the option as typed: "--manifest", or an old spelling */
+} pg_manifest_arg;
+int pg_cmd_opt_manifest(const pg_opt *opt, const char *name, const char *arg);
+#define PG_MANIFEST_HELP "the benchmarks: a manifest, or a directory with one, applied\n" \
+    "to every revision; default: bench at the work tree root"
+/* In a work tree, a --manifest that names nothing on disk (a benchmark's
+ * name, given to the wrong option) is PG_EINVAL saying what to use; in a bare
+ * repository a relative path is each revision's own, and is not checked. */
+int pg_cmd_check_manifest(pg_ctx *ctx, const pg_manifest_arg *m);
+/* The manifest a command measuring revisions applies, into buf: --manifest as
+ * every path on the command line (from the current directory), else bench at
+ * the work tree root (`workdir`, NULL for a bare repository). Returns buf. */
+const char *pg_cmd_manifest_path(char *buf, size_t len, const char *workdir, const pg_manifest_arg *m);
+/* run and calibrate: their PATH operands, --manifest's first when given, into
+ * a malloc'd *paths (free() it) of *n. */
+int pg_cmd_paths(char ***paths, int *n, const pg_ctx *ctx, const pg_manifest_arg *m);
+/* --benchmark NAME into a const char *: a path (with a '/') is refused,
+ * pointing at --manifest. */
+int pg_cmd_opt_benchmark(const pg_opt *opt, const char *name, const char *arg);
+
 /* --build-timeout SEC (every command that builds): into the double `dest`. */
 /* --jobs: exact counts of several benchmarks at once (harness/measure/jobs.h);
  * `dest` starts at -1, which pg_cmd_jobs turns into the default. */

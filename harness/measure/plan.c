@@ -53,8 +53,10 @@ static int check_out(const pg_measure_plan *p, side *s, int first)
         pg_text_warn("note: the checkout's path (%zu characters) is longer than the work tree's (%zu): a program "
                      "that reads its own path may count a few instructions more there; a shorter TMPDIR avoids it "
                      "(docs/metrics.md, \"The execution context\")", strlen(s->dir.path), want);
-    fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit,
-            p->only ? "again, to confirm" : "no stored results, or none with stacks", s->dir.path);
+    /* what is true: stacks are only a reason when they were asked for */
+    const char *why = p->only ? "again, to confirm"
+                    : p->ro->sample ? "no stored results with stacks" : "no stored results";
+    fprintf(stderr, "perfgate: measuring %.12s (%s): checking out into %s\n", s->commit, why, s->dir.path);
     s->tree = s->dir.path;
     return pg_repo_export(p->repo, s->commit, s->dir.path);
 }
@@ -203,6 +205,9 @@ static int store_side(char *path, size_t len, const pg_measure_plan *p, side *s)
         return rc;
     pg_stacks_keep(s->stacks);
     pg_owned_release(&s->logs, 0);
+    /* Its line on stderr after the tables already printed, also when stdout
+     * is a pipe (buffered) and both go to one place. */
+    fflush(stdout);
     if (p->notes && s->commit)
         pg_notes_record(p->repo, &s->doc, p->store_root, p->notes == PG_NOTES_WITH_STACKS);
     return 0;
@@ -363,7 +368,9 @@ int pg_measure(pg_measure_out *out, const pg_measure_plan *plan)
     pg_rundoc_list_free(&reuse);
     /* Without a store, the logs are worth keeping for a failure's logs, or the stacks in them. */
     pg_owned_release(&tmp, out && !out->nfailed && !ro.sample);
-    if (rc == 0 && nfailed)
+    if (out && !p->here)
+        out->nfailed = nfailed;
+    else if (rc == 0 && nfailed)
         fprintf(stderr, "perfgate: %d benchmark run%s failed while measuring (see the comparison)\n", nfailed,
                 nfailed == 1 ? "" : "s");
     return rc;
@@ -377,8 +384,7 @@ void pg_measure_out_free(pg_measure_out *out)
     *out = (pg_measure_out){0};
 }
 
-/* A run of the session's machine and backend is stored for `commit`. */
-static int has_stored_run(int *yes, const pg_measure_plan *p, const char *commit)
+int pg_measure_has_run(int *yes, const pg_measure_plan *p, const char *commit)
 {
     pg_rundoc_list runs = {0};
     *yes = 0;
@@ -407,7 +413,7 @@ int pg_measure_missing(size_t *measured, const pg_measure_plan *plan)
         for (size_t j = 0; j < k && !dup; j++)
             dup = !strcmp(todo[j], plan->commits[i]);
         if (!dup)
-            rc = has_stored_run(&stored, plan, plan->commits[i]);
+            rc = pg_measure_has_run(&stored, plan, plan->commits[i]);
         if (rc == 0 && !dup && !stored)
             todo[k++] = plan->commits[i];
     }
@@ -420,4 +426,39 @@ int pg_measure_missing(size_t *measured, const pg_measure_plan *plan)
     }
     free(todo);
     return rc;
+}
+
+int pg_measure_each(const pg_measure_plan *plan, pg_measure_each_fn *each, void *arg)
+{
+    pg_spawn_install_sigint();
+    size_t done = 0;
+    for (size_t i = 0; i < plan->ncommits; i++) {
+        const char *commit = plan->commits[i];
+        int stored = 0, rc = 0;
+        if (pg_spawn_interrupted())
+            rc = PG_EINTR;
+        else if ((rc = pg_measure_has_run(&stored, plan, commit)) == 0 && !stored)
+            rc = pg_store_check(plan->store_root, commit, plan->sess->machine.id);
+        if (rc < 0 && rc != PG_EINTR)
+            return rc;
+        if (rc == 0 && stored) {
+            each(arg, i, PG_MEASURE_STORED, 0, NULL);
+            continue;
+        }
+        pg_measure_plan p = *plan;
+        p.commits = &plan->commits[i], p.ncommits = 1, p.only = NULL, p.nonly = 0;
+        pg_measure_out out = {0};
+        if (rc == 0)
+            rc = pg_measure(&out, &p);
+        int nfailed = out.nfailed;
+        pg_measure_out_free(&out);
+        if (rc == PG_EINTR || pg_spawn_interrupted())
+            return pg_error_set(PG_EINTR, "interrupted: %zu commit%s measured and stored before it; %.12s was not "
+                                "(run the same command again to measure what is missing)", done,
+                                done == 1 ? "" : "s", commit);
+        each(arg, i, rc < 0 ? PG_MEASURE_FAILED : PG_MEASURE_DONE, nfailed, rc < 0 ? pg_error_last() : NULL);
+        pg_error_clear();
+        done += rc == 0;
+    }
+    return 0;
 }

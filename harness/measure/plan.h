@@ -20,6 +20,9 @@
  * documents measured whole, one after the other, benchmark by benchmark as
  * `run` prints them; the first stored and put into the notes as above.
  * Either way what a killed perfgate left is swept first.
+ * A range (`backfill`): pg_measure_each measures its commits one at a time,
+ * each stored as soon as it is measured, so a killed backfill loses at most
+ * the commit it was measuring and the next measures only what is missing.
  */
 #ifndef PG_HARNESS_PLAN_H
 #define PG_HARNESS_PLAN_H
@@ -86,9 +89,10 @@ typedef struct pg_measure_plan {
 
 /* Carries out `plan`. Negative when a revision could not be exported, built
  * or stored, or on Ctrl-C (PG_EINTR: nothing stored); benchmarks that failed
- * are in the documents. Revisions: `out` is NULL, failures are counted on
- * stderr. With plan->here: the documents into *out (free it with
- * pg_measure_out_free whatever is returned). */
+ * are in the documents. Revisions: with `out` NULL, failures are counted on
+ * stderr; else out->nfailed counts them (and nothing else is set). With
+ * plan->here: the documents into *out. Free *out with pg_measure_out_free
+ * whatever is returned. */
 int pg_measure(pg_measure_out *out, const pg_measure_plan *plan);
 
 /* pg_measure of those of plan's commits that have no run of the session's
@@ -98,5 +102,32 @@ int pg_measure(pg_measure_out *out, const pg_measure_plan *plan);
  * first. `bisect` measures through it; `compare --run-missing` chooses its own
  * (it also re-measures a revision that lacks wanted stacks). */
 int pg_measure_missing(size_t *measured, const pg_measure_plan *plan);
+
+/* *yes: a run of plan's session's machine and backend is stored for
+ * `commit` (store or notes: pg_results_load). */
+int pg_measure_has_run(int *yes, const pg_measure_plan *plan, const char *commit);
+
+/* What pg_measure_each did with one commit. */
+typedef enum pg_measure_fate {
+    PG_MEASURE_STORED,          /* a run of this machine and backend was stored already: not measured */
+    PG_MEASURE_DONE,            /* measured and stored (some of its benchmarks may have failed) */
+    PG_MEASURE_FAILED,          /* not stored: its checkout, build or store failed */
+} pg_measure_fate;
+
+/* Told of each commit of pg_measure_each when it is done with it: the
+ * commit's index in plan->commits, its fate, the benchmark runs that failed
+ * (DONE) and why it failed (FAILED: the error's one line). */
+typedef void pg_measure_each_fn(void *arg, size_t i, pg_measure_fate fate, int nfailed, const char *why);
+
+/* A range, commit by commit in plan->commits' order: those with a run of the
+ * session's machine and backend stored (store or notes, looked at just
+ * before each is measured: another job may have stored it meanwhile) are
+ * skipped; each other one is checked out, built, measured and stored on its
+ * own (pg_measure), before the next. A commit that fails is told and the
+ * next one measured. 0 when every commit was told; PG_EINTR on Ctrl-C (the
+ * commits told before it stay stored, the one being measured is not);
+ * another negative code when the store cannot be read or written, before
+ * the commit it concerns is measured. */
+int pg_measure_each(const pg_measure_plan *plan, pg_measure_each_fn *each, void *arg);
 
 #endif

@@ -31,7 +31,7 @@ cd "$R"
 BIS=("$PG" bisect --backend valgrind --repeat 1 --metrics instructions)
 
 # 9 commits after GOOD: ceil(log2 9) = 4; BAD's step plus the search's.
-expect_exit 0 "bisect names the regressing commit" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench mixer
+expect_exit 0 "bisect names the regressing commit" "${BIS[@]}" "${c[0]}" "${c[9]}" --benchmark mixer
 cp "$T/out" first.out
 contains first.out "bisect: 9 commits after GOOD ${c[0]:0:12} up to BAD ${c[9]:0:12}"
 contains first.out "step 1: ${c[9]:0:12} regressed (measured)"
@@ -52,8 +52,12 @@ contains first.out ") against its parent ${c[5]:0:12}"
 contains first.out ") against GOOD"
 lacks first.out "steady instructions:" "only the benchmark asked for (steady regressed against GOOD too)"
 
-# Again: every result is stored, nothing is measured.
-expect_exit 0 "second bisect" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench mixer
+lacks "$T/err" "note:" "the options' own names say nothing"
+# Again: every result is stored, nothing is measured. The old spellings
+# (--bench NAME, --bench-dir PATH) still work, each saying its new name.
+expect_exit 0 "second bisect" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench mixer --bench-dir bench
+contains "$T/err" "perfgate: note: '--bench' is spelt '--benchmark' now (the old name still works, for now; see 'perfgate bisect --help')"
+contains "$T/err" "perfgate: note: '--bench-dir' is spelt '--manifest' now"
 contains "$T/out" "first regressing commit: ${c[6]}"
 contains "$T/out" "measured 0 commits, the rest were stored"
 lacks "$T/out" "(measured)"
@@ -67,7 +71,7 @@ lacks "$T/out" "mixer instructions:" "mixer did not regress at steady's commit"
 contains "$T/out" "measured 0 commits, the rest were stored"
 
 # Exit 1: BAD does not regress against GOOD.
-expect_exit 1 "BAD not regressed" "${BIS[@]}" "${c[0]}" "${c[5]}" --bench mixer
+expect_exit 1 "BAD not regressed" "${BIS[@]}" "${c[0]}" "${c[5]}" --benchmark mixer
 contains "$T/out" "BAD ${c[5]:0:12} does not regress against GOOD ${c[0]:0:12}: nothing to bisect"
 # Exit 1: steady's two steps, with a threshold between the larger step and
 # both (what start-up costs, static or dynamic, decides the percentages: they
@@ -78,7 +82,7 @@ print([m for m in [b for r in json.load(sys.stdin) for b in r['benchmarks'] if b
 between=$(python3 -c "a,b,c=$(steady "${c[0]}"),$(steady "${c[5]}"),$(steady "${c[6]}")
 one=max(b/a,c/b)-1; both=c/a-1; assert one<both; print(round(100*(one+both)/2))")
 expect_exit 1 "a regression spread over two commits (threshold $between%)" "${BIS[@]}" "${c[0]}" "${c[9]}" \
-  --bench steady --threshold instructions=$between%
+  --benchmark steady --threshold instructions=$between%
 contains "$T/out" "no single commit explains the regression: ${c[6]:0:12}"
 contains "$T/out" "but not against its parent ${c[5]:0:12} (unchanged)"
 contains "$T/out" "measured 0 commits, the rest were stored"
@@ -90,8 +94,15 @@ expect_exit 2 "GOOD after BAD" "${BIS[@]}" "${c[9]}" "${c[0]}"
 contains "$T/err" "GOOD must be an ancestor of BAD on its first-parent line"
 expect_exit 2 "the same commit" "${BIS[@]}" HEAD HEAD
 contains "$T/err" "nothing to bisect"
-expect_exit 2 "unknown benchmark" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench mixr
-contains "$T/err" "perfgate: --bench 'mixr': no such benchmark in GOOD's results (did you mean 'mixer'?)"
+expect_exit 2 "unknown benchmark" "${BIS[@]}" "${c[0]}" "${c[9]}" --benchmark mixr
+contains "$T/err" "perfgate: --benchmark 'mixr': no such benchmark in GOOD's results (did you mean 'mixer'?)"
+# The manifest and a benchmark's name mixed up: each says what to use.
+expect_exit 2 "a path for --benchmark" "${BIS[@]}" "${c[0]}" "${c[9]}" --benchmark bench/perfgate.json
+contains "$T/err" "perfgate: --benchmark 'bench/perfgate.json': a benchmark's name has no '/': for the benchmarks' manifest, use --manifest bench/perfgate.json"
+expect_exit 2 "the manifest's directory for --bench" "${BIS[@]}" "${c[0]}" "${c[9]}" --bench bench
+contains "$T/err" "perfgate: --benchmark 'bench': no such benchmark in GOOD's results ('bench' is a file or directory here: for the benchmarks' manifest, use --manifest)"
+expect_exit 2 "a name for --manifest" "${BIS[@]}" "${c[0]}" "${c[9]}" --manifest mixer
+contains "$T/err" "perfgate: --manifest 'mixer': no such file or directory (--manifest is the benchmarks' manifest, or a directory with one; a benchmark's name is --benchmark NAME, in bisect)"
 expect_exit 2 "unknown metric" "${BIS[@]}" "${c[0]}" "${c[9]}" --gate instrucions
 contains "$T/err" "perfgate: --gate 'instrucions': no such metric in GOOD's results (did you mean 'instructions'?)"
 expect_exit 2 "one revision" "${BIS[@]}" "${c[0]}"

@@ -81,9 +81,12 @@ check "two runs, two different outputs" [ "$(wc -l < "$T/pids")" = 2 ]
 
 # (2) compare --run-missing with the outside manifest: each revision built in
 # its own checkout; the exact delta of 600 iterations.
-expect_exit 1 "--run-missing --bench /abs/outside.json" \
-  "$PG" compare "$c0" "$c1" --run-missing --no-notes --bench "$D/perfgate.json" --backend valgrind --store "$T/s1" --format json
+expect_exit 1 "--run-missing --manifest /abs/outside.json" \
+  "$PG" compare "$c0" "$c1" --run-missing --no-notes --manifest "$D/perfgate.json" --backend valgrind --store "$T/s1" --format json
 cp "$T/out" abs.json
+# Why each revision is measured, and only what is true: no stacks were asked for.
+contains "$T/err" "perfgate: measuring ${c0:0:12} (no stored results): checking out into"
+lacks "$T/err" "with stacks"
 check "outside manifest: regressed" [ "$(json abs.json "d['verdict']")" = regressed ]
 delta=$(json abs.json "int(d['benchmarks'][0]['metrics'][0]['delta'])")
 check "outside manifest: 3% more of the loop, 1% to 3% of the whole ($(json abs.json "d['benchmarks'][0]['metrics'][0]['delta_pct']"))" \
@@ -101,15 +104,21 @@ cat > bench/perfgate.json <<'JSON'
   "benchmarks": [ { "name": "spin", "command": ["../build/prog"] } ] }
 JSON
 check "bench/perfgate.json is untracked" [ "$(git status --porcelain bench)" = "?? bench/" ]
-# A relative --bench is relative to the current directory, like every path.
+# A relative --manifest is relative to the current directory, like every path;
+# its old spelling --bench still works, saying the new one.
 cd src
 expect_exit 1 "--run-missing --bench ../bench (untracked), from a subdirectory" \
   "$PG" compare "$c0" "$c1" --run-missing --no-notes --bench ../bench --backend valgrind --store "$T/s2" --format json
+contains "$T/err" "perfgate: note: '--bench' is spelt '--manifest' now (the old name still works, for now; see 'perfgate compare --help')"
 check "untracked manifest: the same exact delta" [ "$(json "$T/out" "int(d['benchmarks'][0]['metrics'][0]['delta'])")" = "$delta" ]
 l0=$(python3 -c "import json,glob; print(json.load(open(glob.glob('$T/s2/results/$c0/*.json')[0]))['runs'][0]['benchmarks'][0]['stdout_log'])")
 check "the benchmark ran in the checkout's bench/ ($(cat "$l0"))" grep -qE "in /.*perfgate-rev-[^/]*/bench:" "$l0"
 cd "$R"
-expect_exit 2 "--bench naming nothing" "$PG" compare "$c0" "$c1" --run-missing --no-notes --bench no/such --backend valgrind --store "$T/s4"
-contains "$T/err" "no/such"
+expect_exit 2 "--manifest naming nothing" "$PG" compare "$c0" "$c1" --run-missing --no-notes --manifest no/such --backend valgrind --store "$T/s4"
+contains "$T/err" "perfgate: --manifest 'no/such': no such file or directory (--manifest is the benchmarks' manifest"
+# A benchmark's name where the manifest goes: said before anything is checked out.
+expect_exit 2 "--bench NAME (compare's is the manifest)" "$PG" compare "$c0" "$c1" --run-missing --no-notes --bench spin --backend valgrind --store "$T/s4"
+contains "$T/err" "perfgate: --bench 'spin': no such file or directory (--bench is the benchmarks' manifest, or a directory with one; a benchmark's name is --benchmark NAME, in bisect)"
+lacks "$T/err" "checking out"
 check "no checkout is left" [ -z "$(ls -d "$T"/perfgate-rev-* 2>/dev/null)" ]
 finish

@@ -79,7 +79,7 @@ expect_exit 1 "2% more work regressed" "$PG" compare "${c[2]}" "${c[3]}" --run-m
   --native-repeat 2 --metrics instructions,task-clock
 contains "$T/out" "verdict: regressed -- 1 regressed, 1 unchanged of 2 benchmarks compared"
 
-expect_exit 0 "bisect names the slow commit" "$PG" bisect "${c[0]}" "${c[5]}" --bench timed --backend valgrind \
+expect_exit 0 "bisect names the slow commit" "$PG" bisect "${c[0]}" "${c[5]}" --benchmark timed --backend valgrind \
   --metrics instructions,task-clock
 contains "$T/out" "first regressing commit: ${c[3]} timed: 2% more work"
 contains "$T/out" "timed does not repeat its instructions: they vary by "

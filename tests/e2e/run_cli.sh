@@ -14,7 +14,7 @@ contains "$T/err" "'frobnicate' is not a perfgate command"
 # the table the options are parsed with; this is the list users rely on).
 declare -A options=(
   [run]="--repeat --warmup --cpu --no-pin --events --backend --all-events --timeout --sample[=HZ] --filter --store --no-store --no-build --format --verbose --help"
-  [compare]="--threshold --gate --format --output --flamegraph --run-missing --bench --backend --repeat --sample[=HZ] --allow-cross-machine --store --verbose --help"
+  [compare]="--threshold --gate --format --output --flamegraph --run-missing --manifest --backend --repeat --sample[=HZ] --allow-cross-machine --store --verbose --help"
   [show]="--store --format --verbose --help"
   [record]="--freq --count --call-graph --stack-size --event --output --folded --title --cpu --no-pin --help"
   [flamegraph]="--output --title --subtitle --unit --width --minwidth --diff --reverse --raw --help"
@@ -30,6 +30,17 @@ for c in run compare show record flamegraph doctor; do
   contains "$T/out" "usage: perfgate $c"
 done
 contains "$T/out" "Exit status: 0 something can be measured"
+# One word each across the commands: the benchmarks' manifest is --manifest
+# PATH, one benchmark by name --benchmark NAME; the old spellings are not listed.
+for c in run compare calibrate bisect backfill; do
+  expect_exit 0 "$c --help" "$PG" $c --help
+  contains "$T/out" "      --manifest PATH " "$c --help lists --manifest PATH"
+  lacks "$T/out" "--bench " "$c --help lists no --bench"
+  lacks "$T/out" "--bench-dir" "$c --help lists no --bench-dir"
+done
+contains "$T/out" "      --part I/N " "backfill --help lists --part"
+expect_exit 0 "bisect --help" "$PG" bisect --help
+contains "$T/out" "      --benchmark NAME "
 expect_exit 0 "run -h" "$PG" run -h
 contains "$T/out" "130 interrupted (nothing stored)"
 contains "$T/out" "(default 997 Hz)"

@@ -74,7 +74,7 @@ git -C "$R" commit -qam "b does 10% more"
 cd "$R"
 for j in 1 2; do
   rm -rf .perfgate && git update-ref -d refs/notes/perfgate 2>/dev/null
-  expect_exit 1 "compare --run-missing -j $j" "$PG" compare HEAD~1 HEAD --run-missing --bench bench -j $j --format json -o cmp-$j.json
+  expect_exit 1 "compare --run-missing -j $j" "$PG" compare HEAD~1 HEAD --run-missing --manifest bench -j $j --format json -o cmp-$j.json
 done
 deltas() { json "$1" "[(b['name'], [(m['name'], m['delta']) for m in b['metrics'] if m['name'] == 'instructions'], b['verdict']) for b in d['benchmarks']]"; }
 check "-j 2 compares as -j 1: $(deltas cmp-1.json)" [ "$(deltas cmp-1.json)" = "$(deltas cmp-2.json)" ]

@@ -126,7 +126,7 @@ done
 check "no valgrind directory is left in TMPDIR" [ -z "$(ls -d "$T"/perfgate-vg-* "$T"/perfgate-cg-* 2>/dev/null)" ]
 
 # compare --run-missing: killed while measuring the checked-out revisions.
-kill_while_hung "compare --run-missing" "$PG" compare --run-missing --bench b --backend $be HEAD~1 HEAD
+kill_while_hung "compare --run-missing" "$PG" compare --run-missing --manifest b --backend $be HEAD~1 HEAD
 ls -d "$T"/perfgate-rev-* > "$T/checkouts" 2>/dev/null
 # HEAD has results (the runs above): only HEAD~1 is checked out and measured.
 check "the killed compare left its checkout" [ "$(wc -l < "$T/checkouts")" = 1 ]

@@ -44,7 +44,7 @@ check "run: nothing was measured" [ ! -e "$T/ran" ]
 check "run: the stored result is intact" cmp -s "$doc" "$T/before.json"
 
 expect_exit 2 "compare --run-missing into a read-only store" \
-  "$PG" compare --run-missing --bench b --store "$M" HEAD~1 HEAD
+  "$PG" compare --run-missing --manifest b --store "$M" HEAD~1 HEAD
 contains "$T/err" "cannot store results in $M"
 contains "$T/err" "$why"
 check "compare: nothing was measured" [ ! -e "$T/ran" ]

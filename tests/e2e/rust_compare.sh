@@ -77,7 +77,7 @@ git clone -q "$R" "$T/clone"
 mkdir "$T/tmp"
 cd "$T/clone"
 TMPDIR=$T/tmp expect_exit 1 "v0: --run-missing regressed" "$PG" compare "$c0" "$c1" --run-missing --sample \
-  --backend valgrind --metrics instructions --bench "$T/v0" --format json
+  --backend valgrind --metrics instructions --manifest "$T/v0" --format json
 cp "$T/out" v0.json
 contains "$T/err" "perfgate: building: RUSTFLAGS="
 check "v0: verdict regressed" [ "$(json v0.json "d['benchmarks'][0]['verdict']")" = regressed ]

@@ -4,6 +4,7 @@
 #include "report/flamegraph.h"
 #include "report/funcdelta.h"
 #include "tests/check.h"
+#include "util/text.h"
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/folded.h"
@@ -396,9 +397,45 @@ static void large(void)
     pg_folded_free(f);
 }
 
+/* A title longer than its line (a long command line, `record`'s default) is
+ * cut with an ellipsis, never across a UTF-8 sequence, and whole in the
+ * line's tooltip; one that fits is drawn as it is. */
+static void long_title(void)
+{
+    pg_folded *f = folded("main;work 10\n");
+    pg_flamegraph_opts o;
+    pg_flamegraph_opts_init(&o);
+    char title[1024];
+    size_t n = 0;
+    while (n < 300)         /* "./prog --opt=\xc3\xa9" over and over: 300 bytes */
+        n += (size_t)snprintf(title + n, sizeof title - n, "./prog --opt=\xc3\xa9 ");
+    title[300] = '\0';
+    o.title = title;
+    o.width = 1200;
+    char *svg = render(f, &o);
+    char want[1100];
+    snprintf(want, sizeof want, "<text id=\"title\" x=\"600\" y=\"24\"><title>%s</title>", title);
+    CHECK_CONTAINS(svg, want);
+    const char *shown = strstr(svg, "</title>") + strlen("</title>"), *end = strstr(shown, "</text>");
+    size_t len = (size_t)(end - shown);
+    CHECK(len > 40 && len < 300);
+    CHECK(!strncmp(shown, title, len - 3));                    /* the beginning of the title... */
+    CHECK(!strncmp(end - 3, "\xe2\x80\xa6", 3));              /* ...and an ellipsis */
+    CHECK_EQ_INT(pg_text_utf8_valid(shown, len), 1);
+    /* At most what fits between "Reset Zoom" and "Search": (1200 - 2 * 90) / (17 * 0.59) characters. */
+    CHECK(len - 3 <= (size_t)((1200 - 2 * 90) / (17 * 0.59)));
+    free(svg);
+    o.title = "./prog --short";
+    svg = render(f, &o);
+    CHECK_CONTAINS(svg, "<text id=\"title\" x=\"600\" y=\"24\">./prog --short</text>");
+    free(svg);
+    pg_folded_free(f);
+}
+
 int main(void)
 {
     widths();
+    long_title();
     labels();
     escaping();
     pruning();

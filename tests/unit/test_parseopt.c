@@ -266,6 +266,76 @@ static void test_help(void)
     free(out);
 }
 
+/* An option renamed: the old spelling still sets the value, in full only,
+ * with a note on stderr; help and suggestions know only the new name. */
+static int parse_renamed(const char **manifest, const char **bench, char **err, const char *line)
+{
+    static char *argv[16];
+    static char buf[256];
+    int argc = 0;
+    argv[argc++] = "t";
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *tok = strtok(buf, " "); tok && argc < 15; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
+    *manifest = *bench = NULL;
+    const pg_opt opts[] = {
+        PG_OPT_STRING(0, "manifest", "PATH", "the manifest", manifest),
+        PG_OPT_STRING(0, "bench-dir", "PATH", NULL, manifest, .renamed = "manifest"),
+        PG_OPT_STRING(0, "benchmark", "NAME", "one benchmark", bench),
+        PG_OPT_STRING(0, "bench", "NAME", NULL, bench, .renamed = "benchmark"),
+        PG_OPT_END(),
+    };
+    pg_opt_args a;
+    size_t len = 0;
+    fflush(stderr);
+    FILE *saved = stderr;
+    stderr = open_memstream(err, &len);
+    pg_error_clear();
+    int rc = pg_opt_parse(&a, &cmd, opts, argc, argv);
+    fclose(stderr);
+    stderr = saved;
+    pg_opt_args_free(&a);
+    return rc;
+}
+
+static void test_renamed(void)
+{
+    const char *m, *b;
+    char *err = NULL;
+    CHECK_EQ_INT(parse_renamed(&m, &b, &err, "--bench-dir d --bench x"), 0);
+    CHECK_STR(m ? m : "", "d");
+    CHECK_STR(b ? b : "", "x");
+    CHECK_CONTAINS(err, "note: '--bench-dir' is spelt '--manifest' now (the old name still works, for now; see "
+                        "'perfgate t --help')\n");
+    CHECK_CONTAINS(err, "note: '--bench' is spelt '--benchmark' now");
+    free(err);
+    CHECK_EQ_INT(parse_renamed(&m, &b, &err, "--manifest d --benchmark=x"), 0);
+    CHECK_STR(err, "");        /* the new names say nothing */
+    free(err);
+    /* A prefix is the new name's: --ben is --benchmark, not ambiguous with the old spellings. */
+    CHECK_EQ_INT(parse_renamed(&m, &b, &err, "--ben y"), 0);
+    CHECK_STR(b ? b : "", "y");
+    CHECK_STR(err, "");
+    free(err);
+    CHECK_EQ_INT(parse_renamed(&m, &b, &err, "--bench-d y"), PG_EINVAL);
+    CHECK_CONTAINS(pg_error_last(), "unknown option '--bench-d'");
+    free(err);
+    /* Help lists the new names only. */
+    const pg_opt opts[] = {
+        PG_OPT_STRING(0, "manifest", "PATH", "the manifest", &m),
+        PG_OPT_STRING(0, "bench-dir", "PATH", NULL, &m, .renamed = "manifest"),
+        PG_OPT_END(),
+    };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    pg_opt_usage(f, &cmd, opts);
+    fclose(f);
+    CHECK_CONTAINS(text, "--manifest PATH");
+    CHECK(!strstr(text, "bench-dir"));
+    free(text);
+}
+
 int main(void)
 {
     test_kinds();
@@ -273,5 +343,6 @@ int main(void)
     test_unknown();
     test_operands();
     test_help();
+    test_renamed();
     return pg_check_done();
 }
