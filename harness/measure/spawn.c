@@ -202,7 +202,7 @@ static const char *launcher(void)
 static int enter_canon_tree(const char *tree, const char *canon)
 {
     if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-        mount(tree, PG_CANON_TREE, NULL, MS_BIND | MS_REC, NULL) < 0)
+        pg_contain_protect_apply() < 0 || mount(tree, PG_CANON_TREE, NULL, MS_BIND | MS_REC, NULL) < 0)
         return -1;
     return chdir(canon);
 }
