@@ -232,6 +232,8 @@ static int collect(bench_run *br, const series *sr, const pg_spawn_result *res, 
     if (rc == 0 && sr->gb && res->out_cut)
         rc = pg_error_set(PG_EINVAL, "its Google Benchmark JSON report is over %d MiB, the most perfgate reads",
                           PG_GBENCH_OUTPUT_CAP_MIB);
+    if (rc == PG_ENOSPC)
+        return rc;      /* the machine's failure (a full TMPDIR), not the benchmark's: nothing stored */
     if (rc < 0) {
         /* The program ran but the backend produced nothing: a failure of this
          * benchmark (e.g. it cannot start under valgrind), not of perfgate. */

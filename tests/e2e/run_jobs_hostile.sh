@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run --jobs against a hostile benchmark: one that rewrites what perfgate
 # keeps where it can reach it (its siblings' results, the store) changes no
-# count stored and leaves the store readable.
+# count stored and leaves the store readable; and a TMPDIR that fills while
+# valgrind writes is said as the machine's failure (exit 2, nothing stored),
+# with or without --jobs, not as every benchmark's.
 . "$(dirname "$0")/lib/common.sh"
 require valgrind
 R=$T/repo
@@ -43,4 +45,30 @@ fi
 expect_exit 0 "a later run stores" "$PG" run --backend valgrind --no-native good.json
 check "three runs stored" [ "$(json "$doc" "len(d['runs'])")" = 3 ]
 
+# A TMPDIR that fills while valgrind writes its output: a small tmpfs as
+# TMPDIR, filled by the first benchmark (as root; skipped elsewhere).
+S=$T/small
+mkdir -p "$S"
+if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=4m perfgate-test "$S" 2>/dev/null; then
+  echo "skipped the full TMPDIR: mounting a small tmpfs needs root"
+  finish
+fi
+trap 'umount "$S" 2>/dev/null; rm -rf "$T"' EXIT
+R2=$T/fresh
+make_repo "$R2"
+cd "$R2"
+cat > full.json <<JSON
+{ "benchmarks": [
+  { "name": "filler", "command": ["$PROGS/jobs_hostile", "fill", "$S"] },
+  { "name": "w", "command": ["$PROGS/work", "100000"] },
+  { "name": "w2", "command": ["$PROGS/work", "200000"] } ] }
+JSON
+for j in 1 2; do
+  rm -f "$S/fill"
+  TMPDIR=$S expect_exit 2 "a TMPDIR that fills, -j $j" "$PG" run --backend valgrind --no-native -j $j full.json
+  contains "$T/err" "no space left on device in $S/"
+  lacks "$T/out" "FAILED"
+  lacks "$T/err" "summary:"
+  check "-j $j: nothing stored" [ -z "$(ls "$R2"/.perfgate/results/*/*.json 2>/dev/null)" ]
+done
 finish
