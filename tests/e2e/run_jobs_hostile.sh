@@ -46,7 +46,9 @@ expect_exit 0 "a later run stores" "$PG" run --backend valgrind --no-native good
 check "three runs stored" [ "$(json "$doc" "len(d['runs'])")" = 3 ]
 
 # A TMPDIR that fills while valgrind writes its output: a small tmpfs as
-# TMPDIR, filled by the first benchmark (as root; skipped elsewhere).
+# TMPDIR, filled by the first benchmark (as root; skipped elsewhere). With
+# -j 2 the second ends only once it is full, so that no output freed after
+# the fill (a sibling's, read and removed) makes room for the next.
 S=$T/small
 mkdir -p "$S"
 if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=4m perfgate-test "$S" 2>/dev/null; then
@@ -60,8 +62,8 @@ cd "$R2"
 cat > full.json <<JSON
 { "benchmarks": [
   { "name": "filler", "command": ["$PROGS/jobs_hostile", "fill", "$S"] },
-  { "name": "w", "command": ["$PROGS/work", "100000"] },
-  { "name": "w2", "command": ["$PROGS/work", "200000"] } ] }
+  { "name": "after-fill", "command": ["$PROGS/jobs_hostile", "waitfull", "$S"] },
+  { "name": "w", "command": ["$PROGS/work", "200000"] } ] }
 JSON
 for j in 1 2; do
   rm -f "$S/fill"

@@ -9,6 +9,10 @@
  *       exits 0 either way.
  *   jobs_hostile fill DIR             writes DIR/fill until the file system
  *       is full (at most 256 MiB) and leaves it there.
+ *   jobs_hostile waitfull DIR         returns once DIR/fill is there and
+ *       DIR's file system has less than 64 KiB left (at most a minute): a
+ *       sibling of `fill` under --jobs whose output is then written on the
+ *       full file system, whatever order the two end in.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -147,6 +152,18 @@ static void fill(const char *dir)
         close(fd);
 }
 
+static void wait_full(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/fill", dir);
+    for (int i = 0; i < 1200; i++) {
+        struct statvfs st;
+        if (access(path, F_OK) == 0 && statvfs(dir, &st) == 0 && (unsigned long long)st.f_bavail * st.f_frsize < 65536)
+            return;
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "forge")) {
@@ -155,8 +172,10 @@ int main(int argc, char **argv)
         forge_jobs(argv[2]);
     } else if (argc == 3 && !strcmp(argv[1], "fill")) {
         fill(argv[2]);
+    } else if (argc == 3 && !strcmp(argv[1], "waitfull")) {
+        wait_full(argv[2]);
     } else {
-        fprintf(stderr, "usage: jobs_hostile forge TMPDIR STORE | fill DIR\n");
+        fprintf(stderr, "usage: jobs_hostile forge TMPDIR STORE | fill DIR | waitfull DIR\n");
         return 2;
     }
     return 0;
