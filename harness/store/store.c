@@ -111,38 +111,17 @@ int pg_store_check(const char *root, const char *commit, const char *machine_id)
     return rc;
 }
 
-/* The run as its reader would take it. A run the reader refuses (a
- * benchmark named twice) would make the whole file unreadable, and every
- * earlier run in it with it: it is refused here instead, before the file
- * is touched. */
-static int check_run(const pg_rundoc *run, const char *doc)
-{
-    char *text = NULL;
-    pg_rundoc_list l = {0};
-    int rc = pg_rundoc_write(&text, run);
-    if (rc == 0)
-        rc = pg_rundoc_parse(&l, text, strlen(text), "the run");
-    pg_rundoc_list_free(&l);
-    free(text);
-    if (rc == PG_EINVAL)
-        pg_error_wrap(rc, "cannot store results: %s would not be readable with", doc);
-    return rc;
-}
-
 int pg_store_append(char *path_out, size_t path_len, const char *root, const char *commit,
                     const char *machine_id, const pg_rundoc *run)
 {
     paths p;
     paths_of(&p, root, commit, machine_id);
-    int rc = check_run(run, p.doc);
-    if (rc < 0)
-        return rc;
     int lfd = lock_doc(&p, LOCK_EX);
     if (lfd < 0)
         return lfd;
     char *old, *text = NULL;
     size_t len;
-    rc = read_doc(&old, &len, p.doc);
+    int rc = read_doc(&old, &len, p.doc);
     if (rc == 0)
         rc = pg_storedoc_append(&text, old, len, p.doc, commit, machine_id, run);
     if (rc == 0 && (rc = pg_file_write_atomic(p.doc, text, strlen(text))) < 0)
