@@ -20,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -690,7 +691,13 @@ int pg_contain_protect_apply(void)
         return 0;
     if (mount(protected_dir, protected_dir, NULL, MS_BIND | MS_REC, NULL) < 0)
         return errno == ENOENT ? 0 : -1;
-    return mount(NULL, protected_dir, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL);
+    /* The file system's own flags kept: a remount may not clear them in a
+     * user namespace (EPERM), and should not anywhere. */
+    struct statfs st;
+    unsigned long keep = 0;
+    if (statfs(protected_dir, &st) == 0)
+        keep = (unsigned long)st.f_flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME);
+    return mount(NULL, protected_dir, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | keep, NULL);
 }
 
 void pg_contain_adopt(pg_contain *c, pid_t pid)
