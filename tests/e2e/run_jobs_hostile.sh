@@ -68,7 +68,11 @@ JSON
 for j in 1 2; do
   rm -f "$S/fill"
   TMPDIR=$S expect_exit 2 "a TMPDIR that fills, -j $j" "$PG" run --backend valgrind --no-native -j $j full.json
-  contains "$T/err" "no space left on device in $S/"
+  # Whichever write found the file system full first says so: valgrind's
+  # output read back cut short, or (a worker started late, under load) the
+  # making of its output directory.
+  if grep -qi "no space left on device" "$T/err" && grep -qF "$S/" "$T/err"; then ok; else
+    bad "-j $j: 'no space left on device' naming $S"; sed 's/^/  | /' "$T/err" >&2; fi
   lacks "$T/out" "FAILED"
   lacks "$T/err" "summary:"
   check "-j $j: nothing stored" [ -z "$(ls "$R2"/.perfgate/results/*/*.json 2>/dev/null)" ]
