@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-20}
 shift $(( $# > 0 ? 1 : 0 ))
 parsers=("$@")
-[ ${#parsers[@]} -gt 0 ] || parsers=(manifest result folded callgrind records gbench notes stacksnote history gblist thresholds)
+[ ${#parsers[@]} -gt 0 ] || parsers=(manifest result folded callgrind records gbench notes stacksnote history gblist thresholds jobs)
 case "$secs" in ''|*[!0-9]*) echo "usage: ci/fuzz.sh [SECONDS_PER_TARGET [PARSER...]]" >&2; exit 2 ;; esac
 command -v clang-14 >/dev/null || { echo "ci/fuzz.sh: clang-14 not found (ci/install-deps.sh installs it)" >&2; exit 2; }
 
@@ -26,7 +26,7 @@ export PG_TEST_PROGS=$PWD/$dir/tests/progs
 max_len() {   # the largest input worth trying: a little over the largest real one
   case $1 in
     records) echo 70000 ;;     # a sample carries a copy of the stack
-    result|history|notes|stacksnote) echo 20000 ;;
+    result|history|notes|stacksnote|jobs) echo 20000 ;;
     *) echo 8192 ;;
   esac
 }

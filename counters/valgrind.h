@@ -54,7 +54,10 @@ int pg_valgrind_collect(const pg_valgrind *vg, pg_readings *out, const char *out
  * `prefix` (a tool's output, one per process or dump), and removes it and
  * valgrind's logs ("valgrind.log.PID"). Returns how many files there were, or
  * fn's first error; PG_EIO (with valgrind's own error when it left one) when
- * there was none: the program could not start under valgrind. */
+ * there was none: the program could not start under valgrind. Either of
+ * those with less than 1 MiB free in `outdir`'s file system is PG_ENOSPC
+ * instead, naming it: valgrind's writes failed (it says nothing of it, its
+ * output just ends), the machine's failure and not the program's. */
 typedef int pg_valgrind_output_fn(void *ctx, const char *text, size_t len, const char *path);
 int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_output_fn *fn, void *ctx);
 

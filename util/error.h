@@ -19,6 +19,7 @@ enum {
     PG_ENOTSUP = -5,    /* the machine cannot do it: no PMU, no valgrind, no permission */
     PG_EINTR = -6,      /* interrupted by the user (SIGINT) */
     PG_ENOMEM = -7,
+    PG_ENOSPC = -8,     /* a file system is full: the machine's failure, never a benchmark's */
 };
 
 /* Sets the last error (printf-style) and returns `code`, so callers can write

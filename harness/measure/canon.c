@@ -2,6 +2,7 @@
 #include "harness/measure/canon.h"
 #include "counters/backend.h"
 #include "counters/control.h"
+#include "harness/measure/contain.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -235,7 +236,8 @@ int pg_canon_enter(const pg_canon_layout *l)
     } else if (unshare(CLONE_NEWNS) < 0) {
         return -1;
     }
-    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+    /* The store read-only first, so that the tree's view of it is too. */
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || pg_contain_protect_apply() < 0 ||
         mount("perfgate", PG_CANON_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k") < 0)
         return -1;
     for (size_t i = 0; i < l->n; i++)

@@ -8,15 +8,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/close_range.h>
 #include <linux/sched.h>    /* struct clone_args, CLONE_INTO_CGROUP */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -659,6 +663,41 @@ void pg_contain_child(pid_t parent)
     /* perfgate may have died before the line above: then nothing would kill us later. */
     if (getppid() != parent)
         _exit(127);
+    /* Nothing of perfgate's past its exec but what the spawner hands on by
+     * name (the standard streams, its pipes, a meter's descriptors): a
+     * descriptor opened without O_CLOEXEC (by perfgate or a library) would
+     * give the benchmark, the code under test, a way into perfgate (a --jobs
+     * worker's pipes, the store's lock). */
+    if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+        for (int fd = 3; fd < 4096; fd++)
+            fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+/* The directory measured processes may not write, as an absolute path; "" when none. */
+static char protected_dir[PATH_MAX];
+
+void pg_contain_protect(const char *dir)
+{
+    char cwd[PATH_MAX];
+    protected_dir[0] = '\0';
+    if (dir && *dir && (dir[0] == '/' || getcwd(cwd, sizeof cwd)) &&
+        join(protected_dir, sizeof protected_dir, dir[0] == '/' ? "" : cwd, dir[0] == '/' ? "" : "/", dir) < 0)
+        protected_dir[0] = '\0';
+}
+
+int pg_contain_protect_apply(void)
+{
+    if (!protected_dir[0])
+        return 0;
+    if (mount(protected_dir, protected_dir, NULL, MS_BIND | MS_REC, NULL) < 0)
+        return errno == ENOENT ? 0 : -1;
+    /* The file system's own flags kept: a remount may not clear them in a
+     * user namespace (EPERM), and should not anywhere. */
+    struct statfs st;
+    unsigned long keep = 0;
+    if (statfs(protected_dir, &st) == 0)
+        keep = (unsigned long)st.f_flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME);
+    return mount(NULL, protected_dir, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY | keep, NULL);
 }
 
 void pg_contain_adopt(pg_contain *c, pid_t pid)

@@ -63,8 +63,23 @@ typedef void pg_contain_fn(void *arg, int shared);
 pid_t pg_contain_spawn(pg_contain *c, pg_contain_fn *fn, void *arg, int may_share);
 
 /* Child, right after fork (async-signal-safe): its own process group, and
- * death with `parent`. Exits the child at once when `parent` already died. */
+ * death with `parent`; every descriptor past 0..2 close-on-exec (the caller
+ * clears the flag on those it hands on). Exits the child at once when
+ * `parent` already died. */
 void pg_contain_child(pid_t parent);
+
+/* The directory the measured processes may read but not write: the result
+ * store, which a benchmark (the code under test) could otherwise rewrite.
+ * Where a measured process gets a mount namespace of its own (its tree at
+ * PG_CANON_TREE: canon.c, pg_canon_enter; as root, or not in a user
+ * namespace of its own), pg_contain_protect_apply, called in the child
+ * inside that namespace before the tree is bind-mounted, binds it read-only
+ * over itself, so the tree's view of it is read-only too. Without such a
+ * namespace nothing is done: docs/processes.md says what remains. `dir` NULL: none; one that does not exist when a child starts is
+ * skipped. */
+void pg_contain_protect(const char *dir);
+/* 0 when done (or nothing to do), -1 with errno. Async-signal-safe. */
+int pg_contain_protect_apply(void);
 
 /* Parent, the child held before exec: puts it into the run's cgroup (unless
  * it was born there) and tells the watchdog what to kill should perfgate die. */

@@ -1,8 +1,8 @@
 /* harness/measure/plan.c — see plan.h. */
 #include "harness/measure/plan.h"
-#include "harness/measure/contain.h"
 #include "harness/measure/build.h"
 #include "harness/measure/canon.h"
+#include "harness/measure/contain.h"
 #include "harness/measure/gbench_list.h"
 #include "harness/measure/reuse.h"
 #include "harness/measure/spawn.h"
@@ -351,6 +351,7 @@ int pg_measure(pg_measure_out *out, const pg_measure_plan *plan)
         return pg_error_set(PG_ENOMEM, "out of memory");
     }
     pg_leftovers_sweep(p->store_root);     /* what a killed perfgate left: it may be what fills the store */
+    pg_contain_protect(p->store_root);     /* read-only to the benchmarks, where they get a namespace */
     pg_spawn_install_sigint();
     int nfailed = 0;
     int rc = reuse_from(&reuse, &ro, p);
@@ -365,6 +366,7 @@ int pg_measure(pg_measure_out *out, const pg_measure_plan *plan)
     if (rc == PG_EINTR)
         pg_error_set(PG_EINTR, "interrupted; nothing was stored");
     release(sides, n);
+    pg_contain_protect(NULL);
     pg_rundoc_list_free(&reuse);
     /* Without a store, the logs are worth keeping for a failure's logs, or the stacks in them. */
     pg_owned_release(&tmp, out && !out->nfailed && !ro.sample);

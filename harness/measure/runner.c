@@ -3,6 +3,7 @@
 #include "counters/control.h"
 #include "counters/elfsym.h"
 #include "harness/measure/canon.h"
+#include "harness/measure/jobresult.h"
 #include "harness/measure/jobs.h"
 #include "harness/measure/reuse.h"
 #include "harness/measure/spawn.h"
@@ -237,6 +238,8 @@ static int collect(bench_run *br, const series *sr, const pg_spawn_result *res, 
     if (rc == 0 && sr->gb && res->out_cut)
         rc = pg_error_set(PG_EINVAL, "its Google Benchmark JSON report is over %d MiB, the most perfgate reads",
                           PG_GBENCH_OUTPUT_CAP_MIB);
+    if (rc == PG_ENOSPC)
+        return rc;      /* the machine's failure (a full TMPDIR), not the benchmark's: nothing stored */
     if (rc < 0) {
         /* The program ran but the backend produced nothing: a failure of this
          * benchmark (e.g. it cannot start under valgrind), not of perfgate. */
@@ -709,9 +712,9 @@ static void exact_end(void *ctx)
 }
 
 /* In a worker: item i's backend series with the worker's own meter (made at
- * its first item), its entry written to `path` as a run document of one
- * benchmark. */
-static int exact_one(void *ctx, size_t i, const char *path)
+ * its first item), its entry into *text as a run document of one benchmark
+ * (jobresult.h). */
+static int exact_one(void *ctx, size_t i, char **text, size_t *len)
 {
     const exact_sets *es = ctx;
     size_t s = 0;
@@ -733,12 +736,8 @@ static int exact_one(void *ctx, size_t i, const char *path)
     pg_rundoc doc = {.bench = &ob.bd, .nbench = 1, .capbench = 1};
     snprintf(doc.machine.id, sizeof doc.machine.id, "000000000000");
     doc.backend = (char *)pg_backend_name(pg_meter_backend(meter));
-    char *text = NULL;
-    if (rc == 0)
-        rc = pg_rundoc_write(&text, &doc);
-    if (rc == 0)
-        rc = pg_file_write_atomic(path, text, strlen(text));
-    free(text);
+    if (rc == 0 && (rc = pg_rundoc_write(text, &doc)) == 0)
+        *len = strlen(*text);
     end_one(&ob);
     return rc;
 }
@@ -750,21 +749,14 @@ static int parallel(size_t items, const pg_meter *meter, int jobs)
     return jobs > 1 && items > 1 && items <= PG_JOBS_MAX_ITEMS && pg_backend_props_of(pg_meter_backend(meter))->exact;
 }
 
-/* Item i's result, read back into *out. */
-static int read_result(pg_rundoc *out, const pg_jobs *j, size_t i)
+/* Item i's result, benchmark `bench` of a set measured by `meter`, read back into *out. */
+static int read_result(pg_rundoc *out, const pg_jobs *j, size_t i, const pg_bench *bench, const pg_meter *meter)
 {
-    char path[4200];
-    pg_rundoc_list l = {0};
-    pg_jobs_result(path, sizeof path, j, i);
-    int rc = pg_rundoc_read_file(&l, path);
-    if (rc == 0 && l.n == 1) {
-        *out = l.v[0];
-        memset(&l.v[0], 0, sizeof l.v[0]);
-    } else if (rc == 0) {
-        rc = pg_error_set(PG_EIO, "%s: not one run", path);
-    }
-    pg_rundoc_list_free(&l);
-    return rc;
+    size_t len;
+    const char *text = pg_jobs_result(&len, j, i);
+    if (!text)
+        return pg_error_set(PG_EIO, "--jobs: no result for item %zu", i);
+    return pg_jobresult_read(out, text, len, i, bench->name, pg_backend_name(pg_meter_backend(meter)));
 }
 
 /* Every benchmark's backend series of every set, `jobs` at a time: set s's
@@ -785,14 +777,13 @@ static int exact_parallel(pg_rundoc **pre, const set_run *srs, size_t nsets, int
     }
     if (rc == 0 && progress)
         fprintf(stderr, "\rexact counts of %zu benchmark runs, %d at a time ", items, jobs);
-    pg_jobs j;
-    pg_owned_init(&j.dir);
+    pg_jobs j = {0};
     exact_sets es = {.v = quiet, .n = nsets};
     if (rc == 0)
         rc = pg_jobs_run(&j, items, jobs, exact_one, exact_end, &es);
     for (size_t s = 0, k = 0; rc == 0 && s < nsets; s++)
         for (size_t i = 0; rc == 0 && i < srs[s].set->n; i++)
-            rc = read_result(&pre[s][i], &j, k++);
+            rc = read_result(&pre[s][i], &j, k++, &srs[s].set->v[i], srs[s].meter);
     pg_jobs_free(&j);
     if (progress)
         fprintf(stderr, "\r\033[K");

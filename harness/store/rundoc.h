@@ -177,7 +177,10 @@ int pg_rundoc_list_write(char **text, const pg_rundoc_list *l);
 /* The store document of (commit, machine_id) with `run` appended: `old`
  * (`old_len` bytes, the current file `path`) when non-NULL, else a new
  * document. `old` is validated first and kept as it is, keys this perfgate
- * does not know included; an invalid one is PG_EINVAL naming `path`. */
+ * does not know included; an invalid one is PG_EINVAL naming `path`. `run`
+ * is validated as the reader would read it: one the reader would refuse (a
+ * benchmark named twice) is PG_EINVAL, so that no append makes the file
+ * unreadable. */
 int pg_storedoc_append(char **text, const char *old, size_t old_len, const char *path, const char *commit,
                        const char *machine_id, const pg_rundoc *run);
 

@@ -286,6 +286,16 @@ int pg_storedoc_append(char **text, const char *old, size_t old_len, const char 
         put_str(&w, doc, "machine_id", machine_id);
         put(&w, doc, "runs", cJSON_CreateArray());
     }
-    put(&w, cJSON_GetObjectItemCaseSensitive(doc, "runs"), NULL, run_json(&w, run));
+    cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs"), *node = run_json(&w, run);
+    /* A run the reader refuses (a benchmark named twice) would make the
+     * whole file unreadable, every earlier run in it with it: refused here,
+     * before anything is written. */
+    int rc = node && !w.oom ? pg_rundoc_read_run_json(NULL, node, path, (size_t)cJSON_GetArraySize(runs)) : 0;
+    if (rc < 0) {
+        cJSON_Delete(node);
+        cJSON_Delete(doc);
+        return pg_error_wrap(rc, "cannot store results: the run would make the file unreadable");
+    }
+    put(&w, runs, NULL, node);
     return print(text, doc, &w);
 }

@@ -46,7 +46,9 @@ int pg_store_check(const char *root, const char *commit, const char *machine_id)
 
 /* Appends `run` to the document of (commit, machine_id); writes the path it
  * wrote to `path_out` when non-NULL. A document that is there but invalid is
- * never overwritten: PG_EINVAL naming it. */
+ * never overwritten: PG_EINVAL naming it; nor is a run written that the
+ * reader would refuse (a benchmark named twice): PG_EINVAL saying why, the
+ * document as it was. */
 int pg_store_append(char *path_out, size_t path_len, const char *root, const char *commit,
                     const char *machine_id, const pg_rundoc *run);
 

@@ -102,6 +102,22 @@ int main(void)
     CHECK_CONTAINS(text, "\"future\":\t1");
     free(text);
 
+    /* A run its reader would refuse (a benchmark named twice, as a forged
+     * --jobs result once made) is not written: the runs already there stay
+     * readable. */
+    pg_rundoc twice;
+    make_run(&twice, "run-twice", 7.0);
+    pg_rundoc_bench *dup;
+    pg_rundoc_add_bench(&dup, &twice);
+    pg_rundoc_set(&dup->name, "x");
+    CHECK_EQ_INT(pg_store_append(NULL, 0, root, commit, "aabbccddeeff", &twice), PG_EINVAL);
+    CHECK_CONTAINS(pg_error_last(), "cannot store results");
+    CHECK_CONTAINS(pg_error_last(), "\"x\" is listed twice");
+    CHECK_EQ_INT(pg_store_load(&runs, root, commit), 0);
+    CHECK_EQ_INT(runs.n, 2);    /* 001122334455's run-2, then run-1 here */
+    pg_rundoc_list_free(&runs);
+    pg_rundoc_free(&twice);
+
     /* A single run document is read as a one-run file. */
     char single[4200];
     snprintf(single, sizeof single, "%s/single.json", root);
