@@ -1,5 +1,6 @@
 /* harness/measure/cargo.c — see cargo.h. */
 #include "harness/measure/cargo.h"
+#include "counters/elfsym.h"
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/jsonfile.h"
@@ -324,6 +325,10 @@ static int build_group(pg_benchset *set, const unsigned char *group, const pg_ca
 
 int pg_cargo_build(pg_benchset *set, const pg_build *b)
 {
+    char cargo[PATH_MAX];
+    if (pg_elfsym_which(cargo, "cargo", NULL) < 0)
+        return pg_error_set(PG_ENOTFOUND, "%s names cargo targets, and there is no cargo on PATH (rustup puts it in "
+                            "~/.cargo/bin)", set->n ? set->v[0].source : "the manifest");
     size_t n = set->n;
     pg_cargo_pkg *pkgs = calloc(n ? n : 1, sizeof *pkgs);
     char **meta = calloc(n ? n : 1, sizeof *meta);

@@ -140,5 +140,10 @@ printf '{ "benchmarks": [ { "name": "c", "cargo": { "bench": "count" }, "command
 expect_exit 2 "command and cargo" "$PG" run --no-store "$T/bad"
 contains "$T/err" "benchmarks[0]: \"command\" and \"cargo\" both given"
 check "nothing stored by the refused runs" [ ! -e "$T/bad/.perfgate" ]
+printf '{ "benchmarks": [ { "name": "c", "cargo": { "bench": "count" } } ] }\n' > "$T/bad/perfgate.json"
+if ! PATH=/usr/bin:/bin command -v cargo >/dev/null; then    # rustup's cargo only: the system has none
+  PATH=/usr/bin:/bin expect_exit 2 "no cargo on PATH" "$PG" run --no-store "$T/bad"
+  contains "$T/err" "perfgate.json names cargo targets, and there is no cargo on PATH (rustup puts it in ~/.cargo/bin)"
+fi
 
 finish
