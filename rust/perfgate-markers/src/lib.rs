@@ -127,7 +127,7 @@ fn parse_channel(s: &str) -> Option<(i32, i32)> {
 fn state() -> &'static State {
     static STATE: OnceLock<State> = OnceLock::new();
     STATE.get_or_init(|| State {
-        on: std::env::var_os("PERFGATE_MARKERS").map_or(true, |m| m != "0"),
+        on: std::env::var_os("PERFGATE_MARKERS").is_none_or(|m| m != "0"),
         channel: std::env::var("PERFGATE_CTL_FD").ok().and_then(|s| parse_channel(&s)),
     })
 }
