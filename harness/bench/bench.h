@@ -23,6 +23,28 @@ typedef enum pg_bench_kind {
     PG_BENCH_GB_ONE,        /* one benchmark of it: argv prints its JSON report */
 } pg_bench_kind;
 
+/* A target Cargo builds (docs/manifest.md, "Cargo targets"): the entry's
+ * "cargo". Its executable is not known until the build: cargo is run after
+ * the manifest's "build" (harness/measure/cargo.h), in every tree measured,
+ * and the entry's argv[0] becomes what cargo's own output names. */
+typedef enum pg_cargo_kind { PG_CARGO_BENCH = 0, PG_CARGO_BIN, PG_CARGO_EXAMPLE } pg_cargo_kind;
+
+typedef struct pg_cargo_target {
+    pg_cargo_kind kind;
+    char *target;           /* the target's name */
+    char *package;          /* NULL: the one package of the workspace with such a target */
+    char *features;         /* comma list for --features, NULL: none */
+    int no_default_features;
+    char *profile;          /* --profile: "bench" for a bench target, else "release", unless given */
+    char *dir;              /* absolute: where cargo runs (the manifest's directory, in the tree measured) */
+    char *manifest_path;    /* absolute Cargo.toml for --manifest-path; NULL: cargo looks up from `dir` */
+} pg_cargo_target;
+
+/* "bench", "bin" or "example": the key that names it, as cargo's target kinds. */
+const char *pg_cargo_kind_name(pg_cargo_kind k);
+
+void pg_cargo_target_free(pg_cargo_target *t);
+
 typedef struct pg_bench {
     pg_bench_kind kind;
     char *name;             /* a suite: the prefix of its benchmarks' names, or NULL */
@@ -41,12 +63,14 @@ typedef struct pg_bench {
     int markers;        /* "markers": -1 not set here (detected from the program), 0 or 1 */
     char *count_calls;  /* "count_calls": comma list of functions, NULL: not set here */
     char *source;       /* where it came from, for messages */
+    pg_cargo_target *cargo; /* a cargo target: argv[0] is a placeholder until the build found it; NULL: none */
 } pg_bench;
 
 typedef struct pg_benchset {
     pg_bench *v;
     size_t n, cap;
     char *build;        /* the first manifest's "build" command, or NULL */
+    int has_cargo;      /* an entry names a cargo target: built after `build` */
     char *build_manifest; /* which manifest it came from */
     double build_timeout; /* its "build_timeout" in seconds; <= 0: not set (harness/measure/build.h) */
     /* manifest "defaults", applied where a benchmark does not set its own */

@@ -33,6 +33,7 @@ void pg_bench_free(pg_bench *b)
     free(b->env);
     pg_thresholds_free(&b->thresholds);
     free(b->source);
+    pg_cargo_target_free(b->cargo);
 }
 
 void pg_benchset_free(pg_benchset *s)

@@ -260,10 +260,120 @@ static int parse_kind(pg_bench_kind *kind, const cJSON *e, const char *file, con
     return pg_error_set(PG_EINVAL, "%s: %s.kind: expected \"command\" or \"google-benchmark\"", file, where);
 }
 
+const char *pg_cargo_kind_name(pg_cargo_kind k)
+{
+    return k == PG_CARGO_BENCH ? "bench" : k == PG_CARGO_BIN ? "bin" : "example";
+}
+
+void pg_cargo_target_free(pg_cargo_target *t)
+{
+    if (!t)
+        return;
+    free(t->target);
+    free(t->package);
+    free(t->features);
+    free(t->profile);
+    free(t->dir);
+    free(t->manifest_path);
+    free(t);
+}
+
+/* A cargo name (package, target, feature, profile): what Cargo.toml can
+ * hold, and nothing an option parser could take for an option. */
+static int cargo_word(const cJSON *v, int slash_ok)
+{
+    if (!cJSON_IsString(v) || !v->valuestring[0] || v->valuestring[0] == '-')
+        return 0;
+    for (const char *p = v->valuestring; *p; p++)
+        if (!((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') && !(*p >= '0' && *p <= '9') && *p != '_' && *p != '-' &&
+            !(slash_ok && *p == '/'))
+            return 0;
+    return 1;
+}
+
+/* "cargo": {"bench" | "bin" | "example": NAME, "package", "features",
+ * "default_features", "profile", "manifest_path"} (docs/manifest.md). */
+static int parse_cargo(pg_cargo_target **out, const cJSON *c, const char *file, const char *bwhere, const char *dir)
+{
+    static const char *const keys[] = {"bench", "bin", "example", "package", "features", "default_features",
+                                       "profile", "manifest_path", NULL};
+    char where[96];
+    snprintf(where, sizeof where, "%s.cargo", bwhere);
+    if (!cJSON_IsObject(c))
+        return pg_error_set(PG_EINVAL, "%s: %s: expected an object like {\"bench\": \"NAME\"}", file, where);
+    int rc = check_keys(c, keys, file, where);
+    if (rc < 0)
+        return rc;
+    const cJSON *name = NULL;
+    pg_cargo_kind kind = PG_CARGO_BENCH;
+    for (int k = PG_CARGO_BENCH; k <= PG_CARGO_EXAMPLE; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, pg_cargo_kind_name((pg_cargo_kind)k));
+        if (!v)
+            continue;
+        if (name)
+            return pg_error_set(PG_EINVAL, "%s: %s: one target: \"bench\", \"bin\" or \"example\", not two", file, where);
+        if (!cargo_word(v, 0))
+            return pg_error_set(PG_EINVAL, "%s: %s.%s: expected a target's name", file, where,
+                                pg_cargo_kind_name((pg_cargo_kind)k));
+        name = v;
+        kind = (pg_cargo_kind)k;
+    }
+    if (!name)
+        return pg_error_set(PG_EINVAL, "%s: %s: which target: \"bench\", \"bin\" or \"example\" and its name", file, where);
+    const cJSON *pkg = cJSON_GetObjectItemCaseSensitive(c, "package");
+    const cJSON *feat = cJSON_GetObjectItemCaseSensitive(c, "features");
+    const cJSON *deff = cJSON_GetObjectItemCaseSensitive(c, "default_features");
+    const cJSON *prof = cJSON_GetObjectItemCaseSensitive(c, "profile");
+    const cJSON *mp = cJSON_GetObjectItemCaseSensitive(c, "manifest_path");
+    if (pkg && !cargo_word(pkg, 0))
+        return pg_error_set(PG_EINVAL, "%s: %s.package: expected a package's name", file, where);
+    if (prof && !cargo_word(prof, 0))
+        return pg_error_set(PG_EINVAL, "%s: %s.profile: expected a profile's name", file, where);
+    if (deff && !cJSON_IsBool(deff))
+        return pg_error_set(PG_EINVAL, "%s: %s.default_features: expected true or false", file, where);
+    if (mp && (!cJSON_IsString(mp) || !*mp->valuestring))
+        return pg_error_set(PG_EINVAL, "%s: %s.manifest_path: expected the path of a Cargo.toml", file, where);
+    size_t flen = 1;
+    const cJSON *it;
+    if (feat && !cJSON_IsArray(feat))
+        return pg_error_set(PG_EINVAL, "%s: %s.features: expected an array of feature names", file, where);
+    int i = 0;
+    cJSON_ArrayForEach(it, feat) {
+        /* "dep/feature" is a dependency's feature, as cargo writes it. */
+        if (!cargo_word(it, 1))
+            return pg_error_set(PG_EINVAL, "%s: %s.features[%d]: expected a feature's name", file, where, i);
+        flen += strlen(it->valuestring) + 1;
+        i++;
+    }
+    pg_cargo_target *t = calloc(1, sizeof *t);
+    if (!t)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    t->kind = kind;
+    t->target = strdup(name->valuestring);
+    t->package = pkg ? strdup(pkg->valuestring) : NULL;
+    t->no_default_features = deff && cJSON_IsFalse(deff);
+    t->profile = strdup(prof ? prof->valuestring : kind == PG_CARGO_BENCH ? "bench" : "release");
+    t->dir = strdup(dir);
+    t->manifest_path = mp ? resolve(dir, mp->valuestring) : NULL;
+    if (i && (t->features = calloc(1, flen)))
+        cJSON_ArrayForEach(it, feat) {
+            if (*t->features)
+                strcat(t->features, ",");
+            strcat(t->features, it->valuestring);
+        }
+    if (!t->target || (pkg && !t->package) || !t->profile || !t->dir || (mp && !t->manifest_path) ||
+        (i && !t->features)) {
+        pg_cargo_target_free(t);
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    }
+    *out = t;
+    return 0;
+}
+
 static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const char *dir, int idx)
 {
-    static const char *const keys[] = {"name", "kind", "filter", "command", "cwd", "env", "repeat", "warmup",
-                                       "timeout", "thresholds", "metrics", "markers", "count_calls", NULL};
+    static const char *const keys[] = {"name", "kind", "filter", "command", "cargo", "args", "cwd", "env", "repeat",
+                                       "warmup", "timeout", "thresholds", "metrics", "markers", "count_calls", NULL};
     char where[64];
     snprintf(where, sizeof where, "benchmarks[%d]", idx);
     if (!cJSON_IsObject(e))
@@ -288,13 +398,25 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
     for (size_t i = 0; name && kind == PG_BENCH_COMMAND && i < s->n; i++)
         if (s->v[i].kind != PG_BENCH_GB_SUITE && !strcmp(s->v[i].name, name->valuestring))
             return pg_error_set(PG_EINVAL, "%s: %s.name: \"%s\" is used twice", file, where, name->valuestring);
-    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(e, "command");
+    const cJSON *cargo = cJSON_GetObjectItemCaseSensitive(e, "cargo");
+    /* A cargo target's argv is its executable, found after the build, then "args". */
+    const char *argk = cargo ? "args" : "command";
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(e, argk);
+    if (cargo && cJSON_GetObjectItemCaseSensitive(e, "command"))
+        return pg_error_set(PG_EINVAL, "%s: %s: \"command\" and \"cargo\" both given: a cargo target's executable is "
+                            "found by the build (its arguments go in \"args\")", file, where);
+    if (cargo && kind != PG_BENCH_COMMAND)
+        return pg_error_set(PG_EINVAL, "%s: %s.cargo: only for \"kind\": \"command\"", file, where);
+    if (!cargo && cJSON_GetObjectItemCaseSensitive(e, "args"))
+        return pg_error_set(PG_EINVAL, "%s: %s.args: only with \"cargo\" (a command's arguments are in \"command\")",
+                            file, where);
     int argc = cJSON_GetArraySize(cmd);
-    if (!cJSON_IsArray(cmd) || argc == 0)
-        return pg_error_set(PG_EINVAL, "%s: %s.command: required, a non-empty array of strings", file, where);
+    if (cargo ? cmd && !cJSON_IsArray(cmd) : !cJSON_IsArray(cmd) || argc == 0)
+        return pg_error_set(PG_EINVAL, "%s: %s.%s: %s array of strings%s", file, where, argk,
+                            cargo ? "expected an" : "required, a non-empty", cargo ? "" : " (or a \"cargo\" target)");
     const cJSON *it;
     cJSON_ArrayForEach(it, cmd) if (!cJSON_IsString(it))
-        return pg_error_set(PG_EINVAL, "%s: %s.command: every element must be a string", file, where);
+        return pg_error_set(PG_EINVAL, "%s: %s.%s: every element must be a string", file, where, argk);
     const cJSON *cwd = cJSON_GetObjectItemCaseSensitive(e, "cwd");
     if (cwd && !cJSON_IsString(cwd))
         return pg_error_set(PG_EINVAL, "%s: %s.cwd: expected a string", file, where);
@@ -306,10 +428,17 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
             return pg_error_set(PG_EINVAL, "%s: %s.env.%s: expected a string", file, where, it->string);
     }
 
-    pg_bench *b = NULL;
-    if ((rc = pg_bench_new_entry(s, &b)) < 0)
+    pg_cargo_target *ct = NULL;
+    if (cargo && (rc = parse_cargo(&ct, cargo, file, where, dir)) < 0)
         return rc;
+    pg_bench *b = NULL;
+    if ((rc = pg_bench_new_entry(s, &b)) < 0) {
+        pg_cargo_target_free(ct);
+        return rc;
+    }
     b->kind = kind;
+    b->cargo = ct;
+    s->has_cargo |= ct != NULL;
     b->name = name ? dupstr(name->valuestring) : NULL;
     b->gb_filter = filter ? dupstr(filter->valuestring) : NULL;
     b->source = dupstr(file);
@@ -320,9 +449,21 @@ static int parse_bench(pg_benchset *s, const cJSON *e, const char *file, const c
         (rc = check_thresholds(&b->thresholds, &b->has_thresholds, e, file, where)) < 0 ||
         (rc = get_markers(&b->markers, e, file, where)) < 0 || (rc = get_calls(&b->count_calls, e, file, where)) < 0)
         return rc;
-    b->argv = calloc((size_t)argc + 1, sizeof *b->argv);
+    if (ct) {
+        /* Until the build finds the executable: what a message may show. */
+        b->argv = calloc((size_t)argc + 2, sizeof *b->argv);
+        size_t l = strlen(ct->target) + 64;
+        if (!b->argv || !(b->argv[0] = malloc(l)))
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        snprintf(b->argv[0], l, "(cargo %s %s, not built yet)", pg_cargo_kind_name(ct->kind), ct->target);
+        int i = 1;
+        cJSON_ArrayForEach(it, cmd) b->argv[i++] = strdup(it->valuestring);
+    } else {
+        b->argv = calloc((size_t)argc + 1, sizeof *b->argv);
+    }
     int i = 0;
-    cJSON_ArrayForEach(it, cmd) {
+    const cJSON *words = ct ? NULL : cmd;   /* a cargo target's are in argv already */
+    cJSON_ArrayForEach(it, words) {
         const char *a = it->valuestring;
         b->argv[i] = i == 0 && strchr(a, '/') ? resolve(dir, a) : strdup(a);
         if (i == 0)

@@ -33,13 +33,13 @@ static int temp_log(char *path, size_t len)
     return 0;
 }
 
-static int write_log(const char *path, const pg_build *b, const pg_spawn_result *res)
+static int write_log(const char *path, const char *shown, const char *dir, const pg_spawn_result *res)
 {
-    size_t n = strlen(b->cmd) + (b->dir ? strlen(b->dir) : 0) + 64;
+    size_t n = strlen(shown) + (dir ? strlen(dir) : 0) + 64;
     char *head = malloc(n);
     if (!head)
         return pg_error_set(PG_ENOMEM, "out of memory");
-    snprintf(head, n, "$ %s\n(in %s)\n", b->cmd, b->dir ? b->dir : ".");
+    snprintf(head, n, "$ %s\n(in %s)\n", shown, dir ? dir : ".");
     size_t hl = strlen(head), ll = res->err_len;
     char *all = malloc(hl + ll + 1);
     int rc = all ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
@@ -54,12 +54,13 @@ static int write_log(const char *path, const pg_build *b, const pg_spawn_result 
     return rc;
 }
 
-int pg_build_run(const pg_build *b)
+int pg_build_exec(char **out, size_t *out_len, size_t out_cap, const pg_build *b, char *const *argv, const char *what,
+                  const char *shown, const char *log)
 {
     char path[PATH_MAX];
     int rc = 0;
-    if (b->log) {
-        snprintf(path, sizeof path, "%s", b->log);
+    if (log) {
+        snprintf(path, sizeof path, "%s", log);
         char dir[PATH_MAX];
         pg_path_dirname(dir, sizeof dir, path);
         rc = pg_mkdirs(dir);
@@ -69,15 +70,14 @@ int pg_build_run(const pg_build *b)
     if (rc < 0)
         return rc;
     double timeout = b->timeout > 0 ? b->timeout : PG_BUILD_TIMEOUT;
-    pg_text_warn("building: %s (log: %s)", b->cmd, path);
-    char *argv[] = {"/bin/sh", "-c", (char *)b->cmd, NULL};
+    pg_text_warn("building: %s (log: %s)", shown, path);
     /* The user's own environment: a build needs its compilers' settings. */
-    pg_spawn_opts so = {.argv = argv, .cwd = b->dir, .cpu = -1, .timeout_sec = timeout, .log_cap = BUILD_LOG_CAP,
-                        .stdout_to_stderr = 1};
+    pg_spawn_opts so = {.argv = argv, .cwd = b->dir, .cpu = -1, .timeout_sec = timeout,
+                        .log_cap = out ? out_cap : BUILD_LOG_CAP, .stdout_to_stderr = !out};
     pg_spawn_result res;
     if ((rc = pg_spawn_run(&res, &so)) < 0)
-        return pg_error_wrap(rc, "cannot run the manifest's build command");
-    if ((rc = write_log(path, b, &res)) < 0)
+        return pg_error_wrap(rc, "cannot run %s", what);
+    if ((rc = write_log(path, shown, b->dir, &res)) < 0)
         pg_text_warn("warning: the build's log could not be written: %s", pg_error_last());
     int ok = res.started && !res.timed_out && !res.signal && res.exit_code == 0;
     if (res.interrupted) {
@@ -88,17 +88,31 @@ int pg_build_run(const pg_build *b)
         if (*tail)
             fprintf(stderr, "%s%s", tail, tail[strlen(tail) - 1] == '\n' ? "" : "\n");
         if (res.timed_out)
-            rc = pg_error_set(PG_ERROR, "the manifest's build command timed out after %g s (--build-timeout, or "
+            rc = pg_error_set(PG_ERROR, "%s timed out after %g s (--build-timeout, or "
                               "\"build_timeout\" in the manifest); everything it started was killed: %s (log: %s)",
-                              timeout, b->cmd, path);
+                              what, timeout, shown, path);
         else if (!res.started)
-            rc = pg_error_set(PG_ERROR, "the manifest's build command could not start in %s: %s", b->dir ? b->dir : ".",
-                              b->cmd);
+            rc = pg_error_set(PG_ERROR, "%s could not start in %s: %s", what, b->dir ? b->dir : ".", shown);
         else
-            rc = pg_error_set(PG_ERROR, "the manifest's build command failed (%s %d): %s (log: %s)",
-                              res.signal ? "signal" : "exit status", res.signal ? res.signal : res.exit_code, b->cmd,
+            rc = pg_error_set(PG_ERROR, "%s failed (%s %d): %s (log: %s)", what,
+                              res.signal ? "signal" : "exit status", res.signal ? res.signal : res.exit_code, shown,
                               path);
+    } else if (out && res.out_cut) {
+        rc = pg_error_set(PG_ERROR, "%s printed more than %zu MiB on stdout: %s (log: %s)", what, out_cap >> 20, shown,
+                          path);
+    } else if (out) {
+        *out = res.out_log ? res.out_log : strdup("");
+        *out_len = res.out_log ? res.out_len : 0;
+        res.out_log = NULL;
+        if (!*out)
+            rc = pg_error_set(PG_ENOMEM, "out of memory");
     }
     pg_spawn_result_free(&res);
     return rc;
+}
+
+int pg_build_run(const pg_build *b)
+{
+    char *argv[] = {"/bin/sh", "-c", (char *)b->cmd, NULL};
+    return pg_build_exec(NULL, NULL, 0, b, argv, "the manifest's build command", b->cmd, b->log);
 }

@@ -2,6 +2,7 @@
 #include "harness/measure/plan.h"
 #include "harness/measure/build.h"
 #include "harness/measure/canon.h"
+#include "harness/measure/cargo.h"
 #include "harness/measure/contain.h"
 #include "harness/measure/gbench_list.h"
 #include "harness/measure/reuse.h"
@@ -61,6 +62,16 @@ static int check_out(const pg_measure_plan *p, side *s, int first)
     return pg_repo_export(p->repo, s->commit, s->dir.path);
 }
 
+/* The manifest's build command when there is one, then cargo for its cargo
+ * targets, whose argv[0] become the executables cargo names (cargo.h). */
+static int build_all(const pg_build *b, pg_benchset *set)
+{
+    int rc = b->cmd ? pg_build_run(b) : 0;
+    if (rc == 0 && set->has_cargo)
+        rc = pg_cargo_build(set, b);
+    return rc;
+}
+
 /* Today's benchmarks placed in the checkout, built and listed there. */
 static int benchmarks(const pg_measure_plan *p, side *s)
 {
@@ -70,10 +81,10 @@ static int benchmarks(const pg_measure_plan *p, side *s)
     pg_bench_place at = {.worktree = p->worktree ? p->worktree : s->dir.path, .root = s->dir.path};
     int rc = pg_bench_discover(s->set, p->worktree || p->bench_path[0] == '/' ? p->bench_path : bp, &at);
     snprintf(log, sizeof log, "%s/logs/%s/build.log", p->store_root, s->commit);
-    pg_build b = {.cmd = s->set->build, .dir = s->dir.path,
+    pg_build b = {.cmd = s->set->build, .dir = s->dir.path, .checkout = 1,
                   .timeout = pg_build_timeout(p->ro->build_timeout, s->set->build_timeout), .log = log};
-    if (rc == 0 && s->set->build)
-        rc = pg_build_run(&b);
+    if (rc == 0)
+        rc = build_all(&b, s->set);
     if (rc == 0)
         rc = pg_benchset_expand(s->set);
     if (rc < 0)
@@ -258,18 +269,22 @@ static int build_here(const pg_measure_plan *p, pg_benchset *set)
 {
     const pg_measure_here *h = p->here;
     int rc = 0;
-    if (set->build && !h->no_build) {
-        if (h->before_build)
+    /* --no-build skips the command; cargo still builds its targets (nothing,
+     * when they are fresh): its output is what names their executables. */
+    const char *cmd = h->no_build ? NULL : set->build;
+    if (cmd || set->has_cargo) {
+        if (h->before_build)    /* cargo may write Cargo.lock too */
             h->before_build(h->arg);
-        char mdir[PATH_MAX], log[PATH_MAX + 128];
-        pg_path_dirname(mdir, sizeof mdir, set->build_manifest);
+        char mdir[PATH_MAX] = ".", log[PATH_MAX + 128];
+        if (set->build_manifest)
+            pg_path_dirname(mdir, sizeof mdir, set->build_manifest);
         if (p->store_root)
             snprintf(log, sizeof log, "%s/logs/%s/build.log", p->store_root,
                      p->ncommits ? p->commits[0] : PG_NO_COMMIT);
-        pg_build b = {.cmd = set->build, .dir = p->worktree ? p->worktree : mdir,
+        pg_build b = {.cmd = cmd, .dir = p->worktree ? p->worktree : cmd ? mdir : NULL,
                       .timeout = pg_build_timeout(p->ro->build_timeout, set->build_timeout),
                       .log = p->store_root ? log : NULL};
-        rc = pg_build_run(&b);
+        rc = build_all(&b, set);
     }
     if (rc == 0)
         rc = pg_benchset_expand(set);

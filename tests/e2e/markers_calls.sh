@@ -11,6 +11,7 @@
 #   - without markers (the whole program, libc's start-up included), twice the
 #     calls adds exactly MALLOCS.
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/regions.sh"
 cd "$T"
 R=$PROGS/regions
 
@@ -31,20 +32,10 @@ cat > perfgate.json <<JSON
   {"name": "whole2", "command": ["$R", "0", "0", "2000"], "markers": false}
  ]}
 JSON
-# v BACKEND BENCH METRIC: the stored count of one benchmark's metric (read
-# from one table per backend, made by one python3 run: the test stays cheap).
-v() { awk -v b="$2" -v m="$3" '$1 == b && $2 == m { print $3 }' "$T/$1.counts"; }
-
 check_backend() {
   local b=$1 m=$2
-  expect_exit 0 "$b: marked benchmarks run" "$PG" run --backend "$b" --no-store --repeat 1 --warmup 0 --format json perfgate.json
-  json "$T/out" "'\\n'.join('%s %s %d' % (b['name'], m, v['samples'][0]) for b in d['benchmarks'] for m, v in b['metrics'].items())" > "$T/$b.counts"
-  local c1 c2 c4 c5
-  c1=$(v "$b" in1 "$m"); c2=$(v "$b" in2 "$m"); c4=$(v "$b" in4 "$m"); c5=$(v "$b" out5 "$m")
-  echo "$b: $m in1=$c1 in2=$c2 in4=$c4 out5=$c5"
-  check "$b: $m grows with the work inside ($c1 $c2 $c4)" [ $((c4 - c2)) -eq $((2 * (c2 - c1))) ]
-  check "$b: $m counts the inside work ($c1 $c2)" [ $((c2 - c1)) -gt 0 ]
-  check "$b: $m ignores the work outside ($c2 $c5)" [ "$c5" -eq "$c2" ]
+  region_run "$b" perfgate.json
+  check_region "$b" "$m"
   check "$b: calls:malloc in the region is exact" [ "$(v "$b" in2 calls:malloc)" -eq 800 ]
   check "$b: calls:free in the region is exact" [ "$(v "$b" in4 calls:free)" -eq 1600 ]
   local w1 w2
