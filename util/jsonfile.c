@@ -9,18 +9,49 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Line and column of text + off, from 1. */
+static void where(int *line, int *col, const char *text, size_t off)
+{
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < off; i++)
+        if (text[i] == '\n')
+            ++*line, *col = 1;
+        else
+            ++*col;
+}
+
+/* Where a string's "\u0000" escape starts in text[0..len), or len: cJSON
+ * would end the string there, and a name or text would be read shorter
+ * than it was written. An escape is a 'u' after an odd run of backslashes
+ * (outside strings valid JSON has none). */
+static size_t nul_escape(const char *text, size_t len)
+{
+    for (const char *p = text; (p = memchr(p, '\\', (size_t)(text + len - p))) != NULL;) {
+        const char *q = p;
+        while (q < text + len && *q == '\\')
+            q++;
+        if ((q - p) % 2 == 1 && text + len - q >= 5 && !memcmp(q, "u0000", 5))
+            return (size_t)(q - 1 - text);
+        p = q;
+    }
+    return len;
+}
+
 int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name)
 {
     const char *end = NULL;
+    int line, col;
+    size_t nul = nul_escape(text, len);
+    if (nul < len) {
+        *out = NULL;
+        where(&line, &col, text, nul);
+        return pg_error_set(PG_EINVAL, "%s:%d:%d: a string holds \"\\u0000\" (a NUL byte), which no name or text may",
+                            name, line, col);
+    }
     *out = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (*out)
         return 0;
-    int line = 1, col = 1;
-    for (const char *p = text; end && p < end; p++)
-        if (*p == '\n')
-            line++, col = 1;
-        else
-            col++;
+    where(&line, &col, text, end ? (size_t)(end - text) : 0);
     return pg_error_set(PG_EINVAL, "%s:%d:%d: invalid JSON", name, line, col);
 }
 

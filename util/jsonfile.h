@@ -11,7 +11,9 @@
 int pg_json_read_file(cJSON **out, const char *path);
 
 /* The same from text[0..len) (need not be NUL-terminated); `name` is what
- * the message calls it. */
+ * the message calls it. A string holding "\u0000" is refused
+ * ("path:LINE:COL: a string holds ..."): C would see it end there, and read
+ * a shorter name or text than the one written. */
 int pg_json_parse(cJSON **out, const char *text, size_t len, const char *name);
 
 /* Appends "[index]" to the JSON path buf[0..*len) (room: cap bytes, NUL

@@ -161,6 +161,16 @@ int main(void)
     expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"comand\": [\"x\"] } ] }",
                  "benchmarks[0]: unknown key \"comand\" (did you mean \"command\"?)");
     expect_error("{ \"benchmark\": [] }", "top level: unknown key \"benchmark\" (did you mean \"benchmarks\"?)");
+    /* A name with a NUL would run as the shorter name ("a"): refused, with where. */
+    expect_error("{ \"benchmarks\": [ { \"name\": \"a\\u0000b\", \"command\": [\"x\"] } ] }",
+                 "perfgate.json:1:31: a string holds \"\\u0000\" (a NUL byte)");
+    /* An escaped backslash before u0000 is text, not a NUL. */
+    {
+        pg_benchset bs;
+        CHECK_EQ_INT(load_text(&bs, "{ \"benchmarks\": [ { \"name\": \"a\\\\u0000\", \"command\": [\"x\"] } ] }"), 0);
+        CHECK_STR(bs.n ? bs.v[0].name : "", "a\\u0000");
+        pg_benchset_free(&bs);
+    }
     expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"command\": \"x\" } ] }",
                  "benchmarks[0].command: required, a non-empty array of strings");
     expect_error("{ \"benchmarks\": [ { \"name\": \"a\", \"command\": [1] } ] }", "every element must be a string");
