@@ -9,9 +9,9 @@ PROGRAM (both sample the same run); PERF_SCRIPT is
 reference stackcollapse: each sample of COMM whose innermost frame is in
 PROGRAM gets, under perf's callers, the chain `addr2line -f -i -C` reads at
 its address (symbol address from `nm` + perf's offset), which is what
-`perf script --inline` prints where its addr2line works (perf 6.1 with
-binutils 2.40 prints none: its addr2line pipe fails, so the expansion is
-done here). A PATH is frames joined by ';'; its share is the part of COMM's
+`perf script --inline` prints where it can (Debian's perf 6.1, built
+without libbfd, prints no inlined frame, for C or Rust: it never starts
+addr2line, as strace shows; so the expansion is done here). A PATH is frames joined by ';'; its share is the part of COMM's
 samples whose stack holds those frames in a row. Prints one line per path;
 exits 1 when perfgate's and the reference's shares differ by more than
 POINTS percentage points, or the reference has none of it.
