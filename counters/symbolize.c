@@ -1,6 +1,7 @@
 /* counters/symbolize.c — libdwfl per file, cached per address. See symbolize.h. */
 #include "counters/symbolize.h"
 #include "counters/demangle.h"
+#include "util/array.h"
 #include "util/error.h"
 
 #include <dwarf.h>
@@ -12,10 +13,27 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* One address range of a function's code in a compile unit. */
+typedef struct fn_range {
+    Dwarf_Addr lo, hi;
+    Dwarf_Die die;
+} fn_range;
+
+/* A compile unit's functions, sorted by address: made the first time an
+ * address falls in it, so that a profile's thousands of addresses in one
+ * CU walk its DIEs once, not once each. */
+typedef struct cu_funcs {
+    Dwarf_Off cu;               /* the CU DIE's offset */
+    fn_range *r;
+    size_t n, cap;
+} cu_funcs;
+
 typedef struct file_state {
     Dwfl *dwfl;
     Dwfl_Module *mod;
     char build_id[41];          /* hex, "" when the file has none (first 20 bytes) */
+    cu_funcs *cus;
+    size_t ncus, capcus;
 } file_state;
 
 typedef struct slot {
@@ -45,6 +63,9 @@ static void free_state(void *p)
     file_state *st = p;
     if (st->dwfl)
         dwfl_end(st->dwfl);
+    for (size_t i = 0; i < st->ncus; i++)
+        free(st->cus[i].r);
+    free(st->cus);
     free(st);
 }
 
@@ -170,16 +191,102 @@ static const char *die_name(Dwarf_Die *d)
     return n ? n : dwarf_diename(d);
 }
 
-/* The first subprogram or inlined call among scopes[from..n): *fn, and 1; else 0. */
-static int first_function(Dwarf_Die *fn, Dwarf_Die *scopes, int from, int n)
+/* DIEs that own functions without having an address range of their own:
+ * rustc (and LLVM for other languages) nests each function's definition in
+ * DW_TAG_namespace (crate, module, impl block) and sometimes in the type it
+ * belongs to. */
+static int is_container(int tag)
 {
-    for (int i = from; i < n; i++) {
-        int tag = dwarf_tag(&scopes[i]);
-        if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram) {
-            *fn = scopes[i];
+    return tag == DW_TAG_namespace || tag == DW_TAG_module || tag == DW_TAG_structure_type ||
+           tag == DW_TAG_class_type || tag == DW_TAG_union_type;
+}
+
+/* The DIEs under `parent` whose address ranges hold pc, outermost first,
+ * appended to chain[*n..max): the lexical blocks and inlined calls of a
+ * function (one path down, as the nesting of scopes is). */
+static void scopes_at(Dwarf_Die *chain, int *n, int max, Dwarf_Die *parent, Dwarf_Addr pc, int depth)
+{
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(parent, &child) != 0)
+        return;
+    do {
+        if (dwarf_haspc(&child, pc) == 1) {
+            if (*n < max)
+                chain[(*n)++] = child;
+            scopes_at(chain, n, max, &child, pc, depth + 1);
+            return;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* Every function with code under `parent` into c, going into containers
+ * and into functions and their blocks (a nested function: GCC's, or a
+ * language's that nests them so). Not dwarf_getscopes: it prunes every DIE
+ * whose ranges do not hold the address, and a namespace has none, so with
+ * rustc's DWARF it found nothing and every Rust frame came from the symbol
+ * table, without its inlined calls. */
+static int index_funcs(cu_funcs *c, Dwarf_Die *parent, int depth)
+{
+    Dwarf_Die child;
+    if (depth > 64 || dwarf_child(parent, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_subprogram) {
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t off = 0;
+            while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+                if (pg_array_grow(&c->r, &c->cap, c->n, sizeof *c->r, 64) < 0)
+                    return PG_ENOMEM;
+                c->r[c->n++] = (fn_range){.lo = lo, .hi = hi, .die = child};
+            }
+        }
+        if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block || is_container(tag)) &&
+            index_funcs(c, &child, depth + 1) < 0)
+            return PG_ENOMEM;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+    const fn_range *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The function of compile unit `cu` whose code holds pc: 1 and *out, else 0. */
+static int function_at(Dwarf_Die *out, file_state *st, Dwarf_Die *cu, Dwarf_Addr pc)
+{
+    Dwarf_Off at = dwarf_dieoffset(cu);
+    cu_funcs *c = NULL;
+    for (size_t i = 0; i < st->ncus && !c; i++)
+        if (st->cus[i].cu == at)
+            c = &st->cus[i];
+    if (!c) {
+        if (pg_array_grow(&st->cus, &st->capcus, st->ncus, sizeof *st->cus, 16) < 0)
+            return 0;
+        c = &st->cus[st->ncus++];
+        *c = (cu_funcs){.cu = at};
+        if (index_funcs(c, cu, 0) < 0)
+            c->n = 0;
+        if (c->n)
+            qsort(c->r, c->n, sizeof *c->r, by_lo);
+    }
+    /* The last range starting at or before pc that holds it: the innermost,
+     * when a nested function's code lies within its host's (a few back). */
+    size_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->r[mid].lo <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
+        if (pc < c->r[i - 1].hi) {
+            *out = c->r[i - 1].die;
             return 1;
         }
-    }
     return 0;
 }
 
@@ -190,27 +297,29 @@ static char *resolve(pg_symbolizer *s, pg_elffile *f, uint64_t vaddr)
     if (st && st->mod) {
         Dwarf_Addr bias = 0;
         Dwarf_Die *cu = dwfl_module_addrdie(st->mod, vaddr, &bias);
-        Dwarf_Die *scopes = NULL;
-        int nsc = cu ? dwarf_getscopes(cu, vaddr - bias, &scopes) : 0;
-        Dwarf_Die fn;
-        int have = first_function(&fn, scopes, 0, nsc);
-        free(scopes);
-        /* dwarf_getscopes continues from an inlined call into the abstract
-         * definition's scopes, not the caller's: walk the concrete tree up
-         * from each inlined instance to find who it was inlined into. */
-        while (have) {
+        Dwarf_Die chain[64];
+        int n = 0;
+        if (cu && function_at(&chain[0], st, cu, vaddr - bias)) {
+            n = 1;
+            scopes_at(chain, &n, 64, &chain[0], vaddr - bias, 1);
+        }
+        /* The innermost function (a nested function is called, not inlined,
+         * so frames start at the last subprogram), then its inlined calls. */
+        int from = n - 1;
+        while (from >= 0 && dwarf_tag(&chain[from]) != DW_TAG_subprogram)
+            from--;
+        if (from < 0)
+            from = n;
+        for (int i = n; i-- > from;) {
+            int tag = dwarf_tag(&chain[i]);
+            if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+                continue;
             size_t at = ns.n;
-            push_name(&ns, die_name(&fn));
+            push_name(&ns, die_name(&chain[i]));
             if (ns.n > at) {
-                ns.file[at] = dwarf_decl_file(&fn);
-                dwarf_decl_line(&fn, &ns.line[at]);
+                ns.file[at] = dwarf_decl_file(&chain[i]);
+                dwarf_decl_line(&chain[i], &ns.line[at]);
             }
-            if (dwarf_tag(&fn) != DW_TAG_inlined_subroutine)
-                break;
-            scopes = NULL;
-            nsc = dwarf_getscopes_die(&fn, &scopes);
-            have = first_function(&fn, scopes, 1, nsc);
-            free(scopes);
         }
         if (!ns.n) {
             GElf_Sym sym;

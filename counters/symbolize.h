@@ -4,7 +4,8 @@
  * freed): the symbol table (.symtab, else .dynsym, or .gnu_debugdata), and
  * DWARF from the file or its separate debug file (found by build-id under
  * /usr/lib/debug/.build-id, or by .gnu_debuglink). With DWARF, inlined calls
- * become frames of their own (dwarf_getscopes), and functions are named by
+ * become frames of their own (the DIEs whose ranges hold the address, found
+ * through the namespaces rustc nests functions in), and functions are named by
  * their source name, so compiler clones (hash.constprop.0) read as `hash`.
  * C++ and Rust names are demangled (demangle.h). An address no symbol covers
  * is named module+0xADDR, ADDR being the link-time address where its function

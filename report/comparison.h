@@ -97,8 +97,9 @@ typedef struct pg_bench_cmp {
     size_t nfuncs_other;            /* how many they are */
     const char *funcs_headline;     /* the metric the rows add up to ("instructions"), or NULL:
                                      * then funcs_unattributed is unset */
-    pg_func_row funcs_unattributed; /* headline minus the stacks' totals: code outside the
-                                     * stacks (PLT stubs, ld.so) and what the two runs differ by */
+    pg_func_row funcs_unattributed; /* headline minus the stacks' totals: what the headline's
+                                     * runs counted apart from the stacks' run (callgrind's
+                                     * stacks hold all of their run, [unknown] code included) */
 } pg_bench_cmp;
 
 /* A benchmark the gate could not decide on, and why. */

@@ -23,9 +23,12 @@ int pg_explain_exact(const pg_comparison *c)
     return c->base->stacks_exact && c->cand->stacks_exact;
 }
 
-/* The rows the table leaves out, and — for exact stacks — what the stacks do
- * not hold of the headline metric, so that the table adds up exactly. `ia`,
- * `ib`: what each side's counts are divided by (its iterations, or 1). */
+/* The rows the table leaves out, and — for exact stacks — the headline minus
+ * the stacks' totals, so that the table adds up exactly. The stacks are all
+ * of the run that recorded them; the headline comes from other runs (the
+ * counting runs, cachegrind's), so that row is the two runs' difference, and
+ * named so: not code the stacks miss. `ia`, `ib`: what each side's counts
+ * are divided by (its iterations, or 1). */
 static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact, double ia, double ib)
 {
     double before = (double)t->total_before * t->scale / ia, after = (double)t->total_after / ib;

@@ -95,16 +95,21 @@ typedef struct pg_metric_cells {
 void pg_render_metric_cells(pg_metric_cells *out, const pg_metric_cmp *m);
 
 /* The rows under a function table that make it add up: the functions not
- * listed ("(3 other functions)"), then, when the table has a headline, the
- * part of it the stacks do not hold ("(unattributed: ...)") and the headline
- * itself ("= instructions (headline)"). Fills rows/labels, returns how many (0-3). */
+ * listed ("(3 other functions)"), then, when the table has a headline, what
+ * the headline's runs counted beyond the stacks' own run (PG_UNATTRIBUTED_LABEL)
+ * and the headline itself ("= instructions (headline)"). Fills rows/labels,
+ * returns how many (0-3). */
 typedef struct pg_func_extra {
     char label[96];
     pg_func_row row;
     int is_total;       /* the headline: the sum of every row above it */
 } pg_func_extra;
 size_t pg_render_func_extra(pg_func_extra out[3], const pg_bench_cmp *b);
-#define PG_UNATTRIBUTED_LABEL "(unattributed: not in the stacks, e.g. PLT stubs, ld.so)"
+/* The stacks hold every instruction of the run that recorded them (callgrind
+ * names code without a symbol [unknown], it does not drop it): the rest of
+ * the headline is what its own runs counted apart from that run, and that is
+ * all the label says. docs/sampling.md says what makes two runs differ. */
+#define PG_UNATTRIBUTED_LABEL "(headline's run minus the stacks' run: measured apart)"
 
 /* A function row's numbers: base, candidate, signed delta, delta in %. */
 typedef struct pg_func_cells {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """perfgate's self shares against perf's, on the same program.
 
-  vs_perf.py [--comm COMM] FOLDED PERF_REPORT POINTS FUNCTION...
+  vs_perf.py [--comm COMM] [--with-inlined] FOLDED PERF_REPORT POINTS FUNCTION...
 
 FOLDED is what `perfgate record --folded` wrote; PERF_REPORT what
 `perf report --stdio --no-children --sort sym -g none` printed for a
@@ -13,7 +13,10 @@ symbol ([.] lines). Kernel frames, if any, are left out of both totals (perf's
 [k] lines, perfgate's _[k] leaves of `record -a`): how much a loaded machine
 has a program wait in the kernel (page faults, exec) is not what is compared. perf names a compiler clone by its symbol
 (walk.constprop.0), perfgate by its DWARF name (walk): the clone suffixes are
-dropped before comparing. Prints one line per function; exits 1 when a
+dropped before comparing. With --with-inlined, perfgate's share of a function
+is that of the stacks holding it as a frame: its own samples and those of the
+calls inlined into it, which perf (without --inline) counts as the
+function's self; for functions that call nothing out of line. Prints one line per function; exits 1 when a
 function's shares differ by more than POINTS percentage points, or when
 either side has no samples of it.
 """
@@ -23,7 +26,7 @@ import sys
 CLONE = re.compile(r"(\.(constprop|isra|part|cold|lto_priv)\.\d+)+$")
 
 
-def perfgate_self(path, comm):
+def perfgate_self(path, comm, funcs=None):
     self_, total = {}, 0
     for line in open(path, encoding="utf-8"):
         stack, _, count = line.rstrip("\n").rpartition(" ")
@@ -34,7 +37,13 @@ def perfgate_self(path, comm):
         if leaf.endswith("_[k]"):
             continue    # a kernel frame (record -a as root): perf's [k] lines are left out too
         total += n
-        self_[leaf] = self_.get(leaf, 0) + n
+        if funcs is None:
+            self_[leaf] = self_.get(leaf, 0) + n
+            continue
+        frames = stack.split(";")[1:]
+        for f in funcs:
+            if f in frames:
+                self_[f] = self_.get(f, 0) + n
     return {k: 100.0 * v / total for k, v in self_.items()} if total else {}
 
 
@@ -50,11 +59,13 @@ def perf_self(path):
 
 
 def main():
-    args, comm = sys.argv[1:], None
+    args, comm, inlined = sys.argv[1:], None, False
     if args[:1] == ["--comm"]:
         comm, args = args[1], args[2:]
+    if args[:1] == ["--with-inlined"]:
+        inlined, args = True, args[1:]
     folded, report, points, funcs = args[0], args[1], float(args[2]), args[3:]
-    ours, theirs = perfgate_self(folded, comm), perf_self(report)
+    ours, theirs = perfgate_self(folded, comm, funcs if inlined else None), perf_self(report)
     ok = bool(funcs)
     print("%-40s %9s %9s %7s" % ("function (self share)", "perfgate", "perf", "diff"))
     for f in funcs:
