@@ -319,11 +319,16 @@ static double mean_median(const pg_hist_series *s, size_t lo, size_t hi)
     return m;
 }
 
-/* Each kept change point's levels and samples either side (to its neighbours). */
+/* Each kept change point's levels and samples either side: to its
+ * neighbours, or for an exact step the two commits compare judged (a count
+ * that flips between two paths can step at one commit and stay put around
+ * it: the stretches' means would hide the step). */
 static void describe_changes(pg_hist_series *s)
 {
     for (size_t j = 0; j < s->ncp; j++) {
         size_t lo = j ? s->cp[j - 1].at : 0, mid = s->cp[j].at, hi = j + 1 < s->ncp ? s->cp[j + 1].at : s->np;
+        if (s->cp[j].kind == PG_HIST_CP_STEP)
+            lo = mid - 1, hi = mid + 1;
         size_t nb = 0, na = 0;
         for (size_t i = lo; i < mid; i++)
             nb += s->p[i].n;

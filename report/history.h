@@ -79,7 +79,8 @@ typedef enum pg_hist_cp_kind {
 typedef struct pg_hist_change {
     size_t at;                  /* index into the series' points: the first of the new level */
     pg_hist_cp_kind kind;
-    double before, after;       /* the levels (mean of the points' medians) either side */
+    double before, after;       /* the levels (mean of the points' medians) either side, to the
+                                 * neighbouring change points; a step's: the two points' medians */
     double delta;               /* after - before, in the metric's unit */
     double pct;                 /* 100 * delta / before; NAN when before is 0 (delta says it) */
     double load_before, load_after; /* PG_HIST_CP_LOAD: the load averages either side */

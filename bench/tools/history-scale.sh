@@ -12,6 +12,7 @@
 # into files (past 50,000 points, docs/history.md); with
 # PG_HISTORY_CHROMIUM=/usr/bin/chromium, how long headless Chromium takes from
 # opening the page to its first screen of charts drawn (one cold load).
+# PG_HISTORY_KEEP=1 keeps the temporary directory (repository, page, output).
 # Usage: bench/tools/history-scale.sh [BUILD_DIR] [COMMITS] [BENCHES] [ROUNDS]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd); commits=${2:-200}; benches=${3:-50}; rounds=${4:-5}
@@ -19,7 +20,7 @@ pg=$build/perfgate
 cdp_lib=$(cd "$(dirname "$0")/../../tests/e2e/lib" && pwd)   # the browser driver of the tests
 [ -x "$pg" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pg-history-scale.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+trap "rm -rf \"$dir\"" EXIT; [ -n "${PG_HISTORY_KEEP:-}" ] && trap - EXIT
 repo=$dir/repo
 git init -q -b main "$repo"
 # COMMITS empty commits through fast-import: one process, not one per commit

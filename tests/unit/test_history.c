@@ -384,6 +384,32 @@ static void test_exact_steps(void)
     pg_history_free(&h);
 }
 
+/* An exact step's shift is the step's (the medians of its two commits),
+ * not that of the stretches' means: a count can move under its threshold
+ * on the way (0.05% here) and still step by 2.95% at one commit. */
+static void test_step_shift(void)
+{
+    pg_history h = {0};
+    double level[] = {1000000, 1000500, 1000500, 1030000, 1030000};
+    for (int i = 0; i < 5; i++) {
+        char id[41];
+        snprintf(id, sizeof id, "%040d", i);
+        CHECK_EQ_INT(pg_history_add_commit(&h, id, "subject", 1700000000 + i), 0);
+        CHECK_EQ_INT(pg_history_add_side(&h, side_of(level[i], 1)), 0);
+    }
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    const pg_hist_series *s = &h.s[0];
+    CHECK_EQ_INT((int)s->ncp, 1);
+    if (s->ncp == 1) {
+        CHECK_EQ_INT((int)s->cp[0].at, 3);
+        CHECK_NEAR(s->cp[0].before, 1000500, 0);
+        CHECK_NEAR(s->cp[0].after, 1030000, 0);
+        CHECK_NEAR(s->cp[0].pct, s->p[3].step_pct, 1e-9);
+        CHECK_EQ_INT((int)s->cp[0].n_before, 1);
+    }
+    pg_history_free(&h);
+}
+
 /* Degenerate series: zeros, a single commit, a step from 0. Every figure the
  * page reads is finite, or NAN where documented (a percentage of 0). */
 static void test_degenerate(void)
@@ -417,6 +443,7 @@ static void test_degenerate(void)
 int main(void)
 {
     test_exact_steps();
+    test_step_shift();
     test_degenerate();
     test_two_modes();
     test_two_backends();
