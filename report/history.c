@@ -109,7 +109,7 @@ static int add_point(pg_hist_series *s, size_t commit, const pg_bench_result *b,
     pg_hist_point *p = &s->p[s->np++];
     *p = (pg_hist_point){.commit = commit, .n = m->n, .step = PG_VERDICT_UNCHANGED, .step_pct = NAN,
                          .step_delta = NAN, .step_threshold = NAN, .stacks = b->stacks};
-    p->median = pg_stats_median(m->v, m->n);
+    p->median = pg_hist_quantile(m->v, m->n, 0.5);    /* pg_stats_median's, but finite near DBL_MAX */
     p->q1 = pg_hist_quantile(m->v, m->n, 0.25);
     p->q3 = pg_hist_quantile(m->v, m->n, 0.75);
     p->min = p->max = m->v[0];
@@ -365,7 +365,7 @@ static int flag(pg_hist_series *s, const pg_side *const *side_of_point)
     size_t nrel = 0;
     for (size_t i = 0; i < s->np; i++)
         if (s->p[i].n >= 3 && s->p[i].median != 0)
-            rel[nrel++] = 100 * (s->p[i].q3 - s->p[i].q1) / fabs(s->p[i].median);
+            rel[nrel++] = 100 * ((s->p[i].q3 - s->p[i].q1) / fabs(s->p[i].median));
     s->spread_pct = nrel ? pg_stats_median(rel, nrel) : 0;
     if (!isfinite(s->spread_pct))   /* quartiles near DBL_MAX apart */
         s->spread_pct = DBL_MAX;

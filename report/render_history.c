@@ -52,6 +52,8 @@ static void num(FILE *out, double v)
         fputs("null", out);
     else if (v == floor(v) && fabs(v) < 9007199254740992.0)
         fprintf(out, "%lld", (long long)v);
+    else if (fabs(v) > 1e308)   /* 15 digits round past DBL_MAX: JSON.parse would read Infinity */
+        fprintf(out, "%.17g", v);
     else {
         char buf[PG_FMT_G15_SIZE];
         fwrite(buf, 1, pg_fmt_g15(buf, v), out);

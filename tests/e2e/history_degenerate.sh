@@ -7,7 +7,8 @@
 # documents are written by hand into the store. Each page (in one file, its
 # data split into files beside it, one commit, and a copy whose every value
 # is null, as a value that does not exist is written) is opened in headless
-# Chromium: no script error, and every chart of every metric drawn.
+# Chromium: no script error, and every chart of every metric drawn with a
+# mark for each point (the null page's points have no value to draw).
 . "$(dirname "$0")/lib/common.sh"
 need_chromium
 require git python3
@@ -81,7 +82,7 @@ python3 "$LIB/history_charts_browser.py" "$CHROMIUM" "$T/profile" \
   "$T/inline.html={\"cards\": {\"instructions\": 5, \"context-switches\": 1, \"wall-time\": 2}, \"findings\": [\"two groups, at 0 and 2\"]}" \
   "$T/split.html={\"cards\": {\"instructions\": 5, \"context-switches\": 1, \"wall-time\": 2}, \"first_screen\": true}" \
   "$T/one.html={\"cards\": {\"instructions\": 5}}" \
-  "$T/nulls.html={\"cards\": {\"instructions\": 5}}"
+  "$T/nulls.html={\"cards\": {\"instructions\": 5}, \"points\": false}"
 rc=$?
 [ $rc -eq 0 ] && ok || { bad "browser checks (exit $rc)"; tail -5 "$T/profile/chromium.log" >&2; }
 finish

@@ -6,8 +6,9 @@ blocked request; its script runs to the end; then for every metric of its
 selector, every card is scrolled into view (a page whose data is split
 loads a chart's file only then) until each one has drawn its chart, an
 <svg class="chart">. EXPECT (JSON, optional, after the page and an '='):
-{"cards": {"metric": N}, "findings": ["text", ...], "first_screen": true}
+{"cards": {"metric": N}, "findings": ["text", ...], "first_screen": true, "points": false}
 - cards: how many charts a metric shows;
+- points (default true): every chart draws a mark for each of its points;
 - findings: texts the findings list must contain;
 - first_screen: the charts in the first screen are drawn without scrolling
   (a split page loads what is shown at once).
@@ -65,6 +66,13 @@ def one(b, page, want, errors):
                 break
         drawn = b.js("document.querySelectorAll('.card svg.chart').length")
         check(drawn == cards and cards > 0, "%s: %s: every chart drawn: %r of %r" % (name, metric, drawn, cards))
+        if want.get("points", True):
+            # every point of the card's series is drawn (none lost to a coordinate that is no number)
+            short = b.js("Array.from(document.querySelectorAll('.card')).filter(function(c){"
+                         "var n=c.perfgateList.reduce(function(a,s){return a+s.np;},0);"
+                         "return c.querySelectorAll('svg.chart .pt').length !== n;})"
+                         ".map(function(c){return c.getAttribute('data-bench');})")
+            check(short == [], "%s: %s: charts missing points: %r" % (name, metric, short))
         if metric in want.get("cards", {}):
             check(cards == want["cards"][metric], "%s: %s: %r charts, expected %r" % (name, metric, cards,
                                                                                     want["cards"][metric]))
