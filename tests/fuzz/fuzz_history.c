@@ -8,7 +8,8 @@
  * backends and sample counts must be analyzed without reading or writing
  * out of bounds; every finding points at a point; every figure the page
  * reads is finite (a percentage of 0 excepted: NAN, written as null); and
- * the page's data and every data file are JSON that parses. */
+ * the page's data and every data file are JSON that parses, with no number
+ * that reads back as infinite. */
 #include "tests/fuzz/fuzz.h"
 #include "harness/store/results.h"
 #include "harness/store/rundoc.h"
@@ -41,7 +42,18 @@ static void check_finite(const pg_history *h)
     }
 }
 
-/* The JSON between `from` (after its first occurrence) and `to` parses. */
+/* Every number of a parsed JSON value is finite: a browser reads a
+ * number that rounds past DBL_MAX as Infinity. */
+static void check_numbers(const cJSON *j)
+{
+    if (cJSON_IsNumber(j))
+        PG_FUZZ_ASSERT(isfinite(j->valuedouble));
+    for (const cJSON *c = j->child; c; c = c->next)
+        check_numbers(c);
+}
+
+/* The JSON between `from` (after its first occurrence) and `to` parses,
+ * every number finite. */
 static void check_json(const char *text, const char *from, const char *to)
 {
     const char *a = strstr(text, from);
@@ -53,6 +65,7 @@ static void check_json(const char *text, const char *from, const char *to)
     if (!j)
         fprintf(stderr, "fuzz: the page's data does not parse: %.*s\n", (int)(z - a > 400 ? 400 : z - a), a);
     PG_FUZZ_ASSERT(j != NULL);
+    check_numbers(j);
     cJSON_Delete(j);
 }
 
