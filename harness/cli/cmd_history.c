@@ -438,7 +438,9 @@ static void summarize(const pg_history *h, size_t with, size_t ngraphs, int spli
         for (size_t j = 0; j < s->ncp; j++)
             if (s->cp[j].kind != PG_HIST_CP_LOAD)
                 main++, up += s->cp[j].delta > 0;
-        if (main > 3 && (up == 0 || up == main)) {     /* a steady creep: one line, as the page does */
+        /* a steady creep of a noisy series: one line, as the page does (an
+         * exact series' change points are steps, each a finding) */
+        if (!s->exact && main > 3 && (up == 0 || up == main)) {
             const pg_hist_change *a = NULL, *z = NULL;
             for (size_t j = 0; j < s->ncp; j++)
                 if (s->cp[j].kind != PG_HIST_CP_LOAD)
