@@ -29,9 +29,12 @@ double pg_hist_quantile(const double *v, size_t n, double q)
     double *s = n ? sorted_copy(v, n) : NULL;
     if (!s)
         return NAN;
-    double pos = q * (double)(n - 1), r;
+    double pos = q * (double)(n - 1), r, f;
     size_t i = (size_t)pos;
-    r = i + 1 < n ? s[i] + (pos - (double)i) * (s[i + 1] - s[i]) : s[n - 1];
+    f = pos - (double)i;
+    /* a weighted sum, not s[i] + f * (s[i + 1] - s[i]): the distance of two
+     * values near the largest double is no finite number */
+    r = i + 1 < n ? (f ? s[i] * (1 - f) + s[i + 1] * f : s[i]) : s[n - 1];
     free(s);
     return r;
 }
@@ -123,20 +126,21 @@ long pg_hist_changepoints(size_t *out, double *p_out, size_t max, const double *
     return (long)c.found;
 }
 
-int pg_hist_bimodal(double *gap_rel, double *share_low, const double *v, size_t n, double min_rel)
+int pg_hist_bimodal(pg_hist_modes *m, const double *v, size_t n, double min_rel)
 {
-    *gap_rel = 0, *share_low = 0;
+    *m = (pg_hist_modes){0};
     if (n < 20)
         return 0;
     double *s = sorted_copy(v, n);
     if (!s)
         return PG_ENOMEM;
     /* Sums of squares about the overall mean: counts near 1e9 would lose
-     * every digit that matters to cancellation otherwise. */
+     * every digit that matters to cancellation otherwise. Each value is
+     * divided by n before it is added, so that values near DBL_MAX do not
+     * add up to infinity. */
     double mean = 0;
     for (size_t i = 0; i < n; i++)
-        mean += s[i];
-    mean /= (double)n;
+        mean += s[i] / (double)n;
     double tot = 0, tot2 = 0;
     for (size_t i = 0; i < n; i++)
         tot += s[i] - mean, tot2 += (s[i] - mean) * (s[i] - mean);
@@ -153,16 +157,17 @@ int pg_hist_bimodal(double *gap_rel, double *share_low, const double *v, size_t 
             best_ssw = ssw, best = k;
     }
     int bimodal = 0;
-    if (best) {
+    if (best && isfinite(best_ssw)) {
         double lo = 0, hi = 0;
         for (size_t i = 0; i < n; i++)
-            *(i < best ? &lo : &hi) += s[i];
-        lo /= (double)best, hi /= (double)(n - best);
+            *(i < best ? &lo : &hi) += s[i] / (double)(i < best ? best : n - best);
         double sd = sqrt((best_ssw > 0 ? best_ssw : 0) / (double)(n - 2)), gap = hi - lo;
-        double rel = lo != 0 ? gap / fabs(lo) : INFINITY;
-        if (gap > 0 && gap >= 4 * sd && rel >= min_rel) {
+        /* Relative to the lower group; a group at 0 has no relative
+         * distance, so the gap is measured against the level of all values. */
+        double base = lo != 0 ? fabs(lo) : fabs(mean), rel = base != 0 ? gap / base : 0;
+        if (gap > 0 && isfinite(gap) && gap >= 4 * sd && isfinite(rel) && rel >= min_rel) {
             bimodal = 1;
-            *gap_rel = rel, *share_low = (double)best / (double)n;
+            *m = (pg_hist_modes){.low = lo, .high = hi, .share_low = (double)best / (double)n, .gap_rel = rel};
         }
     }
     free(s);

@@ -30,7 +30,8 @@
  *    values (the one with least within-group variance, Jenks/Otsu) counts
  *    when both groups hold at least 10% of the values (and 3), their means
  *    are at least 4 pooled standard deviations apart, and at least `min_rel`
- *    apart relative to the lower mean. One normal, or uniform, distribution
+ *    apart relative to the lower mean (or, when that mean is 0, to the mean
+ *    of all values: a count of 0 or 1 context switch is no infinite gap). One normal, or uniform, distribution
  *    splits at under 3.5 standard deviations, so neither is called bimodal.
  */
 #ifndef PG_REPORT_HISTSTATS_H
@@ -60,11 +61,19 @@ typedef struct pg_hist_cp_opts {
 long pg_hist_changepoints(size_t *out, double *p_out, size_t max, const double *x, size_t n,
                           const pg_hist_cp_opts *o);
 
-/* The two-mode test above on v[0..n) (v is not modified). 1 when bimodal,
- * with *gap_rel the distance of the groups' means relative to the lower one
- * and *share_low the lower group's share of the values; 0 otherwise, also
- * when there are fewer than 20 values. PG_ENOMEM. */
-int pg_hist_bimodal(double *gap_rel, double *share_low, const double *v, size_t n, double min_rel);
+/* The two groups of pg_hist_bimodal. */
+typedef struct pg_hist_modes {
+    double low, high;       /* the groups' means, in the values' units */
+    double share_low;       /* the lower group's share of the values */
+    double gap_rel;         /* (high - low) relative to the lower mean; when the lower
+                             * group is at 0 (0, 1 and 2 context switches), relative
+                             * to the mean of all values instead: always finite */
+} pg_hist_modes;
+
+/* The two-mode test above on v[0..n) (v is not modified; its values must be
+ * finite). 1 when bimodal, with the groups in *m; 0 otherwise (*m zeroed),
+ * also when there are fewer than 20 values. PG_ENOMEM. */
+int pg_hist_bimodal(pg_hist_modes *m, const double *v, size_t n, double min_rel);
 
 /* The q-quantile (0..1, linear interpolation between order statistics, as
  * numpy's default) of v[0..n) (not modified); NAN when n == 0 or no memory. */

@@ -52,6 +52,8 @@ static void num(FILE *out, double v)
         fputs("null", out);
     else if (v == floor(v) && fabs(v) < 9007199254740992.0)
         fprintf(out, "%lld", (long long)v);
+    else if (fabs(v) > 1e308)   /* 15 digits round past DBL_MAX: JSON.parse would read Infinity */
+        fprintf(out, "%.17g", v);
     else {
         char buf[PG_FMT_G15_SIZE];
         fwrite(buf, 1, pg_fmt_g15(buf, v), out);
@@ -70,38 +72,91 @@ static void point(FILE *out, const pg_hist_point *p)
     num(out, p->step_pct), fputc(',', out);
     num(out, p->step_threshold), fputc(',', out);
     str(out, p->flamegraph), fputc(',', out);
-    str(out, p->diff_flamegraph), fputc(']', out);
+    str(out, p->diff_flamegraph), fputc(',', out);
+    num(out, p->step_delta), fputc(']', out);
 }
 
+static const char *const cp_kind[] = {"level", "step", "load"};
+
+/* The commit of the point before point i, or -1. */
+static long prev_commit(const pg_hist_series *s, size_t i)
+{
+    return i ? (long)s->p[i - 1].commit : -1;
+}
+
+/* What the page needs of a series before its points are loaded: what it
+ * is, its flags, its change points and marked steps (the findings), and
+ * where its points are. */
 static void series(FILE *out, const pg_hist_series *s)
 {
     fputs("{\"bench\":", out), str(out, s->bench);
     fputs(",\"metric\":", out), str(out, s->metric);
     fputs(",\"unit\":", out), str(out, s->unit);
     fprintf(out, ",\"lane\":%zu,\"threshold\":", s->lane), num(out, s->threshold);
+    fprintf(out, ",\"exact\":%s,\"floor\":", s->exact ? "true" : "false"), num(out, s->floor);
     fputs(",\"spread\":", out), num(out, s->spread_pct);
     fprintf(out, ",\"flips\":%zu,\"modeGap\":", s->flips), num(out, s->mode_gap_pct);
     fputs(",\"modeShare\":", out), num(out, s->mode_share);
+    fputs(",\"modeLow\":", out), num(out, s->mode_low);
+    fputs(",\"modeHigh\":", out), num(out, s->mode_high);
     fprintf(out, ",\"flags\":[%s%s%s%s%s]", s->flags & PG_HIST_BIMODAL ? "\"bimodal\"" : "",
             (s->flags & PG_HIST_BIMODAL) && (s->flags & (PG_HIST_FLAKY | PG_HIST_NOISY)) ? "," : "",
             s->flags & PG_HIST_FLAKY ? "\"flaky\"" : "",
             (s->flags & PG_HIST_FLAKY) && (s->flags & PG_HIST_NOISY) ? "," : "", s->flags & PG_HIST_NOISY ? "\"noisy\"" : "");
     fputs(",\"changes\":[", out);
     for (size_t i = 0; i < s->ncp; i++) {
-        fprintf(out, "%s[%zu,", i ? "," : "", s->cp[i].at);
-        num(out, s->cp[i].before), fputc(',', out);
-        num(out, s->cp[i].after), fputc(',', out);
-        num(out, s->cp[i].pct);
-        fprintf(out, ",%zu,%zu,", s->cp[i].n_before, s->cp[i].n_after);
-        num(out, s->cp[i].q), fputc(']', out);
+        const pg_hist_change *c = &s->cp[i];
+        fprintf(out, "%s[%zu,", i ? "," : "", c->at);
+        num(out, c->before), fputc(',', out);
+        num(out, c->after), fputc(',', out);
+        num(out, c->pct);
+        fprintf(out, ",%zu,%zu,", c->n_before, c->n_after);
+        num(out, c->q);
+        fprintf(out, ",%zu,%ld,\"%s\",", s->p[c->at].commit, prev_commit(s, c->at), cp_kind[c->kind]);
+        num(out, c->delta), fputc(',', out);
+        num(out, c->kind == PG_HIST_CP_LOAD ? c->load_before : NAN), fputc(',', out);
+        num(out, c->kind == PG_HIST_CP_LOAD ? c->load_after : NAN), fputc(']', out);
     }
-    fputs("],\"points\":[", out);
-    for (size_t i = 0; i < s->np; i++) {
-        if (i)
-            fputc(',', out);
-        point(out, &s->p[i]);
+    /* the steps compare marked: [point, commit, previous commit, verdict, %, threshold, delta] */
+    fputs("],\"marks\":[", out);
+    for (size_t i = 1, k = 0; i < s->np; i++) {
+        const pg_hist_point *p = &s->p[i];
+        if (p->step != PG_VERDICT_REGRESSED && p->step != PG_VERDICT_IMPROVED)
+            continue;
+        fprintf(out, "%s[%zu,%zu,%ld,", k++ ? "," : "", i, p->commit, prev_commit(s, i));
+        str(out, pg_verdict_name(p->step)), fputc(',', out);
+        num(out, p->step_pct), fputc(',', out);
+        num(out, p->step_threshold), fputc(',', out);
+        num(out, p->step_delta), fputc(']', out);
     }
-    fputs("]}", out);
+    fprintf(out, "],\"np\":%zu,\"chunk\":%zu,\"last\":", s->np, s->chunk);
+    if (s->np) {
+        fprintf(out, "[%zu,", s->p[s->np - 1].commit);
+        num(out, s->p[s->np - 1].median), fputc(']', out);
+    } else {
+        fputs("null", out);
+    }
+    fputc('}', out);
+}
+
+/* One chunk's points: [[series index, [point, ...]], ...]. */
+static void chunk(FILE *out, const pg_history *h, size_t k)
+{
+    fputc('[', out);
+    for (size_t i = 0, first = 1; i < h->ns; i++) {
+        const pg_hist_series *s = &h->s[i];
+        if (s->chunk != k)
+            continue;
+        fprintf(out, "%s[%zu,[", first ? "" : ",\n", i);
+        first = 0;
+        for (size_t j = 0; j < s->np; j++) {
+            if (j)
+                fputc(',', out);
+            point(out, &s->p[j]);
+        }
+        fputs("]]", out);
+    }
+    fputc(']', out);
 }
 
 static void data(FILE *out, const pg_history *h, const pg_hist_page *page)
@@ -111,6 +166,8 @@ static void data(FILE *out, const pg_history *h, const pg_hist_page *page)
     fputs(",\"generated\":", out), str(out, page->generated);
     fputs(",\"version\":", out), str(out, PERFGATE_VERSION);
     fputs(",\"commitUrl\":", out), str(out, page->commit_url);
+    fprintf(out, ",\"measured\":%zu,\"nchunks\":%zu,\"dataDir\":", h->nmeasured, h->nchunks);
+    str(out, page->data_dir);
     fputs(",\n\"lanes\":[", out);
     for (size_t i = 0; i < h->nlanes; i++) {
         fputs(i ? ",{\"machine\":" : "{\"machine\":", out), str(out, h->lanes[i].machine_id);
@@ -128,7 +185,28 @@ static void data(FILE *out, const pg_history *h, const pg_hist_page *page)
         fputs(i ? ",\n" : "\n", out);
         series(out, &h->s[i]);
     }
-    fputs("]}", out);
+    fputs("]", out);
+    if (!page->data_dir) {
+        fputs(",\n\"chunks\":[", out);
+        for (size_t k = 0; k < h->nchunks; k++) {
+            fputs(k ? ",\n" : "\n", out);
+            chunk(out, h, k);
+        }
+        fputs("]", out);
+    }
+    fputs("}", out);
+}
+
+int pg_history_render_chunk(FILE *out, const pg_history *h, size_t k)
+{
+    /* a script, so that a page opened from file:// can load it (fetch()
+     * of a file: URL is refused); JSON is a JavaScript expression */
+    fprintf(out, "perfgateChunk(%zu,", k);
+    chunk(out, h, k);
+    fputs(");\n", out);
+    if (fflush(out) != 0 || ferror(out))
+        return pg_error_set(PG_EIO, "writing the history page's data failed");
+    return 0;
 }
 
 int pg_history_render_html(FILE *out, const pg_history *h, const pg_hist_page *page)

@@ -7,14 +7,20 @@
 # are in the local store (`--notes` also copies them into git notes with
 # `perfgate fetch` from a clone, and times history from the notes alone). For
 # scale, the same run times python3 merely loading every stored document
-# (json.load), alternately, ROUNDS times (default 5); medians.
+# (json.load), alternately, ROUNDS times (default 5); medians. Then the
+# page's size on disk, and its data directory's when the points were split
+# into files (past 50,000 points, docs/history.md); with
+# PG_HISTORY_CHROMIUM=/usr/bin/chromium, how long headless Chromium takes from
+# opening the page to its first screen of charts drawn (one cold load).
+# PG_HISTORY_KEEP=1 keeps the temporary directory (repository, page, output).
 # Usage: bench/tools/history-scale.sh [BUILD_DIR] [COMMITS] [BENCHES] [ROUNDS]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd); commits=${2:-200}; benches=${3:-50}; rounds=${4:-5}
 pg=$build/perfgate
+cdp_lib=$(cd "$(dirname "$0")/../../tests/e2e/lib" && pwd)   # the browser driver of the tests
 [ -x "$pg" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pg-history-scale.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+trap "rm -rf \"$dir\"" EXIT; [ -n "${PG_HISTORY_KEEP:-}" ] && trap - EXIT
 repo=$dir/repo
 git init -q -b main "$repo"
 # COMMITS empty commits through fast-import: one process, not one per commit
@@ -70,6 +76,37 @@ done
 mh=$(printf '%s\n' "${h[@]}" | med); mp=$(printf '%s\n' "${p[@]}" | med)
 head -1 "$dir/history.out"
 grep -E "change point|bimodal" "$dir/history.out" | head -5
-printf 'page: %s KiB\n' "$(( $(stat -c %s "$dir/history.html") / 1024 ))"
+printf 'page: %s KiB' "$(( $(stat -c %s "$dir/history.html") / 1024 ))"
+if [ -d "$dir/history_files/data" ]; then
+  printf '; its data: %s files, %s KiB in all, the largest %s KiB' "$(ls "$dir/history_files/data" | wc -l)" \
+    "$(du -sk "$dir/history_files/data" | cut -f1)" \
+    "$(( $(ls -S "$dir/history_files/data" | head -1 | xargs -I{} stat -c %s "$dir/history_files/data/{}") / 1024 ))"
+fi
+echo
+if [ -n "${PG_HISTORY_CHROMIUM:-}" ]; then
+  mkdir -p "$dir/profile"
+  PYTHONPATH=$cdp_lib python3 - "$PG_HISTORY_CHROMIUM" "$dir/history.html" \
+      "$dir/profile" <<'PY'
+import sys, time
+from cdp import check, drive
+chromium, page, profile = sys.argv[1:4]
+def body(b):
+    b.call("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    t0 = time.monotonic()
+    b.send("Page.navigate", {"url": "file://" + page})
+    b.wait(lambda m: m.get("method") == "Page.loadEventFired")
+    t1 = time.monotonic()
+    first = ("(function(){var c=Array.from(document.querySelectorAll('.card')).filter(function(e){"
+             "return e.getBoundingClientRect().top < window.innerHeight;});"
+             "return c.length > 0 && c.every(function(e){return e.querySelector('svg.chart');});})()")
+    while not b.js(first):
+        time.sleep(0.01)
+    t2 = time.monotonic()
+    n = b.js("document.querySelectorAll('.card svg.chart').length")
+    check(b.js("document.body.getAttribute('data-ready')") == "1", "the page's script ran to the end")
+    print("chromium: page loaded in %.2f s, first screen drawn (%d charts) at %.2f s" % (t1 - t0, n, t2 - t0))
+drive(chromium, profile, body)
+PY
+fi
 printf 'perfgate history, %d commits x %d benchmarks: %.3f s (median of %d); python3 json.load of the same documents: %.3f s; ratio %.2f\n' \
   "$commits" "$benches" "$mh" "$rounds" "$mp" "$(awk "BEGIN{print $mh / $mp}")"

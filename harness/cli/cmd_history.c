@@ -23,6 +23,7 @@
 #include "util/text.h"
 
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,11 +36,12 @@ static const pg_opt_cmd spec = {
     .prog = "perfgate history",
     .usage = "usage: perfgate history [OPTIONS] [RANGE]\n"
              "\n"
-             "Write one self-contained HTML page that plots every benchmark and metric over\n"
-             "the first-parent commits of RANGE, from the results stored for them (local\n"
-             "store and git notes; nothing is measured). Each point links to its commit and,\n"
-             "where stacks were stored, its flamegraph. Regressions (a commit against the\n"
-             "previous one, as perfgate compare decides) and change points (where the level\n"
+             "Write one HTML page that plots every benchmark and metric over the\n"
+             "first-parent commits of RANGE, from the results stored for them (local store\n"
+             "and git notes; nothing is measured). Each point links to its commit and, where\n"
+             "stacks were stored, its flamegraph. Regressions and improvements (a commit\n"
+             "against the previous one, as perfgate compare decides) and change points (in\n"
+             "exact counts every step past the threshold; in noisy ones where the level\n"
              "moved and stayed) are marked, and benchmarks whose history shows them flaky,\n"
              "bimodal or noisy are flagged (docs/history.md).\n"
              "\n"
@@ -51,11 +53,41 @@ static const pg_opt_cmd spec = {
 
 typedef struct opts {
     const char *output, *commit_url, *machine, *backend;
-    int max_count, flamegraphs;
+    int max_count, flamegraphs, page_data;
     pg_thresholds thresholds;
 } opts;
 
 enum { FG_CHANGES, FG_ALL, FG_NONE };
+enum { DATA_AUTO, DATA_INLINE, DATA_SPLIT };
+
+/* Past this many points the page's data goes to files beside it, one per
+ * chart, loaded as the chart is shown: 2,000 commits x 600 series made a
+ * 103 MB page that a browser parsed for a minute before drawing anything. */
+#define SPLIT_POINTS 50000
+
+/* The load average a run was measured under, from its "uncontrolled" list
+ * (harness/measure/session.c records "system load average was L at the
+ * start" from 0.5 on; nothing said: below that, 0). */
+static double run_load(const pg_rundoc *r)
+{
+    double load = 0, l;
+    for (size_t i = 0; i < r->uncontrolled.n; i++)
+        if (sscanf(r->uncontrolled.v[i], "system load average was %lf", &l) == 1 && l > load)
+            load = l;
+    return load;
+}
+
+/* Each machine's load on the commit just added: the highest of its runs'. */
+static void note_loads(pg_history *h, const pg_rundoc_list *runs)
+{
+    for (size_t i = 0; i < runs->n; i++) {
+        double load = 0;
+        for (size_t j = 0; j < runs->n; j++)
+            if (!strcmp(runs->v[j].machine.id, runs->v[i].machine.id))
+                load = fmax(load, run_load(&runs->v[j]));
+        pg_history_set_load(h, runs->v[i].machine.id, load);
+    }
+}
 
 /* The commits of RANGE, oldest first. */
 static int range_commits(char (**line)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *repo, const char *range, int max)
@@ -99,6 +131,8 @@ static int load(pg_history *h, size_t *with, pg_ctx *ctx, char (*line)[PG_OID_HE
             pg_notes_stacks_fill(&runs, ctx->store, ctx->repo, line[i]);     /* another clone's, from the stacks note */
             rc = pg_results_history_add(h, &runs, line[i], ctx->store, o->machine, o->backend);
             *with += h->nsides > before;
+            if (rc == 0)
+                note_loads(h, &runs);
         } else if (rc == PG_ENOTFOUND) {
             rc = 0;
         } else if (rc != PG_ENOMEM) {
@@ -153,7 +187,7 @@ static void commit_url_of(char *out, size_t len, pg_repo *repo)
 typedef struct graphs {
     const pg_history *h;
     char dir[2 * PATH_MAX]; /* where they are written (a new directory) */
-    char href[PATH_MAX];    /* its name as the page links it */
+    char href[3 * PATH_MAX];/* its name as the page links it (a relative URL: escaped) */
     size_t written;
     int failed;             /* a graph could not be drawn: warned once */
 } graphs;
@@ -253,27 +287,57 @@ static int draw_all(graphs *g, pg_history *h, int mode)
     return 0;
 }
 
-/* "history.html" -> "history_files" (as a browser saves a page), beside it. */
+/* "history.html" -> "history_files" (as a browser saves a page), beside it;
+ * the page links it as a relative URL, every byte but [A-Za-z0-9._~-]
+ * percent-encoded ("my page#2.html" -> "my%20page%232_files"). */
 static void graphs_dir(graphs *g, const char *output)
 {
     const char *base = strrchr(output, '/');
     base = base ? base + 1 : output;
     const char *dot = strrchr(base, '.');
-    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-    snprintf(g->href, sizeof g->href, "%.*s_files", (int)stem, base);
-    snprintf(g->dir, sizeof g->dir, "%.*s%s", (int)(base - output), output, g->href);
+    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base), k = 0;
+    snprintf(g->dir, sizeof g->dir, "%.*s%.*s_files", (int)(base - output), output, (int)stem, base);
+    for (size_t i = 0; i < stem && k + 4 < sizeof g->href; i++) {
+        unsigned char c = (unsigned char)base[i];
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("._~-", c))
+            g->href[k++] = (char)c;
+        else
+            k += (size_t)snprintf(g->href + k, sizeof g->href - k, "%%%02X", c);
+    }
+    snprintf(g->href + k, sizeof g->href - k, "_files");
 }
 
-/* Writes the page atomically; the graphs go to a new directory that replaces
- * the old one only once everything was written. */
-static int write_page(pg_history *h, const pg_hist_page *page, const opts *o, size_t *ngraphs)
+/* The page's data, one script per chart, into dir/data/. */
+static int write_chunks(const pg_history *h, const char *dir)
+{
+    char path[3 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/data", dir);
+    if (mkdir(path, 0777) < 0)
+        return pg_error_set(PG_EIO, "cannot create %s: %s", path, strerror(errno));
+    for (size_t k = 0; k < h->nchunks; k++) {
+        snprintf(path, sizeof path, "%s/data/%zu.js", dir, k);
+        FILE *f = fopen(path, "w");
+        if (!f)
+            return pg_error_set(PG_EIO, "cannot write %s: %s", path, strerror(errno));
+        int rc = pg_history_render_chunk(f, h, k);
+        if (fclose(f) != 0 && rc == 0)
+            rc = pg_error_set(PG_EIO, "writing %s failed: %s", path, strerror(errno));
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Writes the page atomically; the graphs and the data files go to a new
+ * directory that replaces the old one only once everything was written. */
+static int write_page(pg_history *h, pg_hist_page *page, const opts *o, size_t *ngraphs)
 {
     graphs g = {.h = h};
-    char tmp[2 * PATH_MAX + 32] = "";
-    int rc = 0;
+    char tmp[2 * PATH_MAX + 32] = "", data_href[sizeof g.href + 8];
+    int rc = 0, split = o->page_data == DATA_SPLIT || (o->page_data == DATA_AUTO && h->npoints > SPLIT_POINTS);
     *ngraphs = 0;
     graphs_dir(&g, o->output);
-    if (o->flamegraphs != FG_NONE) {
+    if (o->flamegraphs != FG_NONE || split) {
         char final[sizeof g.dir];
         snprintf(final, sizeof final, "%s", g.dir);
         snprintf(tmp, sizeof tmp, "%s.new%ld", final, (long)getpid());
@@ -283,7 +347,12 @@ static int write_page(pg_history *h, const pg_hist_page *page, const opts *o, si
         if (mkdir(tmp, 0777) < 0)
             return pg_error_set(PG_EIO, "cannot create %s: %s", tmp, strerror(errno));
         memcpy(g.dir, tmp, tl + 1);
-        rc = draw_all(&g, h, o->flamegraphs);
+        if (o->flamegraphs != FG_NONE)
+            rc = draw_all(&g, h, o->flamegraphs);
+        if (rc == 0 && split && (rc = write_chunks(h, tmp)) == 0) {
+            snprintf(data_href, sizeof data_href, "%s/data", g.href);
+            page->data_dir = data_href;
+        }
         snprintf(g.dir, sizeof g.dir, "%s", final);
     }
     char *text = NULL;
@@ -295,12 +364,13 @@ static int write_page(pg_history *h, const pg_hist_page *page, const opts *o, si
         rc = pg_history_render_html(mem, h, page);
         fclose(mem);
     }
-    if (rc == 0 && g.written) {
+    int keep = g.written || page->data_dir;
+    if (rc == 0 && keep) {
         pg_remove_tree(g.dir);
         if (rename(tmp, g.dir) < 0)
-            rc = pg_error_set(PG_EIO, "cannot move the flamegraphs to %s: %s", g.dir, strerror(errno));
+            rc = pg_error_set(PG_EIO, "cannot move the flamegraphs and data to %s: %s", g.dir, strerror(errno));
     }
-    if (*tmp && (rc < 0 || !g.written))
+    if (*tmp && (rc < 0 || !keep))
         pg_remove_tree(tmp);
     if (rc == 0)
         rc = pg_file_write_atomic(o->output, text, len);
@@ -321,56 +391,99 @@ static void between(const pg_history *h, const pg_hist_point *prev, const pg_his
     printf("\n");
 }
 
-static void summarize(const pg_history *h, size_t with, size_t ngraphs, const opts *o)
+/* The change point's shift: in % of the level before it, or, from 0, in
+ * the metric's unit. */
+static void print_shift(const pg_hist_series *s, double pct, double delta)
 {
-    size_t regs = 0, cps = 0, flagged[3] = {0};
+    if (isfinite(pct))
+        printf("%+.2f%%", pct);
+    else
+        printf("%+.15g %s", delta, s->unit ? s->unit : "");
+}
+
+static void summarize(const pg_history *h, size_t with, size_t ngraphs, int split, const opts *o)
+{
+    size_t regs = 0, imps = 0, cps = 0, loads = 0, flagged[3] = {0};
     for (size_t i = 0; i < h->ns; i++) {
         const pg_hist_series *s = &h->s[i];
         for (size_t k = 0; k < s->np; k++)
-            regs += s->p[k].step == PG_VERDICT_REGRESSED;
-        cps += s->ncp;
+            regs += s->p[k].step == PG_VERDICT_REGRESSED, imps += s->p[k].step == PG_VERDICT_IMPROVED;
+        for (size_t j = 0; j < s->ncp; j++)
+            *(s->cp[j].kind == PG_HIST_CP_LOAD ? &loads : &cps) += 1;
         flagged[0] += !!(s->flags & PG_HIST_BIMODAL);
         flagged[1] += !!(s->flags & PG_HIST_FLAKY);
         flagged[2] += !!(s->flags & PG_HIST_NOISY);
     }
     printf("history: %zu commits, %zu with results; %zu series (benchmark x metric x machine); %zu regressions, "
-           "%zu change points; flagged: %zu bimodal, %zu flaky, %zu noisy\n",
-           h->ncommits, with, h->ns, regs, cps, flagged[0], flagged[1], flagged[2]);
+           "%zu improvements, %zu change points",
+           h->ncommits, with, h->ns, regs, imps, cps);
+    if (loads)
+        printf(" (and %zu in time only, measured under different load)", loads);
+    printf("; flagged: %zu bimodal, %zu flaky, %zu noisy\n", flagged[0], flagged[1], flagged[2]);
     for (size_t i = 0; i < h->ns; i++) {
         const pg_hist_series *s = &h->s[i];
         char name[200];
         pg_text_escape_buf(name, sizeof name, s->bench, PG_TEXT_TERM);
-        if (s->flags & PG_HIST_BIMODAL)
-            printf("  bimodal: %s %s: two groups %.2f%% apart (%.0f%% in the lower)\n", name, s->metric,
-                   s->mode_gap_pct, 100 * s->mode_share);
+        if (s->flags & PG_HIST_BIMODAL) {
+            if (s->mode_low == 0)   /* no percentage of 0 */
+                printf("  bimodal: %s %s: two groups, at %.15g and %.15g %s (%.0f%% in the lower)\n", name, s->metric,
+                       s->mode_low, s->mode_high, s->unit ? s->unit : "", 100 * s->mode_share);
+            else
+                printf("  bimodal: %s %s: two groups %.2f%% apart (%.0f%% in the lower)\n", name, s->metric,
+                       s->mode_gap_pct, 100 * s->mode_share);
+        }
         if (s->flags & PG_HIST_FLAKY)
             printf("  flaky: %s %s: %zu verdicts undone by the next commit\n", name, s->metric, s->flips);
-        size_t up = 0;
+        size_t up = 0, main = 0;
         for (size_t j = 0; j < s->ncp; j++)
-            up += s->cp[j].pct > 0;
-        if (s->ncp > 3 && (up == 0 || up == s->ncp)) {     /* a steady creep: one line, as the page does */
-            const pg_hist_change *a = &s->cp[0], *z = &s->cp[s->ncp - 1];
-            printf("  creep: %s %s: %zu change points, %+.2f%% in all, from %.12s to %.12s\n", name, s->metric, s->ncp,
+            if (s->cp[j].kind != PG_HIST_CP_LOAD)
+                main++, up += s->cp[j].delta > 0;
+        /* a steady creep of a noisy series: one line, as the page does (an
+         * exact series' change points are steps, each a finding) */
+        if (!s->exact && main > 3 && (up == 0 || up == main)) {
+            const pg_hist_change *a = NULL, *z = NULL;
+            for (size_t j = 0; j < s->ncp; j++)
+                if (s->cp[j].kind != PG_HIST_CP_LOAD)
+                    z = &s->cp[j], a = a ? a : z;
+            printf("  creep: %s %s: %zu change points, %+.2f%% in all, from %.12s to %.12s\n", name, s->metric, main,
                    100 * (z->after - a->before) / a->before, h->commits[s->p[a->at].commit].id,
                    h->commits[s->p[z->at].commit].id);
-            continue;
-        }
-        for (size_t j = 0; j < s->ncp; j++) {
-            const pg_hist_point *p = &s->p[s->cp[j].at], *prev = s->cp[j].at ? p - 1 : NULL;
-            printf("  change point: %s %s %+.2f%% from %.12s", name, s->metric, s->cp[j].pct, h->commits[p->commit].id);
-            between(h, prev, p);
+        } else {
+            for (size_t j = 0; j < s->ncp; j++) {
+                const pg_hist_change *c = &s->cp[j];
+                if (c->kind == PG_HIST_CP_LOAD)
+                    continue;
+                const pg_hist_point *p = &s->p[c->at], *prev = c->at ? p - 1 : NULL;
+                printf("  change point: %s %s ", name, s->metric);
+                print_shift(s, c->pct, c->delta);
+                printf(" from %.12s", h->commits[p->commit].id);
+                between(h, prev, p);
+            }
         }
         for (size_t k = 1; k < s->np; k++) {
             const pg_hist_point *p = &s->p[k];
-            if (p->step != PG_VERDICT_REGRESSED)
+            if (p->step != PG_VERDICT_REGRESSED && p->step != PG_VERDICT_IMPROVED)
                 continue;
-            printf("  regressed: %s %s %+.2f%% at %.12s", name, s->metric, p->step_pct, h->commits[p->commit].id);
+            printf("  %s: %s %s ", pg_verdict_name(p->step), name, s->metric);
+            print_shift(s, p->step_pct, p->step_delta);
+            printf(" at %.12s", h->commits[p->commit].id);
             between(h, p - 1, p);
+        }
+        for (size_t j = 0; j < s->ncp; j++) {
+            const pg_hist_change *c = &s->cp[j];
+            if (c->kind != PG_HIST_CP_LOAD)
+                continue;
+            printf("  time only: %s %s ", name, s->metric);
+            print_shift(s, c->pct, c->delta);
+            printf(" from %.12s, measured under different load (load average %.2f before, %.2f after; "
+                   "its exact counts did not move)\n", h->commits[s->p[c->at].commit].id, c->load_before, c->load_after);
         }
     }
     printf("wrote %s", o->output);
     if (ngraphs)
         printf(" and %zu flamegraph%s beside it", ngraphs, ngraphs == 1 ? "" : "s");
+    if (split)
+        printf("%s its data in %zu files beside it", ngraphs ? "," : " and", h->nchunks);
     printf("\n");
 }
 
@@ -379,6 +492,7 @@ static void summarize(const pg_history *h, size_t with, size_t ngraphs, const op
 static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv)
 {
     static const char *const fg_modes[] = {"changes", "all", "none", NULL};
+    static const char *const data_modes[] = {"auto", "inline", "split", NULL};
     const pg_opt table[] = {
         PG_OPT_STRING('o', "output", "FILE", "the page to write (default history.html); flamegraphs go to\n"
                       "FILE's name with _files instead of .html, beside it", &o->output),
@@ -386,6 +500,9 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv)
                    1000000),
         PG_OPT_CHOICE(0, "flamegraphs", "WHICH", "changes (default: the points marked and those before them),\n"
                       "all, or none", &o->flamegraphs, fg_modes),
+        PG_OPT_CHOICE(0, "page-data", "WHERE", "auto (default: in the page up to 50,000 points, else split),\n"
+                      "inline (one self-contained page), or split (one file per chart\n"
+                      "in FILE's _files/data/, loaded when the chart is shown)", &o->page_data, data_modes),
         PG_OPT_STRING(0, "commit-url", "URL", "a commit's web page, %H standing for its id (default: from\n"
                       "origin when it is on GitHub or GitLab)", &o->commit_url),
         PG_OPT_STRING(0, "machine", "ID", "only the runs of this machine (an id or its prefix, as\n"
@@ -415,7 +532,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv)
 }
 
 /* The page, titled after the work tree's directory, dated now. */
-static int publish(pg_history *h, size_t *ngraphs, pg_ctx *ctx, const char *range, const opts *o)
+static int publish(pg_history *h, size_t *ngraphs, pg_ctx *ctx, const char *range, const opts *o, int *split)
 {
     char url[1200] = "", title[PATH_MAX + 32], when[64];
     if (!o->commit_url)
@@ -432,7 +549,9 @@ static int publish(pg_history *h, size_t *ngraphs, pg_ctx *ctx, const char *rang
     strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     pg_hist_page page = {.title = title, .range = range, .commit_url = o->commit_url ? o->commit_url : *url ? url : NULL,
                          .generated = when};
-    return write_page(h, &page, o, ngraphs);
+    int rc = write_page(h, &page, o, ngraphs);
+    *split = page.data_dir != NULL;
+    return rc;
 }
 
 int pg_cmd_history(pg_ctx *ctx, int argc, char **argv)
@@ -448,7 +567,7 @@ int pg_cmd_history(pg_ctx *ctx, int argc, char **argv)
     unsigned long n = 0;
     pg_history h = {0};
     size_t with = 0, ngraphs = 0;
-    int rc = pg_ctx_repo(ctx);
+    int split = 0, rc = pg_ctx_repo(ctx);
     if (rc == 0 && pg_ctx_store(ctx) < 0)
         ctx->store[0] = '\0';      /* no store: the notes alone */
     if (rc == 0)
@@ -463,9 +582,9 @@ int pg_cmd_history(pg_ctx *ctx, int argc, char **argv)
     if (rc == 0)
         rc = pg_history_analyze(&h, &o.thresholds);
     if (rc == 0)
-        rc = publish(&h, &ngraphs, ctx, range, &o);
+        rc = publish(&h, &ngraphs, ctx, range, &o, &split);
     if (rc == 0)
-        summarize(&h, with, ngraphs, &o);
+        summarize(&h, with, ngraphs, split, &o);
     status = rc == 0 ? PG_EXIT_OK : pg_exit_status(rc);
     pg_history_free(&h);
     free(line);

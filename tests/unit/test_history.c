@@ -86,29 +86,47 @@ static void test_changepoints(void)
 static void test_bimodal(void)
 {
     unsigned long seed = 11;
-    double v[200], gap, share;
+    double v[200];
+    pg_hist_modes m;
     /* Two groups 8% apart, each with 0.5% noise, 30% in the lower. */
     for (int i = 0; i < 200; i++)
         v[i] = (i % 10 < 3 ? 1.0 : 1.08) * (1 + 0.005 * gauss(&seed));
-    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.01), 1);
-    CHECK_NEAR(gap, 0.08, 0.005);
-    CHECK_NEAR(share, 0.30, 0.02);
+    CHECK_EQ_INT(pg_hist_bimodal(&m, v, 200, 0.01), 1);
+    CHECK_NEAR(m.gap_rel, 0.08, 0.005);
+    CHECK_NEAR(m.share_low, 0.30, 0.02);
+    CHECK_NEAR(m.low, 1.0, 0.005);
+    CHECK_NEAR(m.high, 1.08, 0.005);
     /* ... but not when the groups are closer than min_rel. */
-    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.10), 0);
+    CHECK_EQ_INT(pg_hist_bimodal(&m, v, 200, 0.10), 0);
     /* One normal distribution: no. */
     for (int i = 0; i < 200; i++)
         v[i] = 1 + 0.05 * gauss(&seed);
-    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.001), 0);
+    CHECK_EQ_INT(pg_hist_bimodal(&m, v, 200, 0.001), 0);
     /* A uniform one: no. */
     for (int i = 0; i < 200; i++)
         v[i] = 1 + 0.001 * i;
-    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.001), 0);
+    CHECK_EQ_INT(pg_hist_bimodal(&m, v, 200, 0.001), 0);
     /* Exact counts all equal but one: not two groups (10% each at least). */
     for (int i = 0; i < 200; i++)
         v[i] = i ? 1.0 : 1.2;
-    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 200, 0.001), 0);
+    CHECK_EQ_INT(pg_hist_bimodal(&m, v, 200, 0.001), 0);
     /* Too few values to say. */
-    CHECK_EQ_INT(pg_hist_bimodal(&gap, &share, v, 19, 0.001), 0);
+    CHECK_EQ_INT(pg_hist_bimodal(&m, v, 19, 0.001), 0);
+    /* A group at 0 (0, 1 or 2 context switches): a gap in the values' unit
+     * and one relative to their mean, never an infinite one. */
+    for (int i = 0; i < 200; i++)
+        v[i] = i % 10 < 4 ? 0 : 2 + 0.2 * (i % 2);
+    CHECK_EQ_INT(pg_hist_bimodal(&m, v, 200, 0.5), 1);
+    CHECK_NEAR(m.low, 0, 0);
+    CHECK_NEAR(m.high, 2.1, 1e-12);
+    CHECK_NEAR(m.share_low, 0.4, 1e-12);
+    CHECK(isfinite(m.gap_rel));
+    CHECK_NEAR(m.gap_rel, 2.1 / 1.26, 1e-9);          /* the gap over the mean of all */
+    /* Values near the largest double: whatever it says, no infinity. */
+    for (int i = 0; i < 200; i++)
+        v[i] = i % 2 ? 1.7e308 : 0.5e308;
+    int r = pg_hist_bimodal(&m, v, 200, 0.5);
+    CHECK(r == 0 || (r == 1 && isfinite(m.gap_rel) && isfinite(m.low) && isfinite(m.high)));
 }
 
 /* A side of one benchmark "b" whose `metric` (measured by `backend`) has
@@ -172,7 +190,13 @@ static void test_history(void)
     CHECK_EQ_INT((int)s->flips, 3);                    /* up-down, down-up, up-down */
     CHECK(s->flags & PG_HIST_FLAKY);
     CHECK(!(s->flags & PG_HIST_NOISY));                /* exact counts: no spread */
-    CHECK_EQ_INT((int)s->ncp, 0);                      /* it came and went: no level moved for good */
+    /* exact counts: every step past the threshold is a change point, also
+     * one undone by the next commit (the code it runs changed twice) */
+    CHECK_EQ_INT((int)s->ncp, 4);
+    CHECK_EQ_INT((int)s->cp[0].at, 3);
+    CHECK_EQ_INT(s->cp[0].kind, PG_HIST_CP_STEP);
+    CHECK_NEAR(s->cp[0].pct, 1.0, 1e-9);
+    CHECK_NEAR(s->cp[1].pct, 100.0 * (1000 - 1010) / 1010, 1e-9);
     pg_history_free(&h);
 }
 
@@ -271,8 +295,156 @@ static void test_two_modes(void)
     pg_history_free(&h);
 }
 
+/* One commit measured by a valgrind run (exact instructions, `ins`
+ * counts of one run each, one value) with native task-clock samples `tc`,
+ * under load average `load`. */
+static void add_commit(pg_history *h, int i, const double *ins, size_t nins, const double *tc, size_t ntc, double load)
+{
+    char id[41];
+    snprintf(id, sizeof id, "%040d", i);
+    CHECK_EQ_INT(pg_history_add_commit(h, id, "subject", 1700000000 + i), 0);
+    pg_side *side = series_side("valgrind", "instructions", "count", ins, 0);
+    pg_bench_result *b = &side->b[0];
+    for (size_t k = 0; k < nins; k++)     /* one run each, as runs of a count that does not repeat are pooled */
+        CHECK_EQ_INT(pg_series_add_run(&b->m[0], &ins[k], 1, "run"), 0);
+    b->m = realloc(b->m, 2 * sizeof *b->m);
+    memset(&b->m[1], 0, sizeof b->m[1]);
+    b->nm = 2;
+    pg_series *m = &b->m[1];
+    m->metric = strdup("task-clock"), m->unit = strdup("ns"), m->backend = strdup("valgrind");
+    m->source = strdup("os");
+    for (size_t k = 0; k < ntc; k++)
+        pg_series_push(m, tc[k]);
+    CHECK_EQ_INT(pg_history_add_side(h, side), 0);
+    pg_history_set_load(h, "m1", load);
+}
+
+static const pg_hist_series *find(const pg_history *h, const char *metric)
+{
+    for (size_t i = 0; i < h->ns; i++)
+        if (!strcmp(h->s[i].metric, metric))
+            return &h->s[i];
+    return NULL;
+}
+
+/* libdeflate's case: 8 commits measured once each with native runs; the
+ * newest makes decompression 16% fewer instructions, whose counts do not
+ * repeat (2-9 instructions in 38.9 million, 2 runs a commit). The step is
+ * exactly one change point, at its commit (binary segmentation cannot split
+ * off the last point, and a rank test of 2 counts a side is never
+ * significant); it is an improvement too. The native task-clock of the
+ * same commits moves with the machine's load at commit 4 (load 0.2 before,
+ * 3 after) where the counts do not: a change point of lower rank. */
+static void test_exact_steps(void)
+{
+    pg_history h = {0};
+    for (int i = 0; i < 8; i++) {
+        double base = i == 7 ? 38.9e6 * 0.8365 : 38.9e6, ins[2] = {base + 2 + i % 3, base + 9};
+        double tc[5], k = i >= 4 ? 1.3 : 1;
+        for (int j = 0; j < 5; j++)
+            tc[j] = 20e6 * k * (1 + 0.001 * j);
+        add_commit(&h, i, ins, 2, tc, 5, i >= 4 ? 3.0 : 0.2);
+    }
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    const pg_hist_series *s = find(&h, "instructions"), *t = find(&h, "task-clock");
+    CHECK(s && t);
+    if (!s || !t)
+        return;
+    CHECK(s->exact);
+    CHECK_NEAR(s->floor, 7, 0);
+    CHECK_EQ_INT((int)s->ncp, 1);
+    CHECK(s->ncp == 1 && s->cp[0].at == 7 && s->cp[0].kind == PG_HIST_CP_STEP);
+    CHECK(s->ncp == 1 && fabs(s->cp[0].pct - -16.35) < 0.01);
+    CHECK_EQ_INT(s->p[7].step, PG_VERDICT_IMPROVED);
+    for (int i = 1; i < 7; i++)
+        CHECK_EQ_INT(s->p[i].step, PG_VERDICT_UNCHANGED);
+    CHECK(!t->exact);
+    CHECK_EQ_INT((int)t->ncp, 1);
+    if (t->ncp == 1) {
+        CHECK_EQ_INT((int)t->cp[0].at, 4);
+        CHECK_EQ_INT(t->cp[0].kind, PG_HIST_CP_LOAD);
+        CHECK_NEAR(t->cp[0].load_before, 0.2, 1e-12);
+        CHECK_NEAR(t->cp[0].load_after, 3.0, 1e-12);
+    }
+    pg_history_free(&h);
+
+    /* The same task-clock step under the same load: a change of the same
+     * rank as any (the time moved, and the machine did not). */
+    memset(&h, 0, sizeof h);
+    for (int i = 0; i < 8; i++) {
+        double ins[1] = {38.9e6}, tc[5], k = i >= 4 ? 1.3 : 1;
+        for (int j = 0; j < 5; j++)
+            tc[j] = 20e6 * k * (1 + 0.001 * j);
+        add_commit(&h, i, ins, 1, tc, 5, 1.0);
+    }
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    t = find(&h, "task-clock");
+    CHECK(t && t->ncp == 1 && t->cp[0].kind == PG_HIST_CP_LEVEL);
+    CHECK(find(&h, "instructions") && find(&h, "instructions")->ncp == 0);
+    pg_history_free(&h);
+}
+
+/* An exact step's shift is the step's (the medians of its two commits),
+ * not that of the stretches' means: a count can move under its threshold
+ * on the way (0.05% here) and still step by 2.95% at one commit. */
+static void test_step_shift(void)
+{
+    pg_history h = {0};
+    double level[] = {1000000, 1000500, 1000500, 1030000, 1030000};
+    for (int i = 0; i < 5; i++) {
+        char id[41];
+        snprintf(id, sizeof id, "%040d", i);
+        CHECK_EQ_INT(pg_history_add_commit(&h, id, "subject", 1700000000 + i), 0);
+        CHECK_EQ_INT(pg_history_add_side(&h, side_of(level[i], 1)), 0);
+    }
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    const pg_hist_series *s = &h.s[0];
+    CHECK_EQ_INT((int)s->ncp, 1);
+    if (s->ncp == 1) {
+        CHECK_EQ_INT((int)s->cp[0].at, 3);
+        CHECK_NEAR(s->cp[0].before, 1000500, 0);
+        CHECK_NEAR(s->cp[0].after, 1030000, 0);
+        CHECK_NEAR(s->cp[0].pct, s->p[3].step_pct, 1e-9);
+        CHECK_EQ_INT((int)s->cp[0].n_before, 1);
+    }
+    pg_history_free(&h);
+}
+
+/* Degenerate series: zeros, a single commit, a step from 0. Every figure the
+ * page reads is finite, or NAN where documented (a percentage of 0). */
+static void test_degenerate(void)
+{
+    pg_history h = {0};
+    double zero[3] = {0, 0, 0};
+    add_commit(&h, 0, zero, 1, zero, 3, 0);
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    CHECK_EQ_INT((int)h.ns, 2);
+    CHECK_EQ_INT((int)h.nchunks, 2);
+    CHECK_EQ_INT((int)h.nmeasured, 1);
+    pg_history_free(&h);
+
+    /* exact counts from 0 to 5: one change point, its shift in the unit */
+    memset(&h, 0, sizeof h);
+    for (int i = 0; i < 4; i++) {
+        double ins[1] = {i < 2 ? 0 : 5}, tc[1] = {1e6};
+        add_commit(&h, i, ins, 1, tc, 1, NAN);
+    }
+    CHECK_EQ_INT(pg_history_analyze(&h, NULL), 0);
+    const pg_hist_series *s = find(&h, "instructions");
+    CHECK(s && s->ncp == 1);
+    if (s && s->ncp == 1) {
+        CHECK(isnan(s->cp[0].pct));
+        CHECK_NEAR(s->cp[0].delta, 5, 0);
+        CHECK_NEAR(s->cp[0].before, 0, 0);
+    }
+    pg_history_free(&h);
+}
+
 int main(void)
 {
+    test_exact_steps();
+    test_step_shift();
+    test_degenerate();
     test_two_modes();
     test_two_backends();
     test_quantile();

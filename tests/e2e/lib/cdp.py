@@ -49,6 +49,25 @@ def drive(chromium, profile, body):
         sys.exit(2)
 
 
+def watch_errors(b):
+    """Turns on the log and returns the list every console error or warning,
+    uncaught exception and blocked request of the page is appended to."""
+    errors = []
+    b.call("Log.enable")
+
+    def on_event(m):
+        meth = m["method"]
+        if meth == "Runtime.exceptionThrown":
+            errors.append("exception: %s" % m["params"]["exceptionDetails"].get("exception", {}).get(
+                "description", m["params"]["exceptionDetails"].get("text")))
+        elif meth == "Runtime.consoleAPICalled" and m["params"]["type"] in ("error", "assert", "warning"):
+            errors.append("console.%s: %s" % (m["params"]["type"], m["params"]["args"]))
+        elif meth == "Log.entryAdded" and m["params"]["entry"]["level"] in ("error", "warning"):
+            errors.append("log: %s" % m["params"]["entry"]["text"])
+    b.on_event = on_event
+    return errors
+
+
 class Browser:
     def __init__(self, chromium, profile):
         flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -19,28 +19,16 @@ import json
 import os
 import sys
 
-from cdp import check, drive
+from cdp import check, drive, watch_errors
 
 chromium, page, profile, shot, expect = sys.argv[1:6]
 want = json.loads(expect)
 
 
 def body(b):
-    errors = []
-    b.call("Log.enable")
+    errors = watch_errors(b)
     b.call("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 900, "deviceScaleFactor": 1,
                                                   "mobile": False})
-
-    def on_event(m):
-        meth = m["method"]
-        if meth == "Runtime.exceptionThrown":
-            errors.append("exception: %s" % m["params"]["exceptionDetails"].get("exception", {}).get(
-                "description", m["params"]["exceptionDetails"].get("text")))
-        elif meth == "Runtime.consoleAPICalled" and m["params"]["type"] in ("error", "assert", "warning"):
-            errors.append("console.%s: %s" % (m["params"]["type"], m["params"]["args"]))
-        elif meth == "Log.entryAdded" and m["params"]["entry"]["level"] in ("error", "warning"):
-            errors.append("log: %s" % m["params"]["entry"]["text"])
-    b.on_event = on_event
     b.send("Page.navigate", {"url": "file://" + os.path.abspath(page)})
     b.wait(lambda m: m.get("method") == "Page.loadEventFired")
     check(b.js("document.body.getAttribute('data-ready')") == "1", "the page's script ran to the end")
