@@ -169,6 +169,29 @@ int pg_json_int(const cJSON *item, int fallback)
     return v > INT_MIN - 1.0 && v < INT_MAX + 1.0 ? (int)v : fallback;   /* false for NaN */
 }
 
+/* `*s` (a cJSON string it owns) repaired in place when it is not UTF-8. */
+static int repair_one(char **s)
+{
+    if (!*s || pg_text_utf8_valid(*s, strlen(*s)))
+        return 0;
+    char *fixed = pg_text_utf8_repair(*s, strlen(*s), NULL);
+    if (!fixed)
+        return -1;
+    cJSON_free(*s);
+    *s = fixed;                 /* cJSON's default hooks are malloc and free, as the repair's */
+    return 0;
+}
+
+int pg_json_repair_utf8(cJSON *node)
+{
+    if (repair_one(&node->string) < 0 || (cJSON_IsString(node) && repair_one(&node->valuestring) < 0))
+        return -1;
+    for (cJSON *c = node->child; c; c = c->next)
+        if (pg_json_repair_utf8(c) < 0)
+            return -1;
+    return 0;
+}
+
 char *pg_json_print(const cJSON *doc, size_t *len)
 {
     char *text = cJSON_Print(doc);

@@ -44,4 +44,9 @@ int pg_json_int(const cJSON *item, int fallback);
  * NULL), or NULL when out of memory. Free with free(). */
 char *pg_json_print(const cJSON *doc, size_t *len);
 
+/* The strings and keys of `node` (and below it) that are not UTF-8, with
+ * every invalid byte made U+FFFD, as pg_json_print would print them: a tree
+ * checked after this is the document that will be written. -1: out of memory. */
+int pg_json_repair_utf8(cJSON *node);
+
 #endif

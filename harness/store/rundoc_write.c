@@ -290,7 +290,11 @@ int pg_storedoc_append(char **text, const char *old, size_t old_len, const char 
     /* A run the reader refuses (a benchmark named twice) would make the
      * whole file unreadable, every earlier run in it with it: refused here,
      * before anything is written. */
-    int rc = node && !w.oom ? pg_rundoc_read_run_json(NULL, node, path, (size_t)cJSON_GetArraySize(runs)) : 0;
+    /* Checked as it will be written: a name that is not UTF-8 is printed
+     * with U+FFFD, and two such names may become one. */
+    int rc = node && pg_json_repair_utf8(node) < 0 ? pg_error_set(PG_ENOMEM, "out of memory") : 0;
+    if (rc == 0 && node && !w.oom)
+        rc = pg_rundoc_read_run_json(NULL, node, path, (size_t)cJSON_GetArraySize(runs));
     if (rc < 0) {
         cJSON_Delete(node);
         cJSON_Delete(doc);

@@ -222,7 +222,9 @@ def main():
             continue
         tree = ET.parse(p)
         t = next(e for e in tree.iter() if e.get("id") == "title")
-        titles.setdefault(t.text, []).append(f)
+        # A title longer than its line is cut, and whole in its <title> tooltip.
+        whole_title = next((e.text for e in t if e.tag.endswith("title")), None)
+        titles.setdefault(whole_title if whole_title is not None else t.text, []).append(f)
         if not any(xml_value(func) in (e.text or "") for e in tree.iter() if e.tag.endswith("title")):
             titles.setdefault("", []).append("%s lacks the hostile function" % f)
     whole["svg"] = "; ".join(titles.get("", [])) or None
