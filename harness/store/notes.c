@@ -387,7 +387,8 @@ static int note_tree_read(note_tree *t, git_repository *repo, const git_oid *c)
         return t->oom ? PG_ENOMEM : git_fail("cannot list the notes");
     if (rc < 0)
         return git_fail("cannot read the notes commit");
-    qsort(t->v, t->n, sizeof *t->v, ent_cmp);
+    if (t->n > 1)
+        qsort(t->v, t->n, sizeof *t->v, ent_cmp);
     for (size_t i = 1; i < t->n; i++)
         if (git_oid_equal(&t->v[i].target, &t->v[i - 1].target))
             t->clean = 0;
@@ -537,6 +538,7 @@ static int merge_trees(git_oid *out, const merging *m, const git_oid *ours, cons
     git_oid empty;
     if (as_theirs && t.clean && (!ours || o.clean)) {
         base = t.tree;                              /* theirs, as fetched, with ours added */
+        free(u);
         u = ou, nu = nou, ou = NULL;
     }
     if (!base && (git_treebuilder_new(&tb, m->repo, NULL) < 0 || git_treebuilder_write(&empty, tb) < 0 ||
