@@ -257,13 +257,30 @@ static int copy_tree(copier *c, const git_oid *id, int depth)
     return rc < 0 ? rc : 0;
 }
 
+/* Hides from `walk` (of src) our tip of `ref` and its parents, those src
+ * has: the history held here, not walked again at each fetch. */
+static int hide_ours(git_revwalk *walk, const copier *c, git_repository *repo, const char *ref)
+{
+    git_oid ours;
+    git_commit *tip = NULL;
+    if (git_reference_name_to_id(&ours, repo, ref) < 0 || git_commit_lookup(&tip, repo, &ours) < 0)
+        return 0;
+    int rc = git_odb_exists(c->from, &ours) ? git_revwalk_hide(walk, &ours) : 0;
+    for (unsigned int i = 0; rc == 0 && i < git_commit_parentcount(tip); i++)
+        if (git_odb_exists(c->from, git_commit_parent_id(tip, i)))
+            rc = git_revwalk_hide(walk, git_commit_parent_id(tip, i));
+    git_commit_free(tip);
+    return rc;
+}
+
 /* The notes commit `tip` of src, and its history, into ours: the commits we
  * lack, each with its tree. */
-static int copy_history(copier *c, const git_oid *tip)
+static int copy_history(copier *c, const git_oid *tip, git_repository *repo, const char *ref)
 {
     git_revwalk *walk = NULL;
     git_oid id;
-    int rc = git_revwalk_new(&walk, c->src) < 0 || git_revwalk_push(walk, tip) < 0 ? 1 : 0, next = 0;
+    int rc = git_revwalk_new(&walk, c->src) < 0 || git_revwalk_push(walk, tip) < 0 ||
+             hide_ours(walk, c, repo, ref) < 0 ? 1 : 0, next = 0;
     while (rc == 0 && (next = git_revwalk_next(&id, walk)) == 0) {
         if (git_odb_exists(c->to, &id))
             continue;                       /* held, and all it names */
@@ -300,7 +317,7 @@ static int fetch_local_ref(git_repository *repo, git_repository *src, const char
         (!git_odb_exists(c.to, &tip) && git_odb_read_header(&size, &type, c.from, &tip) < 0))
         rc = git_fail("cannot read the notes of", path);
     else if (type == GIT_OBJECT_COMMIT)
-        rc = copy_history(&c, &tip);
+        rc = copy_history(&c, &tip, repo, ref);
     else if (type == GIT_OBJECT_TREE)
         rc = copy_tree(&c, &tip, 0);
     else if (type != GIT_OBJECT_INVALID)
