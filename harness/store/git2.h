@@ -108,6 +108,7 @@
     X(git_repository_odb) \
     X(git_repository_open) \
     X(git_repository_open_ext) \
+    X(git_repository_path) \
     X(git_repository_workdir) \
     X(git_revparse_single) \
     X(git_revwalk_free) \
@@ -246,6 +247,7 @@ int pg_git2_load(void);
 #define git_repository_odb (*pg_git2.git_repository_odb)
 #define git_repository_open (*pg_git2.git_repository_open)
 #define git_repository_open_ext (*pg_git2.git_repository_open_ext)
+#define git_repository_path (*pg_git2.git_repository_path)
 #define git_repository_workdir (*pg_git2.git_repository_workdir)
 #define git_revparse_single (*pg_git2.git_revparse_single)
 #define git_revwalk_free (*pg_git2.git_revwalk_free)

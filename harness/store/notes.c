@@ -3,6 +3,7 @@
 #include "harness/store/git2.h"
 #include "util/array.h"
 #include "util/error.h"
+#include "util/pair.h"
 #include "util/text.h"
 
 #include <stdio.h>
@@ -273,7 +274,8 @@ static void size_text(char *out, size_t len, size_t bytes)
 
 /* The fetched note `blob_id` of `target`, when it is one to merge: a blob
  * within the limit annotating a commit (or an object not here yet). NULL
- * with a warning when not; NULL and an error when reading failed. */
+ * with a warning when not; NULL and an error when reading failed. `out`
+ * NULL: only whether it is one to merge, 1 when it is. */
 static int fetched_note(git_blob **out, const merging *m, const git_oid *blob_id, const git_oid *target,
                         const char *tname)
 {
@@ -281,7 +283,8 @@ static int fetched_note(git_blob **out, const merging *m, const git_oid *blob_id
     size_t size = 0;
     git_object_t type = GIT_OBJECT_INVALID;
     char got[32], max[32];
-    *out = NULL;
+    if (out)
+        *out = NULL;
     if (git_repository_odb(&odb, m->repo) < 0)
         return git_fail("cannot read the fetched notes");
     int rc = git_odb_read_header(&size, &type, odb, target) == 0 && type != GIT_OBJECT_COMMIT ? 1 : 0;
@@ -297,6 +300,8 @@ static int fetched_note(git_blob **out, const merging *m, const git_oid *blob_id
         rc = 1;
     }
     git_odb_free(odb);
+    if (rc == 0 && !out)
+        return 1;                                   /* to merge; not read */
     if (rc == 0 && git_blob_lookup(out, m->repo, blob_id) < 0)
         rc = git_fail("cannot read a fetched note");
     return rc < 0 ? rc : 0;
@@ -414,11 +419,85 @@ static int blob_text(char **text, git_repository *repo, const git_oid *id)
     return *text ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
 }
 
+/* Whether a fetched note may be kept as it came (pg_notedoc_intact), judged
+ * before the merge: 0 not judged, 1 intact, 2 not. */
+typedef struct judgement {
+    int intact;
+    size_t runs;
+} judgement;
+
+/* Half of theirs' notes to judge, on a repository handle of its own (libgit2
+ * objects are not shared between threads). */
+typedef struct judging {
+    const merging *m;
+    const char *gitdir;
+    const note_tree *t;
+    judgement *v;           /* per note of t; v[k].intact -1: a note to judge */
+    size_t from, to;
+} judging;
+
+static int judge_half(void *arg)
+{
+    judging *j = arg;
+    git_repository *repo = NULL;
+    git_odb *odb = NULL;
+    if (j->from == j->to || git_repository_open(&repo, j->gitdir) < 0 || git_repository_odb(&odb, repo) < 0) {
+        git_repository_free(repo);
+        return 0;                                   /* not judged: the merge reads them itself */
+    }
+    for (size_t k = j->from; k < j->to; k++) {
+        judgement *v = &j->v[k];
+        size_t size;
+        git_object_t type;
+        git_odb_object *o = NULL;
+        char hex[GIT_OID_HEXSZ + 1];
+        if (v->intact != -1)
+            continue;
+        v->intact = 0;
+        if (git_odb_read_header(&size, &type, odb, &j->t->v[k].blob) < 0 || type != GIT_OBJECT_BLOB ||
+            size > j->m->max || git_odb_read(&o, odb, &j->t->v[k].blob) < 0)
+            continue;
+        git_oid_tostr(hex, sizeof hex, &j->t->v[k].target);
+        pg_notetext a = {git_odb_object_data(o), git_odb_object_size(o), "a fetched note"};
+        v->intact = pg_notedoc_intact(&v->runs, &a, hex, j->m->kind) ? 1 : 2;
+        git_odb_object_free(o);
+    }
+    git_odb_free(odb);
+    git_repository_free(repo);
+    return 0;
+}
+
+/* Judges on two cores the notes of theirs that may be kept as they came:
+ * the notes of commits ours has no note of, given once. */
+static int judge(judgement **out, const merging *m, const note_tree *o, const note_tree *t)
+{
+    judgement *v = calloc(t->n ? t->n : 1, sizeof *v);
+    size_t i = 0, n = 0;
+    if (!(*out = v))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t k = 0; k < t->n; k++) {
+        while (i < o->n && memcmp(o->v[i].target.id, t->v[k].target.id, GIT_OID_RAWSZ) < 0)
+            i++;
+        int held = i < o->n && git_oid_equal(&o->v[i].target, &t->v[k].target);
+        int twice = (k > 0 && git_oid_equal(&t->v[k - 1].target, &t->v[k].target)) ||
+                    (k + 1 < t->n && git_oid_equal(&t->v[k + 1].target, &t->v[k].target));
+        if (!held && !twice) {
+            v[k].intact = -1;
+            n++;
+        }
+    }
+    judging a = {m, git_repository_path(m->repo), t, v, 0, t->n / 2}, b = a;
+    b.from = a.to;
+    b.to = t->n;
+    return pg_pair_run(judge_half, &a, &b, n >= 16);
+}
+
 /* Merges the fetched note `theirs` of `target` into *cur, the note held so
  * far (*have 0: none): *cur becomes theirs itself when nothing is held and
  * the gate passes it whole (pg_notedoc_intact: not parsed, printed and
  * written again), else a new blob with the union when it adds runs. */
-static int merge_note(git_oid *cur, int *have, const merging *m, const git_oid *theirs, const git_oid *target)
+static int merge_note(git_oid *cur, int *have, const merging *m, const git_oid *theirs, const git_oid *target,
+                      const judgement *judged)
 {
     char *mine = NULL, *merged = NULL, tname[200], oname[96], hex[GIT_OID_HEXSZ + 1];
     git_blob *blob = NULL;
@@ -427,12 +506,21 @@ static int merge_note(git_oid *cur, int *have, const merging *m, const git_oid *
     git_oid_tostr(hex, sizeof hex, target);
     snprintf(tname, sizeof tname, "the fetched note of %.12s from %.120s", hex, m->from);
     snprintf(oname, sizeof oname, "the note of %.12s in %s", hex, m->kind->ref);
+    if (!*have && judged && judged->intact == 1) {
+        int rc = fetched_note(NULL, m, theirs, target, tname);
+        if (rc == 1) {
+            git_oid_cpy(cur, theirs);               /* judged intact on a thread of its own */
+            *have = 1;
+            m->st->added += judged->runs;
+        }
+        return rc < 0 ? rc : 0;
+    }
     int rc = fetched_note(&blob, m, theirs, target, tname);
     if (rc < 0 || !blob)
         return rc;
     pg_notetext a = {git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), tname};
     size_t runs;
-    if (!*have && pg_notedoc_intact(&runs, &a, hex, m->kind)) {
+    if (!*have && !(judged && judged->intact == 2) && pg_notedoc_intact(&runs, &a, hex, m->kind)) {
         git_oid_cpy(cur, theirs);
         *have = 1;
         m->st->added += runs;
@@ -488,6 +576,7 @@ static int merge_trees(git_oid *out, const merging *m, const git_oid *ours, cons
     git_tree_update *u = NULL, *ou = NULL;      /* changes to ours; our notes theirs lacks */
     size_t nu = 0, cu = 0, nou = 0, cou = 0;
     char (*paths)[64] = NULL;                   /* the paths of new notes */
+    judgement *judged = NULL;
     int rc = ours ? note_tree_read(&o, m->repo, ours) : 0, as_theirs = 1;
     if (rc == 0)
         rc = note_tree_read(&t, m->repo, theirs);
@@ -497,6 +586,8 @@ static int merge_trees(git_oid *out, const merging *m, const git_oid *ours, cons
     }
     if (rc == 0 && t.n && !(paths = calloc(t.n, sizeof *paths)))
         rc = pg_error_set(PG_ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = judge(&judged, m, &o, &t);
     size_t i = 0, k = 0;
     while (rc == 0 && (i < o.n || k < t.n)) {
         int c = i == o.n ? 1 : k == t.n ? -1 : memcmp(o.v[i].target.id, t.v[k].target.id, GIT_OID_RAWSZ);
@@ -518,7 +609,7 @@ static int merge_trees(git_oid *out, const merging *m, const git_oid *ours, cons
         cur = held;
         size_t first = k;
         for (; rc == 0 && k < t.n && (k == first || git_oid_equal(&t.v[k].target, &t.v[first].target)); k++)
-            rc = merge_note(&cur, &have, m, &t.v[k].blob, &t.v[k].target);
+            rc = merge_note(&cur, &have, m, &t.v[k].blob, &t.v[k].target, &judged[k]);
         if (rc == 0 && (k - first != 1 || !have || !git_oid_equal(&cur, &t.v[first].blob)))
             as_theirs = 0;                          /* the tree will not be theirs */
         if (rc == 0 && have && (!had || !git_oid_equal(&cur, &held))) {
@@ -555,6 +646,7 @@ done:
     free(u);
     free(ou);
     free(paths);
+    free(judged);
     note_tree_free(&o);
     note_tree_free(&t);
     return rc;
