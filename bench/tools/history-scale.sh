@@ -4,7 +4,7 @@
 # benchmarks (default 50) x 5 samples of instructions (valgrind, exact) and
 # wall-time and max-rss (noisy). Benchmark 0 gains 3% at the middle commit,
 # benchmark 1 creeps up 0.05% a commit, benchmark 2 is bimodal. The results
-# are in the local store (`--notes` also copies them into git notes with
+# are in the local store (bench/tools/notes-scale.sh has them in git notes, brought by
 # `perfgate fetch` from a clone, and times history from the notes alone). For
 # scale, the same run times python3 merely loading every stored document
 # (json.load), alternately, ROUNDS times (default 5); medians. Then the

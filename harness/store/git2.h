@@ -14,6 +14,7 @@
 #include <git2.h>
 
 #define PG_GIT2_FUNCTIONS(X) \
+    X(git_blob_create_from_buffer) \
     X(git_blob_free) \
     X(git_blob_lookup) \
     X(git_blob_rawcontent) \
@@ -60,10 +61,17 @@
     X(git_object_id) \
     X(git_object_peel) \
     X(git_object_type2string) \
+    X(git_odb_exists) \
     X(git_odb_free) \
     X(git_odb_hash) \
     X(git_odb_hashfile) \
+    X(git_odb_object_data) \
+    X(git_odb_object_free) \
+    X(git_odb_object_size) \
+    X(git_odb_object_type) \
+    X(git_odb_read) \
     X(git_odb_read_header) \
+    X(git_odb_write) \
     X(git_odb_write_pack) \
     X(git_oid_cpy) \
     X(git_oid_equal) \
@@ -100,11 +108,13 @@
     X(git_repository_odb) \
     X(git_repository_open) \
     X(git_repository_open_ext) \
+    X(git_repository_path) \
     X(git_repository_workdir) \
     X(git_revparse_single) \
     X(git_revwalk_free) \
     X(git_revwalk_hide) \
     X(git_revwalk_new) \
+    X(git_revwalk_next) \
     X(git_revwalk_push) \
     X(git_signature_default) \
     X(git_signature_free) \
@@ -113,8 +123,17 @@
     X(git_status_list_free) \
     X(git_status_list_new) \
     X(git_status_options_init) \
+    X(git_tree_create_updated) \
+    X(git_tree_entry_byindex) \
+    X(git_tree_entry_filemode) \
+    X(git_tree_entry_id) \
+    X(git_tree_entry_name) \
+    X(git_tree_entry_type) \
+    X(git_tree_entrycount) \
     X(git_tree_free) \
+    X(git_tree_id) \
     X(git_tree_lookup) \
+    X(git_tree_walk) \
     X(git_treebuilder_free) \
     X(git_treebuilder_new) \
     X(git_treebuilder_write)
@@ -134,6 +153,7 @@ int pg_git2_load(void);
 
 /* Every call through its pointer (but in git2.c, which fills them). */
 #ifndef PG_GIT2_LOADER
+#define git_blob_create_from_buffer (*pg_git2.git_blob_create_from_buffer)
 #define git_blob_free (*pg_git2.git_blob_free)
 #define git_blob_lookup (*pg_git2.git_blob_lookup)
 #define git_blob_rawcontent (*pg_git2.git_blob_rawcontent)
@@ -180,10 +200,17 @@ int pg_git2_load(void);
 #define git_object_id (*pg_git2.git_object_id)
 #define git_object_peel (*pg_git2.git_object_peel)
 #define git_object_type2string (*pg_git2.git_object_type2string)
+#define git_odb_exists (*pg_git2.git_odb_exists)
 #define git_odb_free (*pg_git2.git_odb_free)
 #define git_odb_hash (*pg_git2.git_odb_hash)
 #define git_odb_hashfile (*pg_git2.git_odb_hashfile)
+#define git_odb_object_data (*pg_git2.git_odb_object_data)
+#define git_odb_object_free (*pg_git2.git_odb_object_free)
+#define git_odb_object_size (*pg_git2.git_odb_object_size)
+#define git_odb_object_type (*pg_git2.git_odb_object_type)
+#define git_odb_read (*pg_git2.git_odb_read)
 #define git_odb_read_header (*pg_git2.git_odb_read_header)
+#define git_odb_write (*pg_git2.git_odb_write)
 #define git_odb_write_pack (*pg_git2.git_odb_write_pack)
 #define git_oid_cpy (*pg_git2.git_oid_cpy)
 #define git_oid_equal (*pg_git2.git_oid_equal)
@@ -220,11 +247,13 @@ int pg_git2_load(void);
 #define git_repository_odb (*pg_git2.git_repository_odb)
 #define git_repository_open (*pg_git2.git_repository_open)
 #define git_repository_open_ext (*pg_git2.git_repository_open_ext)
+#define git_repository_path (*pg_git2.git_repository_path)
 #define git_repository_workdir (*pg_git2.git_repository_workdir)
 #define git_revparse_single (*pg_git2.git_revparse_single)
 #define git_revwalk_free (*pg_git2.git_revwalk_free)
 #define git_revwalk_hide (*pg_git2.git_revwalk_hide)
 #define git_revwalk_new (*pg_git2.git_revwalk_new)
+#define git_revwalk_next (*pg_git2.git_revwalk_next)
 #define git_revwalk_push (*pg_git2.git_revwalk_push)
 #define git_signature_default (*pg_git2.git_signature_default)
 #define git_signature_free (*pg_git2.git_signature_free)
@@ -233,8 +262,17 @@ int pg_git2_load(void);
 #define git_status_list_free (*pg_git2.git_status_list_free)
 #define git_status_list_new (*pg_git2.git_status_list_new)
 #define git_status_options_init (*pg_git2.git_status_options_init)
+#define git_tree_create_updated (*pg_git2.git_tree_create_updated)
+#define git_tree_entry_byindex (*pg_git2.git_tree_entry_byindex)
+#define git_tree_entry_filemode (*pg_git2.git_tree_entry_filemode)
+#define git_tree_entry_id (*pg_git2.git_tree_entry_id)
+#define git_tree_entry_name (*pg_git2.git_tree_entry_name)
+#define git_tree_entry_type (*pg_git2.git_tree_entry_type)
+#define git_tree_entrycount (*pg_git2.git_tree_entrycount)
 #define git_tree_free (*pg_git2.git_tree_free)
+#define git_tree_id (*pg_git2.git_tree_id)
 #define git_tree_lookup (*pg_git2.git_tree_lookup)
+#define git_tree_walk (*pg_git2.git_tree_walk)
 #define git_treebuilder_free (*pg_git2.git_treebuilder_free)
 #define git_treebuilder_new (*pg_git2.git_treebuilder_new)
 #define git_treebuilder_write (*pg_git2.git_treebuilder_write)

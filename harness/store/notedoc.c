@@ -282,30 +282,76 @@ int pg_notedoc_union(char **text, pg_notestat *st, const pg_notetext *old, const
     return rc;
 }
 
+/* The runs of the note document `doc`, each through the gate, ids distinct;
+ * *n counts them. */
+static int check_runs(size_t *n, const cJSON *doc, const pg_notetext *note, const char *commit,
+                      const pg_notekind *kind)
+{
+    const cJSON *runs = NULL, *single, *r;
+    held h = {0};
+    size_t i = 0, k;
+    int rc = runs_of(&runs, &single, doc, note, commit, kind, 1);
+    cJSON_ArrayForEach(r, runs) {
+        if ((rc = kind->check_run(r, i, note->name, commit)) < 0)
+            break;
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "id"));
+        if (pg_strindex_get(&h.ids, id, &k)) {
+            rc = pg_error_set(PG_EINVAL, "%s: runs[%zu]: id given twice", note->name, i);
+            break;
+        }
+        if ((rc = held_add(&h, r)) < 0)
+            break;
+        i++;
+    }
+    held_free(&h);
+    *n = i;
+    return rc;
+}
+
 int pg_notedoc_check(const pg_notetext *note, const char *commit, const pg_notekind *kind)
 {
     cJSON *doc = NULL;
-    const cJSON *runs, *single, *r;
-    held h = {0};
+    size_t n;
     int rc = parse(&doc, note);
-    if (rc == 0 && (rc = runs_of(&runs, &single, doc, note, commit, kind, 1)) == 0) {
-        size_t i = 0, k;
-        cJSON_ArrayForEach(r, runs) {
-            if ((rc = kind->check_run(r, i, note->name, commit)) < 0)
-                break;
-            const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "id"));
-            if (pg_strindex_get(&h.ids, id, &k)) {
-                rc = pg_error_set(PG_EINVAL, "%s: runs[%zu]: id given twice", note->name, i);
-                break;
-            }
-            if ((rc = held_add(&h, r)) < 0)
-                break;
-            i++;
-        }
-    }
-    held_free(&h);
+    if (rc == 0)
+        rc = check_runs(&n, doc, note, commit, kind);
     cJSON_Delete(doc);
     return rc;
+}
+
+/* Whether the note document `doc` is strict JSON but for its runs, which
+ * the gate checks one by one (each kind's check_run: not twice over). */
+static int strict_but_runs(cJSON *doc, const char *name)
+{
+    cJSON *runs = cJSON_GetObjectItemCaseSensitive(doc, "runs");
+    cJSON *kept = runs ? runs->child : NULL;
+    if (cJSON_IsArray(runs))
+        runs->child = NULL;             /* keys and the rest only; put back below */
+    int ok = pg_json_check_strict(doc, name) == 0;
+    if (cJSON_IsArray(runs))
+        runs->child = kept;
+    return ok;
+}
+
+int pg_notedoc_intact(size_t *runs, const pg_notetext *note, const char *commit, const pg_notekind *kind)
+{
+    const char *end = NULL;
+    *runs = 0;
+    cJSON *doc = cJSON_ParseWithLengthOpts(note->text, note->len, &end, 0);
+    if (!doc)
+        return 0;
+    /* One value and nothing after it but white space: bytes after it (a NUL
+     * first: git_note_message stops there) would be read by someone else. */
+    const char *stop = note->text + note->len;
+    while (end && end < stop && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+        end++;
+    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "schema"));
+    int ok = end == stop && schema && pg_schema_ok(schema, kind->schema) && strict_but_runs(doc, note->name) &&
+             check_runs(runs, doc, note, commit, kind) == 0;
+    if (!ok)
+        pg_error_clear();
+    cJSON_Delete(doc);
+    return ok;
 }
 
 int pg_notedoc_read_runs(pg_rundoc_list *out, const pg_notetext *note, const char *commit)

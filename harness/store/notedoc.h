@@ -70,6 +70,14 @@ int pg_notedoc_union(char **text, pg_notestat *st, const pg_notetext *old, const
  * the gate and whose run ids are distinct: what any merge writes. */
 int pg_notedoc_check(const pg_notetext *note, const char *commit, const pg_notekind *kind);
 
+/* Whether the fetched note `note` of `commit` may be kept byte for byte as
+ * it came, the note of a commit that has none here: one JSON value with
+ * nothing after it, strict throughout (valid UTF-8, no key twice, outside
+ * the runs too), `kind`'s own schema, and pg_notedoc_check's: every run
+ * through the gate, ids distinct. *runs counts its runs. 0 says nothing:
+ * pg_notedoc_union then says what it drops and writes the rest anew. */
+int pg_notedoc_intact(size_t *runs, const pg_notetext *note, const char *commit, const pg_notekind *kind);
+
 /* Appends to `out` the runs of the results note `note` of `commit` that pass
  * the gate; each other run is left out with a warning line ("run <id>
  * ignored: ..."), so a note damaged before this gate existed still gives

@@ -1,7 +1,9 @@
 /* harness/store/notes.c — see notes.h. */
 #include "harness/store/notes.h"
 #include "harness/store/git2.h"
+#include "util/array.h"
 #include "util/error.h"
+#include "util/pair.h"
 #include "util/text.h"
 
 #include <stdio.h>
@@ -272,7 +274,8 @@ static void size_text(char *out, size_t len, size_t bytes)
 
 /* The fetched note `blob_id` of `target`, when it is one to merge: a blob
  * within the limit annotating a commit (or an object not here yet). NULL
- * with a warning when not; NULL and an error when reading failed. */
+ * with a warning when not; NULL and an error when reading failed. `out`
+ * NULL: only whether it is one to merge, 1 when it is. */
 static int fetched_note(git_blob **out, const merging *m, const git_oid *blob_id, const git_oid *target,
                         const char *tname)
 {
@@ -280,7 +283,8 @@ static int fetched_note(git_blob **out, const merging *m, const git_oid *blob_id
     size_t size = 0;
     git_object_t type = GIT_OBJECT_INVALID;
     char got[32], max[32];
-    *out = NULL;
+    if (out)
+        *out = NULL;
     if (git_repository_odb(&odb, m->repo) < 0)
         return git_fail("cannot read the fetched notes");
     int rc = git_odb_read_header(&size, &type, odb, target) == 0 && type != GIT_OBJECT_COMMIT ? 1 : 0;
@@ -296,113 +300,386 @@ static int fetched_note(git_blob **out, const merging *m, const git_oid *blob_id
         rc = 1;
     }
     git_odb_free(odb);
+    if (rc == 0 && !out)
+        return 1;                                   /* to merge; not read */
     if (rc == 0 && git_blob_lookup(out, m->repo, blob_id) < 0)
         rc = git_fail("cannot read a fetched note");
     return rc < 0 ? rc : 0;
 }
 
-/* Merges one fetched note into the notes commit *out (NULL: none yet). */
-static int merge_note(git_oid *out, int *have, const merging *m, const git_oid *blob_id, const git_oid *target)
+/* A note in a notes tree: the commit it annotates, its blob, and where it is
+ * ("1a2b...", or with git's fan-out "1a/2b..."). */
+typedef struct note_ent {
+    git_oid target, blob;
+    char path[64];
+    size_t order;           /* in the tree's walk: a commit's notes given twice are merged in this order */
+} note_ent;
+
+/* Every note of a notes tree, sorted by commit. */
+typedef struct note_tree {
+    git_tree *tree;
+    note_ent *v;
+    size_t n, cap;
+    int clean;              /* nothing but notes: each a regular file at a note's path, each commit once */
+    int oom;
+} note_tree;
+
+/* git_tree_walk's callback: a note is a blob whose path, without its
+ * slashes, is 40 hex digits, under fan-out directories of two (where
+ * libgit2 and git look notes up); anything else makes the tree unclean. */
+static int walk_note(const char *root, const git_tree_entry *e, void *payload)
+{
+    note_tree *t = payload;
+    const char *name = git_tree_entry_name(e);
+    size_t rl = strlen(root), nl = strlen(name);
+    char hex[GIT_OID_HEXSZ + 1];
+    size_t h = 0;
+    int ishex = rl + nl < sizeof t->v->path;
+    for (const char *p = root; ishex && *p; p++)
+        if (*p != '/' && h < GIT_OID_HEXSZ)
+            hex[h++] = *p;
+    for (const char *p = name; ishex && *p; p++)
+        ishex = h < GIT_OID_HEXSZ && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'));
+    for (const char *p = name; ishex && *p; p++)
+        hex[h++] = *p;
+    if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+        if (ishex && nl == 2 && h < GIT_OID_HEXSZ)
+            return 0;                               /* a fan-out directory: go in */
+        t->clean = 0;
+        return 1;
+    }
+    if (git_tree_entry_type(e) != GIT_OBJECT_BLOB || !ishex || h != GIT_OID_HEXSZ) {
+        t->clean = 0;
+        return 0;
+    }
+    if (git_tree_entry_filemode(e) != GIT_FILEMODE_BLOB)
+        t->clean = 0;
+    if (pg_array_grow(&t->v, &t->cap, t->n, sizeof *t->v, 256) < 0) {
+        t->oom = 1;
+        return -1;
+    }
+    note_ent *n = &t->v[t->n];
+    hex[h] = '\0';
+    git_oid_fromstr(&n->target, hex);
+    git_oid_cpy(&n->blob, git_tree_entry_id(e));
+    snprintf(n->path, sizeof n->path, "%s%s", root, name);
+    n->order = t->n++;
+    return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+    const note_ent *x = a, *y = b;
+    int c = memcmp(x->target.id, y->target.id, GIT_OID_RAWSZ);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+static void note_tree_free(note_tree *t)
+{
+    git_tree_free(t->tree);
+    free(t->v);
+}
+
+/* The notes of the notes commit `c`, sorted by the commit they annotate. */
+static int note_tree_read(note_tree *t, git_repository *repo, const git_oid *c)
+{
+    git_commit *commit = NULL;
+    memset(t, 0, sizeof *t);
+    t->clean = 1;
+    int rc = git_commit_lookup(&commit, repo, c) < 0 || git_commit_tree(&t->tree, commit) < 0 ? -1 : 0;
+    git_commit_free(commit);
+    if (rc == 0 && git_tree_walk(t->tree, GIT_TREEWALK_PRE, walk_note, t) < 0)
+        return t->oom ? PG_ENOMEM : git_fail("cannot list the notes");
+    if (rc < 0)
+        return git_fail("cannot read the notes commit");
+    if (t->n > 1)
+        qsort(t->v, t->n, sizeof *t->v, ent_cmp);
+    for (size_t i = 1; i < t->n; i++)
+        if (git_oid_equal(&t->v[i].target, &t->v[i - 1].target))
+            t->clean = 0;
+    return 0;
+}
+
+/* The text of the blob `id`, as a note is read (up to a NUL: git_note_message). */
+static int blob_text(char **text, git_repository *repo, const git_oid *id)
+{
+    git_blob *b = NULL;
+    *text = NULL;
+    if (git_blob_lookup(&b, repo, id) < 0)
+        return git_fail("cannot read a note");
+    size_t n = (size_t)git_blob_rawsize(b);
+    const char *raw = git_blob_rawcontent(b);
+    *text = malloc(n + 1);
+    if (*text) {
+        n = strnlen(raw, n);
+        memcpy(*text, raw, n);
+        (*text)[n] = '\0';
+    }
+    git_blob_free(b);
+    return *text ? 0 : pg_error_set(PG_ENOMEM, "out of memory");
+}
+
+/* Whether a fetched note may be kept as it came (pg_notedoc_intact), judged
+ * before the merge: 0 not judged, 1 intact, 2 not. */
+typedef struct judgement {
+    int intact;
+    size_t runs;
+} judgement;
+
+/* Half of theirs' notes to judge, on a repository handle of its own (libgit2
+ * objects are not shared between threads). */
+typedef struct judging {
+    const merging *m;
+    const char *gitdir;
+    const note_tree *t;
+    judgement *v;           /* per note of t; v[k].intact -1: a note to judge */
+    size_t from, to;
+} judging;
+
+static int judge_half(void *arg)
+{
+    judging *j = arg;
+    git_repository *repo = NULL;
+    git_odb *odb = NULL;
+    if (j->from == j->to || git_repository_open(&repo, j->gitdir) < 0 || git_repository_odb(&odb, repo) < 0) {
+        git_repository_free(repo);
+        return 0;                                   /* not judged: the merge reads them itself */
+    }
+    for (size_t k = j->from; k < j->to; k++) {
+        judgement *v = &j->v[k];
+        size_t size;
+        git_object_t type;
+        git_odb_object *o = NULL;
+        char hex[GIT_OID_HEXSZ + 1];
+        if (v->intact != -1)
+            continue;
+        v->intact = 0;
+        if (git_odb_read_header(&size, &type, odb, &j->t->v[k].blob) < 0 || type != GIT_OBJECT_BLOB ||
+            size > j->m->max || git_odb_read(&o, odb, &j->t->v[k].blob) < 0)
+            continue;
+        git_oid_tostr(hex, sizeof hex, &j->t->v[k].target);
+        pg_notetext a = {git_odb_object_data(o), git_odb_object_size(o), "a fetched note"};
+        v->intact = pg_notedoc_intact(&v->runs, &a, hex, j->m->kind) ? 1 : 2;
+        git_odb_object_free(o);
+    }
+    git_odb_free(odb);
+    git_repository_free(repo);
+    return 0;
+}
+
+/* Judges on two cores the notes of theirs that may be kept as they came:
+ * the notes of commits ours has no note of, given once. */
+static int judge(judgement **out, const merging *m, const note_tree *o, const note_tree *t)
+{
+    judgement *v = calloc(t->n ? t->n : 1, sizeof *v);
+    size_t i = 0, n = 0;
+    if (!(*out = v))
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    for (size_t k = 0; k < t->n; k++) {
+        while (i < o->n && memcmp(o->v[i].target.id, t->v[k].target.id, GIT_OID_RAWSZ) < 0)
+            i++;
+        int held = i < o->n && git_oid_equal(&o->v[i].target, &t->v[k].target);
+        int twice = (k > 0 && git_oid_equal(&t->v[k - 1].target, &t->v[k].target)) ||
+                    (k + 1 < t->n && git_oid_equal(&t->v[k + 1].target, &t->v[k].target));
+        if (!held && !twice) {
+            v[k].intact = -1;
+            n++;
+        }
+    }
+    judging a = {m, git_repository_path(m->repo), t, v, 0, t->n / 2}, b = a;
+    b.from = a.to;
+    b.to = t->n;
+    return pg_pair_run(judge_half, &a, &b, n >= 16);
+}
+
+/* Merges the fetched note `theirs` of `target` into *cur, the note held so
+ * far (*have 0: none): *cur becomes theirs itself when nothing is held and
+ * the gate passes it whole (pg_notedoc_intact: not parsed, printed and
+ * written again), else a new blob with the union when it adds runs. */
+static int merge_note(git_oid *cur, int *have, const merging *m, const git_oid *theirs, const git_oid *target,
+                      const judgement *judged)
 {
     char *mine = NULL, *merged = NULL, tname[200], oname[96], hex[GIT_OID_HEXSZ + 1];
     git_blob *blob = NULL;
-    git_oid mine_id;
+    if (*have && git_oid_equal(cur, theirs))
+        return 0;                                   /* the very same note */
     git_oid_tostr(hex, sizeof hex, target);
     snprintf(tname, sizeof tname, "the fetched note of %.12s from %.120s", hex, m->from);
     snprintf(oname, sizeof oname, "the note of %.12s in %s", hex, m->kind->ref);
-    int rc = note_at(&mine, &mine_id, m->repo, *have ? out : NULL, target);
-    if (rc == 0 && mine && git_oid_equal(&mine_id, blob_id))
-        goto done;                                  /* the very same note */
-    if (rc == 0)
-        rc = fetched_note(&blob, m, blob_id, target, tname);
-    if (rc == 0 && blob) {
-        pg_notestat st = {0};
-        pg_notetext o = {mine, mine ? strlen(mine) : 0, oname},
-                    a = {git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), tname};
-        if (pg_notedoc_union(&merged, &st, &o, &a, hex, m->kind) < 0) {
-            /* Theirs is no note document, or ours is damaged: this note is
-             * left as it is here, the others are merged. */
-            pg_text_warn("warning: %s not merged: %s", tname, pg_error_last());
-            pg_error_clear();
-        } else if (st.added && (rc = note_commit(out, m->repo, *have ? out : NULL, target, merged, m->sig, NULL)) == 0) {
+    if (!*have && judged && judged->intact == 1) {
+        int rc = fetched_note(NULL, m, theirs, target, tname);
+        if (rc == 1) {
+            git_oid_cpy(cur, theirs);               /* judged intact on a thread of its own */
             *have = 1;
+            m->st->added += judged->runs;
         }
-        m->st->added += st.added;
-        m->st->dropped += st.dropped;
+        return rc < 0 ? rc : 0;
     }
-done:
+    int rc = fetched_note(&blob, m, theirs, target, tname);
+    if (rc < 0 || !blob)
+        return rc;
+    pg_notetext a = {git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), tname};
+    size_t runs;
+    if (!*have && !(judged && judged->intact == 2) && pg_notedoc_intact(&runs, &a, hex, m->kind)) {
+        git_oid_cpy(cur, theirs);
+        *have = 1;
+        m->st->added += runs;
+        git_blob_free(blob);
+        return 0;
+    }
+    if (*have)
+        rc = blob_text(&mine, m->repo, cur);
+    pg_notestat st = {0};
+    pg_notetext o = {mine, mine ? strlen(mine) : 0, oname};
+    if (rc == 0 && pg_notedoc_union(&merged, &st, &o, &a, hex, m->kind) < 0) {
+        /* Theirs is no note document, or ours is damaged: this note is
+         * left as it is here, the others are merged. */
+        pg_text_warn("warning: %s not merged: %s", tname, pg_error_last());
+        pg_error_clear();
+    } else if (rc == 0 && st.added) {
+        if (git_blob_create_from_buffer(cur, m->repo, merged, strlen(merged)) < 0)
+            rc = git_fail("cannot write a note");
+        else
+            *have = 1;
+    }
+    m->st->added += st.added;
+    m->st->dropped += st.dropped;
     git_blob_free(blob);
     free(mine);
     free(merged);
     return rc;
 }
 
-/* Our notes (`ours`, NULL: none) with every note of `theirs` merged in, as a
- * chain of notes commits; *out is its last commit (`ours` when nothing was
- * added; *have 0 when there is none at all). */
-static int merge_trees(git_oid *out, int *have, const merging *m, const git_oid *ours, const git_oid *theirs)
+/* A change to the notes tree: the note at `path` becomes `blob`. */
+static int upsert(git_tree_update **u, size_t *n, size_t *cap, const char *path, const git_oid *blob)
 {
-    git_commit *tc = NULL;
-    git_note_iterator *it = NULL;
-    *have = ours != NULL;
-    if (ours)
-        *out = *ours;
-    if (git_commit_lookup(&tc, m->repo, theirs) < 0)
-        return git_fail("cannot read the fetched notes commit");
-    int rc = git_note_commit_iterator_new(&it, tc), next = 0;
-    if (rc == GIT_ENOTFOUND)
-        rc = next = GIT_ITEROVER;                   /* a notes commit without notes */
-    else if (rc < 0)
-        rc = git_fail("cannot list the fetched notes");
-    git_oid blob_id, target;
-    while (rc == 0 && (next = git_note_next(&blob_id, &target, it)) == 0)
-        rc = merge_note(out, have, m, &blob_id, &target);
-    if (rc == GIT_ITEROVER)
-        rc = 0;
-    else if (rc == 0 && next < 0 && next != GIT_ITEROVER)
-        rc = git_fail("cannot list the fetched notes");
-    git_note_iterator_free(it);
-    git_commit_free(tc);
+    if (pg_array_grow(u, cap, *n, sizeof **u, 64) < 0)
+        return -1;
+    git_tree_update *x = &(*u)[(*n)++];
+    memset(x, 0, sizeof *x);
+    x->action = GIT_TREE_UPDATE_UPSERT;
+    x->filemode = GIT_FILEMODE_BLOB;
+    x->path = path;
+    git_oid_cpy(&x->id, blob);
+    return 0;
+}
+
+/* The notes tree of our notes (`ours`, NULL: none) with every note of
+ * `theirs` merged in, in *out. Each commit's notes are merged once, ours
+ * looked up in one sorted list, not read note by note; the tree is written
+ * once. When theirs holds nothing but notes and each of its notes is what
+ * the merge keeps (a clone with no note of those commits), the tree is
+ * theirs with ours added: what was fetched is not written again. */
+static int merge_trees(git_oid *out, const merging *m, const git_oid *ours, const git_oid *theirs)
+{
+    note_tree o = {0}, t = {0};
+    git_tree_update *u = NULL, *ou = NULL;      /* changes to ours; our notes theirs lacks */
+    size_t nu = 0, cu = 0, nou = 0, cou = 0;
+    char (*paths)[64] = NULL;                   /* the paths of new notes */
+    judgement *judged = NULL;
+    int rc = ours ? note_tree_read(&o, m->repo, ours) : 0, as_theirs = 1;
+    if (rc == 0)
+        rc = note_tree_read(&t, m->repo, theirs);
+    if (rc == 0 && ours && git_oid_equal(git_tree_id(o.tree), git_tree_id(t.tree))) {
+        git_oid_cpy(out, git_tree_id(o.tree));      /* the same notes: nothing to merge */
+        goto done;
+    }
+    if (rc == 0 && t.n && !(paths = calloc(t.n, sizeof *paths)))
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = judge(&judged, m, &o, &t);
+    size_t i = 0, k = 0;
+    while (rc == 0 && (i < o.n || k < t.n)) {
+        int c = i == o.n ? 1 : k == t.n ? -1 : memcmp(o.v[i].target.id, t.v[k].target.id, GIT_OID_RAWSZ);
+        if (c < 0) {                                /* ours alone */
+            rc = upsert(&ou, &nou, &cou, o.v[i].path, &o.v[i].blob);
+            i++;
+            continue;
+        }
+        git_oid cur, held;
+        int have = c == 0, had = have;
+        if (have && i + 1 < o.n && git_oid_equal(&o.v[i + 1].target, &o.v[i].target)) {
+            /* ours has this commit's note twice: the one libgit2 reads */
+            char *unused = NULL;
+            rc = note_at(&unused, &held, m->repo, ours, &o.v[i].target);
+            free(unused);
+        } else if (have) {
+            held = o.v[i].blob;
+        }
+        cur = held;
+        size_t first = k;
+        for (; rc == 0 && k < t.n && (k == first || git_oid_equal(&t.v[k].target, &t.v[first].target)); k++)
+            rc = merge_note(&cur, &have, m, &t.v[k].blob, &t.v[k].target, &judged[k]);
+        if (rc == 0 && (k - first != 1 || !have || !git_oid_equal(&cur, &t.v[first].blob)))
+            as_theirs = 0;                          /* the tree will not be theirs */
+        if (rc == 0 && have && (!had || !git_oid_equal(&cur, &held))) {
+            if (had)
+                snprintf(paths[first], sizeof paths[first], "%s", o.v[i].path);
+            else
+                git_oid_tostr(paths[first], sizeof paths[first], &t.v[first].target);
+            rc = upsert(&u, &nu, &cu, paths[first], &cur);
+        }
+        while (had && i < o.n && git_oid_equal(&o.v[i].target, &t.v[first].target))
+            i++;
+    }
+    if (rc < 0)
+        goto done;
+    git_tree *base = o.tree;
+    git_treebuilder *tb = NULL;
+    git_oid empty;
+    if (as_theirs && t.clean && (!ours || o.clean)) {
+        base = t.tree;                              /* theirs, as fetched, with ours added */
+        free(u);
+        u = ou, nu = nou, ou = NULL;
+    }
+    if (!base && (git_treebuilder_new(&tb, m->repo, NULL) < 0 || git_treebuilder_write(&empty, tb) < 0 ||
+                  git_tree_lookup(&base, m->repo, &empty) < 0))
+        rc = git_fail("cannot write the notes tree");
+    else if (!nu)
+        git_oid_cpy(out, git_tree_id(base));
+    else if (git_tree_create_updated(out, m->repo, base, nu, u) < 0)
+        rc = git_fail("cannot write the notes tree");
+    if (base != o.tree && base != t.tree)
+        git_tree_free(base);
+    git_treebuilder_free(tb);
+done:
+    free(u);
+    free(ou);
+    free(paths);
+    free(judged);
+    note_tree_free(&o);
+    note_tree_free(&t);
     return rc;
 }
 
-/* A notes commit with the tree of `merged` (NULL: an empty one) whose
- * parents are `ours` (NULL: none) and `theirs`. */
+/* A notes commit with the tree `tree` whose parents are `ours` (NULL: none)
+ * and `theirs`. */
 static int merge_commit(git_oid *out, git_repository *repo, const git_oid *ours, const git_oid *theirs,
-                        const git_oid *merged, const git_signature *sig, const char *msg)
+                        const git_oid *tree_id, const git_signature *sig, const char *msg)
 {
-    git_commit *parents[2] = {NULL, NULL}, *m = NULL;
+    git_commit *parents[2] = {NULL, NULL};
     git_tree *tree = NULL;
-    git_treebuilder *tb = NULL;
-    git_oid empty;
     size_t np = 0;
     int rc = 0;
-    if ((ours && git_commit_lookup(&parents[np++], repo, ours) < 0) || git_commit_lookup(&parents[np++], repo, theirs) < 0)
+    if ((ours && git_commit_lookup(&parents[np++], repo, ours) < 0) || git_commit_lookup(&parents[np++], repo, theirs) < 0 ||
+        git_tree_lookup(&tree, repo, tree_id) < 0 ||
+        git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, np, (const git_commit **)parents) < 0)
         rc = -1;
-    else if (merged)
-        rc = git_commit_lookup(&m, repo, merged) < 0 || git_commit_tree(&tree, m) < 0 ? -1 : 0;
-    else
-        rc = git_treebuilder_new(&tb, repo, NULL) < 0 || git_treebuilder_write(&empty, tb) < 0 ||
-                     git_tree_lookup(&tree, repo, &empty) < 0 ? -1 : 0;
-    if (rc == 0 && git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, np, (const git_commit **)parents) < 0)
-        rc = -1;
-    git_treebuilder_free(tb);
     git_tree_free(tree);
-    git_commit_free(m);
     git_commit_free(parents[0]);
     git_commit_free(parents[1]);
     return rc < 0 ? git_fail("cannot write the notes merge commit") : 0;
 }
 
-/* Whether the notes commits `a` and `b` have the same tree. */
-static int same_tree(git_repository *repo, const git_oid *a, const git_oid *b)
+/* The tree of the commit `c`, in *out. */
+static int tree_of(git_oid *out, git_repository *repo, const git_oid *c)
 {
-    git_commit *ca = NULL, *cb = NULL;
-    int same = git_commit_lookup(&ca, repo, a) == 0 && git_commit_lookup(&cb, repo, b) == 0 &&
-               git_oid_equal(git_commit_tree_id(ca), git_commit_tree_id(cb));
-    git_commit_free(ca);
-    git_commit_free(cb);
-    return same;
+    git_commit *commit = NULL;
+    int rc = git_commit_lookup(&commit, repo, c);
+    if (rc == 0)
+        git_oid_cpy(out, git_commit_tree_id(commit));
+    git_commit_free(commit);
+    return rc < 0 ? git_fail("cannot read the notes commit") : 0;
 }
 
 /* `theirs` must be a commit: a ref pointing at a tree or a blob is refused. */
@@ -436,22 +713,23 @@ int pg_notes_merge(int *changed, pg_notestat *st, pg_repo *r, const pg_notekind 
         rc = signature(&sig, repo);
     merging m = {repo, kind, sig, from, pg_notes_config_size(r, kind->max_key, kind->max_default), st};
     for (int t = 0; rc == 0 && t < CAS_TRIES; t++) {
-        git_oid tip, next, merged;
-        int exists, have;
+        git_oid tip, next, merged, theirs_tree;
+        int exists;
         char msg[512];
         st->added = st->dropped = 0;
         if ((rc = tip_of(&tip, &exists, repo, kind->ref)) < 0)
             break;
         if (exists && (git_oid_equal(&tip, &theirs) || git_graph_descendant_of(repo, &tip, &theirs) == 1))
             break;                                  /* we have all of theirs */
-        if ((rc = merge_trees(&merged, &have, &m, exists ? &tip : NULL, &theirs)) < 0)
+        if ((rc = merge_trees(&merged, &m, exists ? &tip : NULL, &theirs)) < 0 ||
+            (rc = tree_of(&theirs_tree, repo, &theirs)) < 0)
             break;
         int ff = !exists || git_graph_descendant_of(repo, &theirs, &tip) == 1;
         snprintf(msg, sizeof msg, "perfgate: merge %s from %.200s: %zu %s%s added%s", kind->noun, from, st->added,
                  kind->what, st->added == 1 ? "" : "s", st->dropped ? " (and some refused)" : "");
-        if (ff && have && same_tree(repo, &merged, &theirs))
+        if (ff && git_oid_equal(&merged, &theirs_tree))
             rc = swap_ref(repo, kind->ref, &theirs, exists ? &tip : NULL, "perfgate: notes fetched (fast-forward)");
-        else if ((rc = merge_commit(&next, repo, exists ? &tip : NULL, &theirs, have ? &merged : NULL, sig, msg)) == 0)
+        else if ((rc = merge_commit(&next, repo, exists ? &tip : NULL, &theirs, &merged, sig, msg)) == 0)
             rc = swap_ref(repo, kind->ref, &next, exists ? &tip : NULL, msg);
         if (rc == 0) {
             *changed = 1;

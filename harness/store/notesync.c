@@ -148,6 +148,202 @@ static void sweep_fetch_refs(git_repository *repo)
     git_reference_iterator_free(it);
 }
 
+/* ---- fetching from a local repository ---- */
+
+/* The objects copied so far, by id (open addressing; ids are hashes). */
+typedef struct oidset {
+    git_oid *v;
+    size_t cap, n;
+} oidset;
+
+/* Adds `id`: 1 when it was there already, 0 added, < 0 out of memory. */
+static int oidset_add(oidset *s, const git_oid *id)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4096;
+        git_oid *v = calloc(cap, sizeof *v), zero = {{0}};
+        if (!v)
+            return pg_error_set(PG_ENOMEM, "out of memory");
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!memcmp(&s->v[i], &zero, sizeof zero))
+                continue;
+            size_t h;
+            memcpy(&h, s->v[i].id, sizeof h);
+            for (h &= cap - 1; memcmp(&v[h], &zero, sizeof zero); h = (h + 1) & (cap - 1))
+                ;
+            v[h] = s->v[i];
+        }
+        free(s->v);
+        s->v = v;
+        s->cap = cap;
+    }
+    size_t h;
+    git_oid zero = {{0}};
+    memcpy(&h, id->id, sizeof h);
+    for (h &= s->cap - 1; memcmp(&s->v[h], &zero, sizeof zero); h = (h + 1) & (s->cap - 1))
+        if (git_oid_equal(&s->v[h], id))
+            return 1;
+    s->v[h] = *id;
+    s->n++;
+    return 0;
+}
+
+typedef struct copier {
+    const char *path;       /* src's, for messages */
+    git_repository *src;
+    git_odb *from, *to;
+    oidset seen;
+} copier;
+
+/* An object is read from src unverified (see pg_notes_fetch): the id it is
+ * written under here must be the one src named it by. */
+static int written_as(const copier *c, const git_oid *written, const git_oid *id)
+{
+    if (git_oid_equal(written, id))
+        return 0;
+    char want[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(want, sizeof want, id);
+    return pg_error_set(PG_EINVAL, "%s: object %s is damaged (its content hashes to %s)", c->path, want,
+                        git_oid_tostr_s(written));
+}
+
+/* `id` copied from src into ours unless seen or held: 1 when it was. */
+static int copy_object(copier *c, const git_oid *id)
+{
+    int rc = oidset_add(&c->seen, id);
+    if (rc != 0)
+        return rc;
+    if (git_odb_exists(c->to, id))
+        return 1;
+    git_odb_object *o = NULL;
+    git_oid written;
+    if (git_odb_read(&o, c->from, id) < 0)
+        return git_fail("cannot read the notes of", c->path);
+    rc = git_odb_write(&written, c->to, git_odb_object_data(o), git_odb_object_size(o), git_odb_object_type(o));
+    git_odb_object_free(o);
+    return rc < 0 ? git_fail("cannot copy the notes of", c->path) : written_as(c, &written, id);
+}
+
+/* The tree `id` and everything under it that we lack. A tree held is held
+ * whole (git's rule), so nothing under it is looked at again. */
+static int copy_tree(copier *c, const git_oid *id, int depth)
+{
+    if (depth > 64)
+        return pg_error_set(PG_EINVAL, "a notes tree nested over 64 deep");
+    int rc = oidset_add(&c->seen, id);
+    if (rc != 0 || git_odb_exists(c->to, id))
+        return rc < 0 ? rc : 0;
+    git_tree *t = NULL;
+    if (git_tree_lookup(&t, c->src, id) < 0)
+        return git_fail("cannot read the notes of", c->path);
+    for (size_t i = 0; rc >= 0 && i < git_tree_entrycount(t); i++) {
+        const git_tree_entry *e = git_tree_entry_byindex(t, i);
+        if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
+            rc = copy_tree(c, git_tree_entry_id(e), depth + 1);
+        else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB)
+            rc = copy_object(c, git_tree_entry_id(e));
+    }
+    git_tree_free(t);
+    if (rc >= 0) {
+        git_odb_object *o = NULL;
+        git_oid written;
+        if (git_odb_read(&o, c->from, id) < 0 ||
+            git_odb_write(&written, c->to, git_odb_object_data(o), git_odb_object_size(o), GIT_OBJECT_TREE) < 0)
+            rc = git_fail("cannot copy the notes of", c->path);
+        else
+            rc = written_as(c, &written, id);
+        git_odb_object_free(o);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* Hides from `walk` (of src) our tip of `ref` and its parents, those src
+ * has: the history held here, not walked again at each fetch. */
+static int hide_ours(git_revwalk *walk, const copier *c, git_repository *repo, const char *ref)
+{
+    git_oid ours;
+    git_commit *tip = NULL;
+    if (git_reference_name_to_id(&ours, repo, ref) < 0 || git_commit_lookup(&tip, repo, &ours) < 0)
+        return 0;
+    int rc = git_odb_exists(c->from, &ours) ? git_revwalk_hide(walk, &ours) : 0;
+    for (unsigned int i = 0; rc == 0 && i < git_commit_parentcount(tip); i++)
+        if (git_odb_exists(c->from, git_commit_parent_id(tip, i)))
+            rc = git_revwalk_hide(walk, git_commit_parent_id(tip, i));
+    git_commit_free(tip);
+    return rc;
+}
+
+/* The notes commit `tip` of src, and its history, into ours: the commits we
+ * lack, each with its tree. */
+static int copy_history(copier *c, const git_oid *tip, git_repository *repo, const char *ref)
+{
+    git_revwalk *walk = NULL;
+    git_oid id;
+    int rc = git_revwalk_new(&walk, c->src) < 0 || git_revwalk_push(walk, tip) < 0 ||
+             hide_ours(walk, c, repo, ref) < 0 ? 1 : 0, next = 0;
+    while (rc == 0 && (next = git_revwalk_next(&id, walk)) == 0) {
+        if (git_odb_exists(c->to, &id))
+            continue;                       /* held, and all it names */
+        git_commit *commit = NULL;
+        if (git_commit_lookup(&commit, c->src, &id) < 0)
+            rc = 1;
+        else if ((rc = copy_tree(c, git_commit_tree_id(commit), 0)) == 0)
+            rc = copy_object(c, &id) < 0 ? PG_ERROR : 0;
+        git_commit_free(commit);
+    }
+    git_revwalk_free(walk);
+    if (rc == 1 || (rc == 0 && next != GIT_ITEROVER))
+        return git_fail("cannot read the notes of", c->path);
+    return rc;
+}
+
+/* Fetches `ref` of the local repository `src` to `tmp`: libgit2's local
+ * transport packs what it sends, searching each object for a delta against
+ * ten others and compressing it, and then indexes that pack again; on notes
+ * (a hundred kilobytes of similar JSON each) that was most of a fetch
+ * (bench/tools/notes-scale.sh). Here each object we lack is read from src
+ * and written here, once. A ref that is not there: nothing (not an error). */
+static int fetch_local_ref(git_repository *repo, git_repository *src, const char *path, const char *ref,
+                           const char *tmp)
+{
+    git_oid tip;
+    git_object_t type = GIT_OBJECT_INVALID;
+    size_t size;
+    int rc = git_reference_name_to_id(&tip, src, ref);
+    if (rc == GIT_ENOTFOUND)
+        return 0;
+    copier c = {path, src, NULL, NULL, {NULL, 0, 0}};
+    if (rc < 0 || git_repository_odb(&c.from, src) < 0 || git_repository_odb(&c.to, repo) < 0 ||
+        (!git_odb_exists(c.to, &tip) && git_odb_read_header(&size, &type, c.from, &tip) < 0))
+        rc = git_fail("cannot read the notes of", path);
+    else if (type == GIT_OBJECT_COMMIT)
+        rc = copy_history(&c, &tip, repo, ref);
+    else if (type == GIT_OBJECT_TREE)
+        rc = copy_tree(&c, &tip, 0);
+    else if (type != GIT_OBJECT_INVALID)
+        rc = copy_object(&c, &tip) < 0 ? PG_ERROR : 0;  /* the merge refuses it, by name */
+    git_reference *made = NULL;
+    if (rc == 0 && git_reference_create(&made, repo, tmp, &tip, 1, "perfgate fetch") < 0)
+        rc = git_fail("cannot fetch the notes of", path);
+    git_reference_free(made);
+    free(c.seen.v);
+    git_odb_free(c.from);
+    git_odb_free(c.to);
+    return rc;
+}
+
+static int fetch_local(git_repository *repo, const char *path, char *const refs[2][2])
+{
+    git_repository *src = NULL;
+    if (git_repository_open(&src, path) < 0)
+        return git_fail("cannot open the remote repository", path);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < 2; i++)
+        rc = fetch_local_ref(repo, src, path, refs[i][0], refs[i][1]);
+    git_repository_free(src);
+    return rc;
+}
+
 int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
 {
     git_repository *repo = pg_repo_git(r);
@@ -165,6 +361,12 @@ int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
     snprintf(spec, sizeof spec, "+%s:%s", PG_NOTES_REF, tmp);
     snprintf(spec_stacks, sizeof spec_stacks, "+%s:%s", PG_NOTES_STACKS_REF, tmp_stacks);
     sweep_fetch_refs(repo);
+    /* Objects are hashed once, when they come: the indexer names each object
+     * of a fetched pack by its content, and a local copy checks the id each
+     * is written under. Reading them again, from src or from here, libgit2
+     * would hash each again (SHA-1 with collision detection: a sixth of a
+     * fetch of notes). */
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
     ref_delete(repo, tmp);
     ref_delete(repo, tmp_stacks);
     headers h;
@@ -175,9 +377,13 @@ int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
     fo.update_fetchhead = 0;
     fo.callbacks.credentials = credentials;
     fo.custom_headers = (git_strarray){h.v, h.n};
-    char *specs[] = {spec, spec_stacks};
+    char *specs[] = {spec, spec_stacks}, path[4096];
     git_strarray refspecs = {specs, 2};
-    if (git_remote_fetch(remote, &refspecs, &fo, "perfgate fetch") < 0)
+    char *const refs[2][2] = {{PG_NOTES_REF, tmp}, {PG_NOTES_STACKS_REF, tmp_stacks}};
+    const char *url = git_remote_url(remote) ? git_remote_url(remote) : name;
+    if (local_path(path, sizeof path, url))
+        rc = fetch_local(repo, path, refs);
+    else if (git_remote_fetch(remote, &refspecs, &fo, "perfgate fetch") < 0)
         rc = git_fail("cannot fetch the notes of", name);
     headers_free(&h);
     git_remote_free(remote);
@@ -195,6 +401,7 @@ int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
     }
     ref_delete(repo, tmp);
     ref_delete(repo, tmp_stacks);
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
     return rc;
 }
 

@@ -21,6 +21,7 @@ tool "compare-scale.sh, 200 benchmarks" "perfgate compare --format json: [0-9.]+
   bash "$tools/compare-scale.sh" "$B" 200 3 1
 tool "history-scale.sh, 5 commits x 3 benchmarks" "perfgate history, 5 commits x 3 benchmarks: [0-9.]+ s" \
   bash "$tools/history-scale.sh" "$B" 5 3 1
+tool "notes-scale.sh, 5 commits x 3 benchmarks" "perfgate fetch into a fresh clone, 5 notes: [0-9.]+ s" bash "$tools/notes-scale.sh" "$B" 5 3 1
 tool "flamegraph-render.sh, 2000 stacks" "in process, total .* \(2000 distinct stacks" \
   env PERFGATE="$B/perfgate" bash "$tools/flamegraph-render.sh" 2000
 tool "harness-overhead.sh, 2 runs" "^vg +1 runs: bare [0-9.]+ s, perfgate [0-9.]+ s, ratio" \

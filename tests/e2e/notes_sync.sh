@@ -92,4 +92,92 @@ check "show lists every run" [ "$(ids < "$T/out" | sort)" = "$found" ]
 expect_exit 0 "compare reads the notes" "$PG" compare HEAD HEAD --gate task-clock
 contains "$T/out" "verdict:"
 check "nothing was written to a local store" [ ! -e .perfgate/results ]
+# A fetched note of a commit this clone has no note of is kept byte for byte
+# when the gate passes it whole (not parsed, printed and written again), so a
+# fresh clone's notes ref fast-forwards to the remote's; a note the gate does
+# not pass whole is still merged through it, run by run.
+P=$T/plain.git
+git init -q --bare -b main "$P"
+make_repo "$T/W"
+cd "$T/W"
+for i in 1 2 3 4 5; do echo "$i" >> README && git commit -qam "c$i"; done
+git push -q "$P" main
+expect_exit 0 "W runs" measure --format json
+cp "$T/out" "$T/w.json"
+# note N STMT...: a compact note (not perfgate's layout) for HEAD~N, one run
+# per python statement (d: W's run as 2000-plain-N-K), `top` keys beside "runs"
+# (@FF@ becomes the byte 0xff), then `tail` after the JSON.
+note() {
+  local n=$1; shift
+  python3 - "$T/w.json" "$(git rev-parse "HEAD~$n")" "$n" "$@" > "$T/n.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1])); commit = sys.argv[2]
+runs, tail, top = [], "", {}
+for k, stmt in enumerate(sys.argv[4:]):
+    d = json.loads(json.dumps(run)); d["commit"] = commit; d["id"] = "2000-plain-%s-%d" % (sys.argv[3], k)
+    exec(stmt)
+    runs.append(d)
+doc = dict({"schema": "perfgate-notes/1", "commit": commit, "runs": runs}, **top)
+text = json.dumps(doc, separators=(",", ":")).encode() + tail.encode()
+sys.stdout.buffer.write(text.replace(b"@FF@", b"\xff"))          # a byte that is not UTF-8
+PY
+  git notes --ref "$NOTES" add -f -F "$T/n.json" "HEAD~$n"
+}
+blob_of() { git -C "$1" notes --ref "$NOTES" list "$2" 2>/dev/null; }
+note 1 "pass"
+git push -q "$P" "$NOTES:$NOTES"
+git clone -q "$P" "$T/X"
+cd "$T/X"
+expect_exit 0 "fetch valid notes into a fresh clone" "$PG" fetch
+contains "$T/out" "notes merged into $NOTES"
+same "a note the gate passes whole is kept as it came" "$(blob_of "$T/W" HEAD~1)" "$(blob_of . HEAD~1)"
+same "the notes ref fast-forwards to the remote's" "$(git -C "$P" rev-parse $NOTES)" "$(git rev-parse $NOTES)"
+expect_exit 0 "show reads the note kept as it came" "$PG" show --format json HEAD~1
+check "show lists its run" [ "$(ids < "$T/out")" = 2000-plain-1-0 ]
+expect_exit 0 "fetch again: nothing new" "$PG" fetch
+contains "$T/out" "origin has no notes this repository lacks"
+
+# Now notes the gate does not pass whole, and one under git's fan-out.
+cd "$T/W"
+b0='d["benchmarks"][0]'
+note 2 "pass" "$b0['metrics']['task-clock']['samples'] = [-1e9]"
+note 3 "top['pad'] = '@FF@'"
+note 4 "tail = ' trailing bytes'"
+note 5 "pass"
+# HEAD~5's note moved to a fan-out directory, as git writes large notes trees
+c5=$(git rev-parse HEAD~5)
+nb=$(blob_of . HEAD~5)
+git notes --ref "$NOTES" remove HEAD~5 2>/dev/null
+sub=$(printf '100644 blob %s\t%s\n' "$nb" "${c5:2}" | git mktree)
+tree=$(git ls-tree "$NOTES" | { cat; printf '040000 tree %s\t%s\n' "$sub" "${c5:0:2}"; } | git mktree)
+git update-ref "$NOTES" "$(git commit-tree "$tree" -p "$NOTES" -m fan-out)"
+git push -q "$P" "$NOTES:$NOTES"
+for c in X Y; do
+  [ $c = Y ] && git clone -q "$P" "$T/Y"
+  cd "$T/$c"
+  expect_exit 0 "$c: fetch notes the gate does not pass whole" "$PG" fetch
+  contains "$T/err" "run 2000-plain-2-1 dropped: the fetched note of $(git rev-parse --short=12 HEAD~2) from origin: runs[1]"
+  same "$c: the note that passed whole is still the one fetched" "$(blob_of "$T/W" HEAD~1)" "$(blob_of . HEAD~1)"
+  check "$c: the remote's notes were merged, not taken" [ "$(git rev-parse $NOTES)" != "$(git -C "$P" rev-parse $NOTES)" ]
+  git notes --ref "$NOTES" show HEAD~2 > "$T/n2.json"
+  check "$c: HEAD~2's good run is kept, its bad one is not" [ "$(ids < "$T/n2.json")" = 2000-plain-2-0 ]
+  git notes --ref "$NOTES" show HEAD~3 > "$T/n3.json"
+  check "$c: HEAD~3's note is written anew: valid UTF-8, its run, no unknown top-level key" \
+    python3 -c 'import json,sys; d=json.loads(open(sys.argv[1],"rb").read().decode()); assert "pad" not in d and [r["id"] for r in d["runs"]] == ["2000-plain-3-0"]' "$T/n3.json"
+  git notes --ref "$NOTES" show HEAD~4 > "$T/n4.json"
+  check "$c: HEAD~4's note is written anew, without the bytes after its JSON" \
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [r["id"] for r in d["runs"]] == ["2000-plain-4-0"]' "$T/n4.json"
+  expect_exit 0 "$c: show reads the note under a fan-out directory" "$PG" show --format json HEAD~5
+  check "$c: its run" [ "$(ids < "$T/out")" = 2000-plain-5-0 ]
+done
+
+# The same notes under another notes commit: nothing to add, a merge commit
+# with that tree and both parents, so that a push after it is a fast-forward.
+cd "$T/Y"
+tree=$(git rev-parse "$NOTES^{tree}")
+git update-ref "$NOTES" "$(git commit-tree "$tree" -m same-tree)"
+expect_exit 0 "fetch the same notes under another commit" "$PG" fetch
+contains "$T/out" "notes merged into $NOTES"
+same "the merge keeps the tree" "$tree" "$(git rev-parse "$NOTES^{tree}")"
+check "the merge has both parents" [ "$(git rev-list --parents -n 1 $NOTES | wc -w)" = 3 ]
 finish

@@ -197,6 +197,47 @@ static void test_read(void)
     CHECK(!valid(text));
 }
 
+/* Whether a fetched note may be kept byte for byte (*runs counts its runs). */
+static int intact(const char *text, size_t len, size_t *runs)
+{
+    pg_notetext t = {text, len, "the fetched note of c0ffeec0ffee from origin"};
+    return pg_notedoc_intact(runs, &t, C, &pg_notekind_runs);
+}
+
+static void test_intact(void)
+{
+    char both[4200], text[9000];
+    size_t n = 99;
+    snprintf(both, sizeof both, "%s,%s", run("a", "1", NULL), run("b", "2", NULL));
+    CHECK(intact(note(both), strlen(note(both)), &n));
+    CHECK_EQ_INT(n, 2);
+    snprintf(text, sizeof text, "%s\n\t \n", note(both));
+    CHECK(intact(text, strlen(text), &n));                    /* white space after it: as git writes it */
+    /* every run through the gate, ids distinct */
+    snprintf(both, sizeof both, "%s,%s", run("a", "1", NULL), run("b", "-1", NULL));
+    CHECK(!intact(note(both), strlen(note(both)), &n));
+    snprintf(both, sizeof both, "%s,%s", run("a", "1", NULL), run("a", "1", NULL));
+    CHECK(!intact(note(both), strlen(note(both)), &n));
+    CHECK_STR(pg_error_last(), "");                             /* it says nothing: the union does */
+    /* nothing after the JSON, a NUL first */
+    const char *one = note(run("a", "1", NULL));
+    snprintf(text, sizeof text, "%s junk", one);
+    CHECK(!intact(text, strlen(text), &n));
+    memcpy(text, one, strlen(one) + 1);
+    CHECK(!intact(text, strlen(one) + 1, &n));
+    /* strict outside the runs too: a key twice, a byte that is not UTF-8 */
+    snprintf(text, sizeof text, "{\"schema\":\"perfgate-notes/1\",\"runs\":[],\"runs\":[%s]}", run("a", "1", NULL));
+    CHECK(!intact(text, strlen(text), &n));
+    snprintf(text, sizeof text, "{\"schema\":\"perfgate-notes/1\",\"pad\":\"\xff\",\"runs\":[%s]}", run("a", "1", NULL));
+    CHECK(!intact(text, strlen(text), &n));
+    /* the notes' own schema only: a store document is written anew */
+    snprintf(text, sizeof text, "{\"schema\":\"perfgate-store/1\",\"runs\":[%s]}", run("a", "1", NULL));
+    CHECK(!intact(text, strlen(text), &n));
+    snprintf(text, sizeof text, "{\"schema\":\"perfgate-notes/1\",\"runs\":[%s]}", run("a", "1", NULL));
+    CHECK(intact(text, strlen(text), &n));
+    CHECK(!intact("[1]", 3, &n));
+}
+
 static void test_paths(void)
 {
     CHECK(pg_notedoc_path_ok("stacks/c/m/r/b.folded"));
@@ -216,6 +257,7 @@ int main(void)
     test_gate();
     test_union();
     test_read();
+    test_intact();
     test_paths();
     return pg_check_done();
 }

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# How long `perfgate fetch` takes to bring a long shared history into a fresh
+# clone (issue 41), and `history` from those notes alone. A repository of
+# COMMITS first-parent commits (default 1000), each with a git note of one
+# valgrind run of BENCHES benchmarks (default 50; 22 metrics each, as `run`
+# writes them), one notes commit per run as `perfgate run` makes them, pushed
+# to a bare remote. Each of ROUNDS rounds (default 3) clones the remote
+# afresh and times `perfgate fetch` into the clone, then python3 merely
+# loading the same notes as files (json.load); medians. Then, in the last
+# clone: a fetch that brings nothing new, and `perfgate history` from the
+# notes alone (no local store).
+# Targets: fetch at most 1x python's json.load; its peak memory (max RSS)
+# over that of the fetch that brings nothing under twice the largest note;
+# the fetch that brings nothing under 50 ms.
+# Usage: bench/tools/notes-scale.sh [BUILD_DIR] [COMMITS] [BENCHES] [ROUNDS]
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd); commits=${2:-1000}; benches=${3:-50}; rounds=${4:-3}
+pg=${PERFGATE:-$build/perfgate}
+[ -x "$pg" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
+dir=$(mktemp -d "${TMPDIR:-/tmp}/pg-notes-scale.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+repo=$dir/repo
+git init -q -b main "$repo"
+mkdir "$dir/notes"
+# The commits and their notes through one fast-import: the code commits
+# (marks 1..COMMITS), then one notes commit per run on refs/notes/perfgate.
+python3 - "$dir/notes" "$commits" "$benches" > "$dir/stream" <<'PY'
+import json, random, sys
+out, n, nb = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = random.Random(41)     # the same notes every time
+w = sys.stdout.buffer
+def data(b): w.write(b"data %d\n" % len(b) + b + b"\n")
+for i in range(1, n + 1):
+    w.write(b"commit refs/heads/main\nmark :%d\ncommitter t <t@example.invalid> %d +0000\n" % (i, 1700000000 + i * 3600))
+    data(b"change %d" % i)
+vg = ["instructions", "cache-misses", "branch-misses", "Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw",
+      "DLmw", "Bc", "Bcm", "Bi", "Bim"]
+native = [("task-clock", "ns"), ("page-faults", "count"), ("context-switches", "count"), ("cpu-migrations", "count"),
+          ("wall-time", "ns"), ("max-rss", "bytes")]
+for i in range(1, n + 1):
+    benchmarks = []
+    for b in range(nb):
+        m = {}
+        for k, name in enumerate(vg):
+            m[name] = {"unit": "count", "backend": "valgrind", "samples": [round(1e7 * (1 + b % 7 / 10) / (k + 1))],
+                       "running": [1]}
+        for name, unit in native:
+            m[name] = {"unit": unit, "backend": "perf",
+                       "samples": [round(2e7 * (1 + rng.gauss(0, 0.05))) for _ in range(5)], "running": [1] * 5}
+        benchmarks.append({"name": "bench-%03d" % b, "command": ["./bench-%03d" % b, "--size", "1000"], "repeat": 5,
+                           "warmup": 1, "stdout_log": "/tmp/logs/bench-%03d.stdout" % b,
+                           "stderr_log": "/tmp/logs/bench-%03d.stderr" % b,
+                           "reuse_key": "%040x" % rng.getrandbits(160), "runs": 5, "status": "ok", "metrics": m})
+    run = {"schema": "perfgate-run/1", "perfgate_version": "bench", "id": "2026-11-28T00:00:00Z-%d-0000cafe" % i,
+           "commit": "COMMIT", "dirty": False, "start_time": "2026-11-28T00:00:00Z", "load": 0.5 + rng.random(),
+           "machine": {"id": "5ca1e0000000", "cpu_model": "any", "kernel": "any", "cores": 2, "hostname": "ci-%d" % (i % 7)},
+           "backend": "valgrind", "settings": {"cpu": 1, "aslr_disabled": True}, "uncontrolled": [], "notices": [],
+           "benchmarks": benchmarks, "end_time": "2026-11-28T00:01:00Z"}
+    # the commit's id is not known yet: its note is written with a placeholder
+    with open("%s/%d.json" % (out, i), "w") as f:
+        json.dump({"schema": "perfgate-notes/1", "commit": "COMMIT", "runs": [run]}, f)
+PY
+git -C "$repo" fast-import --quiet --export-marks="$dir/marks" < "$dir/stream"
+# Each note names its commit: substituted now, then the notes commits.
+python3 - "$dir/notes" "$dir/marks" "$commits" > "$dir/notes-stream" <<'PY'
+import sys
+out, marks, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ids = dict(l.split() for l in open(marks))
+w = sys.stdout.buffer
+for i in range(1, n + 1):
+    c = ids[":%d" % i]
+    path = "%s/%d.json" % (out, i)
+    text = open(path, "rb").read().replace(b'"COMMIT"', b'"%s"' % c.encode())
+    open(path, "wb").write(text)
+    w.write(b"commit refs/notes/perfgate\ncommitter t <t@example.invalid> %d +0000\n" % (1700000000 + i * 3600))
+    msg = b"perfgate: run %d" % i
+    w.write(b"data %d\n%s\n" % (len(msg), msg))
+    w.write(b"N inline %s\ndata %d\n" % (c.encode(), len(text)) + text + b"\n")
+PY
+git -C "$repo" fast-import --quiet < "$dir/notes-stream"
+git init -q --bare -b main "$dir/origin.git"
+git -C "$repo" push -q "$dir/origin.git" main refs/notes/perfgate:refs/notes/perfgate
+git -C "$dir/origin.git" gc -q                 # a remote holds its objects packed
+note_bytes=$(cat "$dir"/notes/*.json | wc -c)
+largest=$(stat -c %s "$dir"/notes/*.json | sort -n | tail -n 1)
+
+now() { date +%s.%N; }
+med() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+# peak KiB COMMAND...: runs COMMAND (stdout to $dir/peak.out) and prints its max RSS in KiB
+peak() { python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[2:], stdout=open(sys.argv[1], "w"))
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)' "$dir/peak.out" "$@"; }
+f=(); p=()
+for r in $(seq "$rounds"); do
+  rm -rf "$dir/clone"
+  git clone -q --no-local "$dir/origin.git" "$dir/clone"
+  cd "$dir/clone"
+  t0=$(now)
+  "$pg" fetch > "$dir/fetch.out"
+  t1=$(now)
+  python3 -c 'import json,sys; [json.load(open(f)) for f in sys.argv[1:]]' "$dir"/notes/*.json
+  t2=$(now)
+  f+=("$(awk "BEGIN{print $t1 - $t0}")"); p+=("$(awk "BEGIN{print $t2 - $t1}")")
+  cd "$dir"
+done
+mf=$(printf '%s\n' "${f[@]}" | med); mp=$(printf '%s\n' "${p[@]}" | med)
+cd "$dir/clone"
+[ "$(git notes --ref perfgate list | wc -l)" = "$commits" ] || { echo "the fetch did not bring every note" >&2; exit 1; }
+n=(); for _ in 1 2 3 4 5; do
+  t0=$(now); "$pg" fetch > "$dir/noop.out"; t1=$(now); n+=("$(awk "BEGIN{print $t1 - $t0}")")
+done
+mn=$(printf '%s\n' "${n[@]}" | med)
+t0=$(now)
+"$pg" history -n "$commits" -o "$dir/history.html" > "$dir/history.out"
+t1=$(now)
+th=$(awk "BEGIN{print $t1 - $t0}")
+rss_noop=$(peak "$pg" fetch)
+cd "$dir" && rm -rf "$dir/clone" && git clone -q --no-local "$dir/origin.git" "$dir/clone" && cd "$dir/clone"
+rss=$(peak "$pg" fetch)
+grow=$((rss - rss_noop))
+cat "$dir/fetch.out"
+head -1 "$dir/noop.out"
+head -1 "$dir/history.out"
+printf 'notes: %d commits x %d benchmarks, %.1f MiB of JSON, largest note %d KiB\n' "$commits" "$benches" \
+  "$(awk "BEGIN{print $note_bytes / 1048576}")" $((largest / 1024))
+printf 'perfgate fetch into a fresh clone, %d notes: %.3f s (median of %d); python3 json.load of the same notes: %.3f s; ratio %.2f; target <= 1: %s\n' \
+  "$commits" "$mf" "$rounds" "$mp" "$(awk "BEGIN{print $mf / $mp}")" "$(awk "BEGIN{print ($mf <= $mp) ? \"met\" : \"MISSED\"}")"
+printf 'memory: max RSS %d MiB, %d KiB over a fetch that brings nothing (%d MiB): %.1fx the largest note; target < 2x: %s\n' \
+  $((rss / 1024)) "$grow" $((rss_noop / 1024)) "$(awk "BEGIN{print $grow * 1024 / $largest}")" \
+  "$(awk "BEGIN{print ($grow * 1024 < 2 * $largest) ? \"met\" : \"MISSED\"}")"
+printf 'perfgate fetch with nothing new: %.3f s (median of 5); target < 0.050 s: %s\n' "$mn" \
+  "$(awk "BEGIN{print ($mn < 0.05) ? \"met\" : \"MISSED\"}")"
+printf 'perfgate history from the notes alone, %d commits: %.3f s\n' "$commits" "$th"
