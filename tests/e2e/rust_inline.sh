@@ -18,7 +18,7 @@ VS_A2L="python3 ${PG_SRC:?}/tests/e2e/lib/inline_vs_perf.py"
 prog=$T/rinline
 check "rustc -O -g tests/rust/rinline.rs" rustc -O -g -o "$prog" "$PG_SRC/tests/rust/rinline.rs"
 
-record_with_perf rec "$prog" 20000000
+record_with_perf rec "$prog" 80000000
 perf script -i "$T/rec.perf.data" -F comm,ip,sym,symoff,dso --no-demangle >"$T/rec.script" 2>/dev/null
 at_least "samples of rinline::hot" "$($F rec.folded share-contains 'rinline::main;rinline::hot')" 90
 # Frames are named as addr2line -C names them: the crate's path, the method by its type.
