@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -187,7 +188,7 @@ static void worker(pid_t parent, int in, int out, pg_job_fn *fn, pg_job_end_fn *
         int rc = fn(ctx, (size_t)item, &text, &len);
         if (rc < 0 || pg_spawn_interrupted()) {
             int intr = rc == PG_EINTR || pg_spawn_interrupted();
-            const char *msg = intr ? "interrupted" : pg_error_last();
+            const char *msg = intr ? "interrupted" : *pg_error_last() ? pg_error_last() : "failed without a message";
             send_msg(out, (size_t)item, intr ? MSG_INTERRUPTED : MSG_ERROR, msg, strlen(msg));
             free(text);
             end(ctx);
@@ -328,6 +329,25 @@ static const char *how_ended(char *buf, size_t len, int st)
     return buf;
 }
 
+/* A worker's failure while TMPDIR's file system is (nearly) full is that
+ * file system's, whichever write of the worker's found it full first (its
+ * meter's directory, valgrind's output): PG_ENOSPC naming it, with `rc`'s
+ * message; else `rc` as it is. */
+static int no_room(int rc)
+{
+    const char *tmp = getenv("TMPDIR");
+    struct statvfs st;
+    if (rc == PG_ENOSPC || statvfs(tmp && *tmp ? tmp : "/tmp", &st) < 0)
+        return rc;
+    unsigned long long avail = (unsigned long long)st.f_bavail * st.f_frsize;
+    if (avail >= (1u << 20) && !(st.f_files && st.f_favail == 0))
+        return rc;
+    char was[1024];
+    snprintf(was, sizeof was, "%s", pg_error_last());
+    return pg_error_set(PG_ENOSPC, "no space left on device in %s (%llu KiB free): %s; free some, or set TMPDIR to a "
+                        "larger file system", tmp && *tmp ? tmp : "/tmp", avail >> 10, was);
+}
+
 int pg_jobs_run(pg_jobs *j, size_t n, int jobs, pg_job_fn *fn, pg_job_end_fn *end, void *ctx)
 {
     if (n > PG_JOBS_MAX_ITEMS)
@@ -373,13 +393,13 @@ int pg_jobs_run(pg_jobs *j, size_t n, int jobs, pg_job_fn *fn, pg_job_end_fn *en
     if (bad)
         return pg_error_set(PG_EIO, "%s", badmsg);
     if (j->error)
-        return pg_error_set(PG_EIO, "%s", j->error);
+        return no_room(pg_error_set(PG_EIO, "%s", *j->error ? j->error : "a worker of --jobs failed without a message"));
     char how[64];
     if (died >= 0)
-        return pg_error_set(PG_EIO, "a worker of --jobs ended without the result of item %zu (%s)", died_item,
-                            how_ended(how, sizeof how, died_st));
+        return no_room(pg_error_set(PG_EIO, "a worker of --jobs ended without the result of item %zu (%s)", died_item,
+                                    how_ended(how, sizeof how, died_st)));
     for (size_t i = 0; i < n; i++)
         if (!j->text[i])
-            return pg_error_set(PG_EIO, "a worker of --jobs ended without the result of item %zu", i);
+            return no_room(pg_error_set(PG_EIO, "a worker of --jobs ended without the result of item %zu", i));
     return 0;
 }
