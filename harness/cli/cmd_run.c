@@ -178,11 +178,17 @@ static void start_facts(run_state *st)
 
 static void know_commit(run_state *st)
 {
+    /* What finding the commit says is dropped; an error already pending (a
+     * measurement that failed, its message still to be printed) is kept. */
+    char kept[1024];
+    snprintf(kept, sizeof kept, "%s", pg_error_last());
     start_facts(st);
     if (!st->commit_known && st->facts)
         st->have_commit = pg_repo_facts_commit(st->commit, st->facts);
     st->commit_known = 1;
     pg_error_clear();
+    if (*kept)
+        pg_error_set(PG_EIO, "%s", kept);
 }
 
 static void know_dirty(run_state *st)
