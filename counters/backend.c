@@ -57,10 +57,12 @@ const pg_backend_props *pg_backend_props_named(const char *name)
     return NULL;
 }
 
-int pg_backend_probe_what(pg_backend_kind requested)
+void pg_backend_probe(pg_probe *p, pg_backend_kind requested)
 {
-    const pg_backend_props *b = pg_backend_props_of(requested);
-    return b ? b->probe : PG_PROBE_ALL;
+    pg_probe_init(p);
+    for (size_t i = 0; i < NBACKENDS; i++)
+        if (requested == PG_BACKEND_AUTO ? backends[i]->priority > 0 : backends[i]->props.kind == requested)
+            backends[i]->probe(p, &p->fit[backends[i]->props.kind]);
 }
 
 pg_backend_kind pg_backend_native(void) { return PG_BACKEND_PERF; }
@@ -83,40 +85,68 @@ const char *pg_backend_choice_note(pg_backend_kind k, const pg_probe *p)
     return b ? b->choice_note(p) : "";
 }
 
+/* The registry in --backend auto's order: falling priority, those auto
+ * never chooses left out. */
+static size_t auto_order(const pg_backend_ops **out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < NBACKENDS; i++) {
+        if (backends[i]->priority <= 0)
+            continue;
+        size_t at = n++;
+        for (; at > 0 && out[at - 1]->priority < backends[i]->priority; at--)
+            out[at] = out[at - 1];
+        out[at] = backends[i];
+    }
+    return n;
+}
+
+static const pg_backend_fit *fit_of(const pg_probe *p, const pg_backend_ops *b) { return &p->fit[b->props.kind]; }
+
 int pg_backend_choose(pg_backend_kind *out, char *notice, size_t len,
                       pg_backend_kind requested, const pg_probe *p)
 {
     notice[0] = '\0';
-    switch (requested) {
-    case PG_BACKEND_VALGRIND:
-        if (!p->valgrind)
-            return pg_error_set(PG_ENOTSUP, "the valgrind backend cannot work here: %s", p->valgrind_why);
-        *out = PG_BACKEND_VALGRIND;
-        return 0;
-    case PG_BACKEND_PERF:
-        if (!p->software && !p->hw_instructions)
-            return pg_error_set(PG_ENOTSUP, "the perf backend cannot work here: %s", p->sw_why);
-        if (!p->hw_instructions)
-            snprintf(notice, len, "perf backend without hardware counters (%s); counting software events only",
-                     p->hw_why);
-        *out = PG_BACKEND_PERF;
-        return 0;
-    default:
-        if (p->hw_instructions) {
-            *out = PG_BACKEND_PERF;
-        } else if (p->valgrind) {
-            *out = PG_BACKEND_VALGRIND;
-            snprintf(notice, len, "hardware counters unavailable (%s); using the valgrind backend "
-                     "(exact instruction counts, simulated caches)", p->hw_why);
-        } else if (p->software) {
-            *out = PG_BACKEND_PERF;
-            snprintf(notice, len, "hardware counters unavailable (%s) and valgrind not found (%s); "
-                     "counting software events only", p->hw_why, p->valgrind_why);
-        } else {
-            return pg_error_set(PG_ENOTSUP, "nothing can be measured here: %s; %s", p->sw_why, p->valgrind_why);
-        }
+    const pg_backend_ops *b = pg_backend_ops_of(requested);
+    if (b) {
+        const pg_backend_fit *f = fit_of(p, b);
+        if (f->fit == PG_FIT_NONE)
+            return pg_error_set(PG_ENOTSUP, "the %s backend cannot work here: %s", b->props.name, f->why);
+        if (f->fit == PG_FIT_PART)
+            snprintf(notice, len, "the %s backend works in part here: %s; %s", b->props.name, f->why, f->part);
+        *out = requested;
         return 0;
     }
+    const pg_backend_ops *order[NBACKENDS];
+    size_t n = auto_order(order);
+    /* The first that works fully, else the first that works in part; the
+     * notice says why the ones before it were passed over (in part: why
+     * every one falls short, its own first), then what is measured. */
+    for (int want = PG_FIT_FULL; want >= PG_FIT_PART; want--) {
+        for (size_t i = 0; i < n; i++) {
+            const pg_backend_fit *f = fit_of(p, order[i]);
+            if (f->fit != want)
+                continue;
+            size_t used = 0;
+            if (want == PG_FIT_PART)
+                used = (size_t)snprintf(notice, len, "%s", f->why);
+            for (size_t j = 0; j < n && used < len; j++)
+                if (j != i && (j < i || want == PG_FIT_PART))
+                    used += (size_t)snprintf(notice + used, len - used, "%s%s", used ? " and " : "",
+                                             fit_of(p, order[j])->why);
+            if (used && used < len && want == PG_FIT_PART)
+                snprintf(notice + used, len - used, "; %s", f->part);
+            else if (used && used < len)
+                snprintf(notice + used, len - used, "; using the %s backend (%s)", order[i]->props.name,
+                         order[i]->props.gives);
+            *out = order[i]->props.kind;
+            return 0;
+        }
+    }
+    char why[1024] = "";
+    for (size_t i = 0, used = 0; i < n && used < sizeof why; i++)
+        used += (size_t)snprintf(why + used, sizeof why - used, "%s%s", used ? "; " : "", fit_of(p, order[i])->why);
+    return pg_error_set(PG_ENOTSUP, "nothing can be measured here: %s", why);
 }
 
 
@@ -125,7 +155,7 @@ int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
     const pg_backend_ops *ops = pg_backend_ops_of(o->backend);
     if (!ops)
         return pg_error_set(PG_EINVAL, "no backend chosen");
-    pg_meter *m = calloc(1, sizeof *m);
+    pg_meter *m = calloc(1, ops->meter_size > sizeof *m ? ops->meter_size : sizeof *m);
     if (!m)
         return pg_error_set(PG_ENOMEM, "out of memory");
     m->ops = ops;

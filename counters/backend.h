@@ -35,8 +35,10 @@ int pg_backend_parse(pg_backend_kind *out, const char *s);
  * anything else: "os", a name from a newer perfgate). */
 const pg_backend_props *pg_backend_props_of(pg_backend_kind k);
 const pg_backend_props *pg_backend_props_named(const char *name);
-/* What pg_probe_run needs to look at for `requested` (AUTO: everything). */
-int pg_backend_probe_what(pg_backend_kind requested);
+/* Asks the backends whether they can work here, into `p`: `requested` alone,
+ * or for AUTO every backend auto may choose (a backend's probe may cost a
+ * process start: valgrind's is not worth it when perf is forced). */
+void pg_backend_probe(pg_probe *p, pg_backend_kind requested);
 /* The backend that measures native time beside a simulated one, and the one
  * that samples stacks with perf_event (`record`, `run --sample` natively). */
 pg_backend_kind pg_backend_native(void);

@@ -54,7 +54,8 @@ typedef struct pg_backend_props {
     const char *stacks_unit;/* what a stack's count is: "instructions", "samples" */
     int repeat, warmup;     /* default measured and unmeasured runs per benchmark */
     const char *chosen_why; /* said when --backend auto chose it, or NULL */
-    int probe;              /* what pg_probe_run must look at for it (PG_PROBE_*) */
+    const char *gives;      /* what its measurements are, in a few words ("exact instruction
+                             * counts, simulated caches"), for notes and doctor */
 } pg_backend_props;
 
 typedef void pg_doctor_line(void *ctx, const char *label, int ok, const char *detail);
@@ -148,6 +149,17 @@ struct pg_stackrec {
 
 typedef struct pg_backend_ops {
     pg_backend_props props;
+    /* --backend auto tries the backends in falling priority: the first that
+     * works fully wins, else the first that works in part; 0: never chosen
+     * by auto, only by name */
+    int priority;
+    /* whether it can work here, into `out` (the facts of `p` it needs it
+     * fills first, e.g. pg_probe_perf) */
+    void (*probe)(pg_probe *p, pg_backend_fit *out);
+    /* the size of its meter and recorder: each embeds the shared struct
+     * first (typedef struct { pg_meter parent; ... } my_meter;), allocated
+     * zeroed by the dispatchers */
+    size_t meter_size, rec_size;
     /* pg_meter: set-up and release of the backend's part of the meter */
     int (*meter_open)(pg_meter *m, const pg_meter_opts *o);
     void (*meter_close)(pg_meter *m);

@@ -345,6 +345,22 @@ static int rec_collect_timed(pg_stackrec *r, pg_folded *out, double *iterations,
     return 0;
 }
 
+static void probe(pg_probe *p, pg_backend_fit *out)
+{
+    pg_probe_perf(p);
+    if (p->hw_instructions) {
+        out->fit = PG_FIT_FULL;
+        out->why[0] = '\0';
+    } else if (p->software) {
+        out->fit = PG_FIT_PART;
+        snprintf(out->why, sizeof out->why, "hardware counters unavailable (%s)", p->hw_why);
+        snprintf(out->part, sizeof out->part, "counting software events only");
+    } else {
+        out->fit = PG_FIT_NONE;
+        snprintf(out->why, sizeof out->why, "%s", p->sw_why);
+    }
+}
+
 static void doctor(const pg_probe *p, pg_doctor_line *line, void *ctx)
 {
     line(ctx, "--backend perf", p->hw_instructions || p->software,
@@ -364,7 +380,11 @@ static const char *choice_note(const pg_probe *p)
 
 const pg_backend_ops pg_backend_perf_ops = {
     .props = {.name = "perf", .kind = PG_BACKEND_PERF, .takes_events = 1, .max_rss = 1, .stacks_unit = "samples",
-              .repeat = 5, .warmup = 1, .probe = PG_PROBE_PERF},
+              .repeat = 5, .warmup = 1, .gives = "hardware and software event counts"},
+    .priority = 20,     /* a PMU's counts are the program's own, at native speed */
+    .probe = probe,
+    .meter_size = sizeof(pg_meter),
+    .rec_size = sizeof(pg_stackrec),
     .meter_open = meter_open,
     .meter_close = meter_close,
     .target = target,

@@ -188,16 +188,35 @@ static int rec_collect_timed(pg_stackrec *r, pg_folded *out, double *iterations,
     return r->timed ? pg_gbench_collect_stacks(out, iterations, r->tmp.path, report, len) : 0;
 }
 
+static void probe(pg_probe *p, pg_backend_fit *out)
+{
+    (void)p;
+    pg_valgrind *vg = NULL;
+    if (pg_valgrind_new(&vg) == 0) {
+        out->fit = PG_FIT_FULL;
+        out->why[0] = '\0';
+        snprintf(out->version, sizeof out->version, "%s", pg_valgrind_version(vg));
+        pg_valgrind_free(vg);
+    } else {
+        out->fit = PG_FIT_NONE;
+        snprintf(out->why, sizeof out->why, "%s", pg_error_last());
+    }
+}
+
 static void doctor(const pg_probe *p, pg_doctor_line *line, void *ctx)
 {
-    line(ctx, "--backend valgrind", p->valgrind, p->valgrind ? "" : p->valgrind_why);
+    const pg_backend_fit *f = &p->fit[PG_BACKEND_VALGRIND];
+    line(ctx, "--backend valgrind", f->fit == PG_FIT_FULL, f->why);
 }
 
 static void doctor_tools(const pg_probe *p, pg_doctor_line *line, void *ctx)
 {
-    line(ctx, "valgrind (exact instruction counts, simulated caches)", -1, "");
-    line(ctx, "valgrind", p->valgrind, p->valgrind ? p->valgrind_version : p->valgrind_why);
-    if (p->valgrind)
+    const pg_backend_fit *f = &p->fit[PG_BACKEND_VALGRIND];
+    char head[128];
+    snprintf(head, sizeof head, "valgrind (%s)", pg_backend_valgrind_ops.props.gives);
+    line(ctx, head, -1, "");
+    line(ctx, "valgrind", f->fit == PG_FIT_FULL, f->fit == PG_FIT_FULL ? f->version : f->why);
+    if (f->fit == PG_FIT_FULL)
         line(ctx, "callgrind (markers, --count-calls)", 1, "(regions and call counts with the valgrind backend)");
 }
 
@@ -211,7 +230,11 @@ const pg_backend_ops pg_backend_valgrind_ops = {
     .props = {.name = "valgrind", .kind = PG_BACKEND_VALGRIND, .exact = 1, .simulated = 1, .native_time = 1,
               .stacks_unit = "instructions", .repeat = 1, .warmup = 0,
               .chosen_why = "no hardware counters here, using the valgrind backend ('perfgate doctor' says why)",
-              .probe = PG_PROBE_VALGRIND},
+              .gives = "exact instruction counts, simulated caches"},
+    .priority = 10,     /* exact counts where no PMU counts: slower, simulated caches */
+    .probe = probe,
+    .meter_size = sizeof(pg_meter),
+    .rec_size = sizeof(pg_stackrec),
     .meter_open = meter_open,
     .meter_close = meter_close,
     .target = target,

@@ -2,7 +2,6 @@
 #include "counters/probe.h"
 #include "counters/evsel.h"
 #include "counters/sampler.h"
-#include "counters/valgrind.h"
 #include "util/error.h"
 
 #include <errno.h>
@@ -36,15 +35,21 @@ int pg_probe_event(const char *name, int sample, char *detail, size_t len)
     return 0;
 }
 
-int pg_probe_run(pg_probe *p, unsigned what)
+void pg_probe_init(pg_probe *p)
 {
     memset(p, 0, sizeof *p);
-    snprintf(p->valgrind_why, sizeof p->valgrind_why, "not probed");
-    if (!(what & PG_PROBE_PERF)) {
-        snprintf(p->hw_why, sizeof p->hw_why, "not probed");
-        snprintf(p->sw_why, sizeof p->sw_why, "not probed");
-    }
     p->paranoid = -99;
+    snprintf(p->hw_why, sizeof p->hw_why, "not probed");
+    snprintf(p->sw_why, sizeof p->sw_why, "not probed");
+    for (size_t i = 0; i < PG_BACKEND_SLOTS; i++)
+        snprintf(p->fit[i].why, sizeof p->fit[i].why, "not probed");
+}
+
+void pg_probe_perf(pg_probe *p)
+{
+    if (p->perf_probed)
+        return;
+    p->perf_probed = 1;
     FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
     if (f) {
         if (fscanf(f, "%d", &p->paranoid) != 1)
@@ -54,27 +59,12 @@ int pg_probe_run(pg_probe *p, unsigned what)
     /* PERFGATE_NO_PMU lets tests (and a user who distrusts the PMU) take the
      * no-counter path on any machine. */
     const char *nopmu = getenv("PERFGATE_NO_PMU");
-    if (!(what & PG_PROBE_PERF)) {
-        /* not asked */
-    } else if (nopmu && *nopmu && strcmp(nopmu, "0")) {
+    if (nopmu && *nopmu && strcmp(nopmu, "0")) {
         snprintf(p->hw_why, sizeof p->hw_why, "PERFGATE_NO_PMU is set");
     } else {
         p->hw_instructions = pg_probe_event("instructions", 0, p->hw_why, sizeof p->hw_why) == 0;
         p->sampling_hw = p->hw_instructions && pg_probe_event("cycles", 1, (char[512]){0}, 512) == 0;
     }
-    if (what & PG_PROBE_PERF) {
-        p->software = pg_probe_event("task-clock", 0, p->sw_why, sizeof p->sw_why) == 0;
-        p->sampling_sw = pg_probe_event("cpu-clock", 1, (char[512]){0}, 512) == 0;
-    }
-    pg_valgrind *vg = NULL;
-    if (!(what & PG_PROBE_VALGRIND)) {
-        /* not asked */
-    } else if (pg_valgrind_new(&vg) == 0) {
-        p->valgrind = 1;
-        snprintf(p->valgrind_version, sizeof p->valgrind_version, "%s", pg_valgrind_version(vg));
-        pg_valgrind_free(vg);
-    } else {
-        snprintf(p->valgrind_why, sizeof p->valgrind_why, "%s", pg_error_last());
-    }
-    return 0;
+    p->software = pg_probe_event("task-clock", 0, p->sw_why, sizeof p->sw_why) == 0;
+    p->sampling_sw = pg_probe_event("cpu-clock", 1, (char[512]){0}, 512) == 0;
 }

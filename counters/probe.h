@@ -7,17 +7,28 @@
 
 #include <stddef.h>
 
+/* One backend's answer to "can you measure here?" (its ops' probe fills it). */
+enum { PG_FIT_NONE = 0, PG_FIT_PART = 1, PG_FIT_FULL = 2 };
+typedef struct pg_backend_fit {
+    int fit;                      /* PG_FIT_*: cannot work, works in part, works fully */
+    char version[64];             /* its tool's version ("valgrind-3.19.0"), or "" */
+    char why[640];                /* when not fully: plain words + fix ("not probed" when not asked) */
+    char part[256];               /* when in part: what it does then ("counting software events only") */
+} pg_backend_fit;
+
+#define PG_BACKEND_SLOTS 8        /* pg_probe.fit is indexed by pg_backend_kind */
+
 typedef struct pg_probe {
+    /* perf_event's facts of this machine (the perf backend, sampling, doctor) */
+    int perf_probed;              /* the facts below were looked at */
     int hw_instructions;          /* perf can count hardware instructions on a child */
     char hw_why[512];             /* when not: plain words + fix */
     int software;                 /* perf software events (task-clock...) work */
     char sw_why[512];
     int sampling_hw;              /* cycles sampling works */
     int sampling_sw;              /* cpu-clock sampling works */
-    int valgrind;                 /* valgrind found and runs */
-    char valgrind_version[64];
-    char valgrind_why[512];
     int paranoid;                 /* /proc/sys/kernel/perf_event_paranoid, or -99 unknown */
+    pg_backend_fit fit[PG_BACKEND_SLOTS];   /* each backend's own answer (backend.h: pg_backend_probe) */
 } pg_probe;
 
 /* Opens `name` on the calling process (counting, or sampling at the default rate when
@@ -26,13 +37,12 @@ typedef struct pg_probe {
  * and the fix in plain words in `detail`. */
 int pg_probe_event(const char *name, int sample, char *detail, size_t len);
 
-/* What to probe: valgrind costs a process start, not worth it when the
- * perf backend is forced. */
-enum { PG_PROBE_PERF = 1, PG_PROBE_VALGRIND = 2, PG_PROBE_ALL = 3 };
+/* Empties `p`: nothing probed, every backend absent with the reason "not probed". */
+void pg_probe_init(pg_probe *p);
 
-/* Fills `p` by trying to open events on the calling process and starting
- * `valgrind --version`, as `what` asks; what is not probed reads as absent
- * with the reason "not probed". Cheap (a few ms). */
-int pg_probe_run(pg_probe *p, unsigned what);
+/* Fills perf_event's facts of `p` (once; again is a no-op) by trying to open
+ * events on the calling process. Cheap (a few ms). Which backends can work is
+ * each backend's own probe's answer: backend.h, pg_backend_probe. */
+void pg_probe_perf(pg_probe *p);
 
 #endif

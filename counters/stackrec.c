@@ -11,7 +11,7 @@ int pg_stackrec_new(pg_stackrec **out, const pg_stackrec_opts *o)
     const pg_backend_ops *ops = pg_backend_ops_of(o->backend);
     if (!ops)
         return pg_error_set(PG_EINVAL, "no backend chosen");
-    pg_stackrec *r = calloc(1, sizeof *r);
+    pg_stackrec *r = calloc(1, ops->rec_size > sizeof *r ? ops->rec_size : sizeof *r);
     if (!r)
         return pg_error_set(PG_ENOMEM, "out of memory");
     r->o = *o;

@@ -69,7 +69,8 @@ int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
                       ctx->args.nargs ? ctx->args.args[0] : "--");
 
     pg_probe p;
-    pg_probe_run(&p, PG_PROBE_ALL);
+    pg_backend_probe(&p, PG_BACKEND_AUTO);
+    pg_probe_perf(&p);
     printf("perf_event (kernel counters)\n");
     char buf[160];
     snprintf(buf, sizeof buf, "%d%s", p.paranoid,

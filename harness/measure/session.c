@@ -18,7 +18,7 @@ int pg_session_open(pg_session *s, pg_backend_kind requested, const char *events
 {
     memset(s, 0, sizeof *s);
     pg_probe probe;
-    pg_probe_run(&probe, pg_backend_probe_what(requested));
+    pg_backend_probe(&probe, requested);
     int rc = pg_backend_choose(&s->backend, s->notice, sizeof s->notice, requested, &probe);
     if (rc < 0)
         return rc;

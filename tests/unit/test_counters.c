@@ -137,12 +137,12 @@ static pg_probe fake_probe(int hw, int sw, int vg)
 {
     pg_probe p;
     memset(&p, 0, sizeof p);
-    p.hw_instructions = hw;
-    p.software = sw;
-    p.valgrind = vg;
-    snprintf(p.hw_why, sizeof p.hw_why, "NO-PMU-REASON");
-    snprintf(p.sw_why, sizeof p.sw_why, "NO-SW-REASON");
-    snprintf(p.valgrind_why, sizeof p.valgrind_why, "NO-VG-REASON");
+    pg_backend_fit *perf = &p.fit[PG_BACKEND_PERF], *val = &p.fit[PG_BACKEND_VALGRIND];
+    perf->fit = hw ? PG_FIT_FULL : sw ? PG_FIT_PART : PG_FIT_NONE;
+    snprintf(perf->why, sizeof perf->why, "%s", hw ? "" : sw ? "hardware counters unavailable (NO-PMU-REASON)" : "NO-SW-REASON");
+    snprintf(perf->part, sizeof perf->part, "counting software events only");
+    val->fit = vg ? PG_FIT_FULL : PG_FIT_NONE;
+    snprintf(val->why, sizeof val->why, "%s", vg ? "" : "NO-VG-REASON");
     return p;
 }
 
@@ -193,7 +193,8 @@ static void test_fallback(void)
 static void test_count_child(void)
 {
     pg_probe probe;
-    pg_probe_run(&probe, PG_PROBE_ALL);
+    pg_probe_init(&probe);
+    pg_probe_perf(&probe);
     pg_evlist *l = NULL;
     CHECK_EQ_INT(pg_evlist_new(&l, NULL, 1), 0);
     if (!l)
