@@ -111,7 +111,7 @@ static int measure(search *s, const char *a, const char *b)
     size_t measured;
     bisect_plan bp;
     plan_of(&bp, s, a, b);
-    int rc = pg_measure_missing(&measured, &bp.plan);
+    int rc = pg_measure_missing(&measured, &bp.plan, NULL);
     s->measured += measured;
     return rc;
 }
