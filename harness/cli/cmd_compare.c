@@ -76,6 +76,7 @@ typedef struct opts {
     double build_timeout;
     int jobs, reuse, control, require_coverage;
     pg_count_calls_arg calls;
+    char *pass_env;             /* owned by ctx->args */
 } opts;
 
 /* One of A and B as the user named it. */
@@ -136,7 +137,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_FLAG(0, "notes-stacks", "with --run-missing --sample: put the stacks in git notes too\n"
                     "(" PG_NOTES_STACKS_REF "; git config perfgate.notesStacks)", &o->notes_stacks),
         PG_OPT_COUNT_CALLS(&o->calls, "with --run-missing: "),
-        PG_OPT_PASS_ENV(),
+        PG_OPT_PASS_ENV(&o->pass_env),
         PG_OPT_BUILD_TIMEOUT(&o->build_timeout),
         PG_OPT_JOBS(&o->jobs),
         PG_OPT_FLAG(0, "reuse-unchanged", "with --run-missing: take a stored result's exact counts for a\n"
@@ -344,7 +345,7 @@ static pg_run_opts missing_run_opts(const opts *o, pg_meter *native)
                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT,
                          .count_calls = o->calls.list[0] ? o->calls.list : NULL,
                          .native = native, .native_repeat = o->native_repeat, .build_timeout = o->build_timeout,
-                         .jobs = pg_cmd_jobs(o->jobs)};
+                         .jobs = pg_cmd_jobs(o->jobs), .pass_env = o->pass_env};
 }
 
 /* What --run-missing puts in the git notes. */

@@ -86,7 +86,7 @@ static int benchmarks(const pg_measure_plan *p, side *s)
     if (rc == 0)
         rc = build_all(&b, s->set);
     if (rc == 0)
-        rc = pg_benchset_expand(s->set);
+        rc = pg_benchset_expand(s->set, p->ro->pass_env);
     if (rc < 0)
         return pg_error_wrap(rc, "revision %.12s", s->commit);
     if (p->only)    /* after the expansion: a suite's benchmarks are named only then */
@@ -287,7 +287,7 @@ static int build_here(const pg_measure_plan *p, pg_benchset *set)
         rc = build_all(&b, set);
     }
     if (rc == 0)
-        rc = pg_benchset_expand(set);
+        rc = pg_benchset_expand(set, p->ro->pass_env);
     if (rc == 0 && h->filter && (rc = pg_benchset_filter(set, h->filter)) == 0 && set->n == 0)
         rc = pg_error_set(PG_ENOTFOUND, "--filter '%s' matches no benchmark", h->filter);
     return rc;
