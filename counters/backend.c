@@ -248,7 +248,6 @@ int pg_meter_set_target(pg_meter *m, const pg_meter_target *t)
     return m->ops->target(m, t);
 }
 
-int pg_meter_regions(const pg_meter *m) { return m->regions; }
 int pg_meter_marked(const pg_meter *m) { return m->marked; }
 
 int pg_meter_wrap_argv(pg_meter *m, char ***out, char *const *argv) { return m->ops->wrap(m, out, argv, 0); }

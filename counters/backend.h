@@ -74,9 +74,7 @@ void pg_meter_select(pg_meter *m, pg_metric_set metrics);
  * (a function not found, markers built without valgrind's header): the
  * message says which and how to fix it. */
 int pg_meter_set_target(pg_meter *m, const pg_meter_target *t);
-/* Whether the current target counts only its regions; whether its program
- * carries the marker note. */
-int pg_meter_regions(const pg_meter *m);
+/* Whether the current target's program carries the marker note. */
 int pg_meter_marked(const pg_meter *m);
 /* The environment entry that turns a program's markers off. */
 #define PG_METER_MARKERS_OFF "PERFGATE_MARKERS=0"

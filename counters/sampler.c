@@ -54,7 +54,6 @@ struct pg_sampler {
     int attached;
     int kernel;               /* kernel stacks are sampled */
     char knotice[200];        /* why they are not, when asked for */
-    int scanned;              /* processes read from /proc (system-wide) */
 };
 
 int pg_callgraph_parse(pg_callgraph *out, const char *s)
@@ -370,7 +369,6 @@ int pg_sampler_attach(pg_sampler *s, pid_t pid)
         rc = pg_procscan(NULL, pg_sampler_keep, s);
         if (rc < 0)
             return rc;
-        s->scanned = rc;
     }
     return 0;
 }
@@ -595,5 +593,3 @@ uint64_t pg_sampler_sample_type(const pg_sampler *s) { return s->attr.sample_typ
 uint64_t pg_sampler_regs_mask(const pg_sampler *s) { return s->attr.sample_regs_user; }
 pg_callgraph pg_sampler_callgraph(const pg_sampler *s) { return s->o.callgraph; }
 const char *pg_sampler_notice(const pg_sampler *s) { return s->notice; }
-int pg_sampler_kernel(const pg_sampler *s) { return s->kernel; }
-int pg_sampler_scanned(const pg_sampler *s) { return s->scanned; }

@@ -141,10 +141,5 @@ pg_callgraph pg_sampler_callgraph(const pg_sampler *s);
 /* A one-line note when the requested event fell back (no PMU: cycles -> cpu-clock,
  * kernel stacks not allowed), or "". */
 const char *pg_sampler_notice(const pg_sampler *s);
-/* Whether kernel frames are sampled (system-wide, allowed): samples then carry
- * the kernel's call chain (PERF_SAMPLE_CALLCHAIN) in either call-graph mode. */
-int pg_sampler_kernel(const pg_sampler *s);
-/* System-wide: how many processes were read from /proc at attach. */
-int pg_sampler_scanned(const pg_sampler *s);
 
 #endif

@@ -129,6 +129,9 @@ static int owned_index(const pg_opt_args *a, const char *p)
 /* A list given again grows: "-e a -e b,c" is "a,b,c". */
 static int set_list(pg_opt_args *a, const pg_opt *o, const char *name, const char *arg)
 {
+    int rc = o->cb ? o->cb(o, name, arg) : 0;
+    if (rc < 0)
+        return rc;
     for (const char *p = arg;; p++) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);

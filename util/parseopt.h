@@ -36,7 +36,8 @@ typedef enum pg_opt_kind {
     PG_OPT_KIND_STRING,   /* *(const char **)dest = the argument (borrowed from argv) */
     PG_OPT_KIND_CHOICE,   /* one of choices: *(int *)dest = its index */
     PG_OPT_KIND_LIST,     /* comma-separated names, no empty one; repeating the option adds
-                             to the list: *(char **)dest = "a,b,c" (owned by pg_opt_args) */
+                             to the list: *(char **)dest = "a,b,c" (owned by pg_opt_args);
+                             cb, when set, checks each argument first (and stores nothing) */
     PG_OPT_KIND_CALLBACK, /* cb validates and stores the argument */
 } pg_opt_kind;
 
@@ -76,7 +77,7 @@ struct pg_opt {
     const char *what;           /* INT, DOUBLE: the "expected WHAT" of the error for a value
                                    that is no number or too small; NULL: said from the range */
     const char *const *choices; /* CHOICE: NULL-terminated; "markdown|md" adds an alias */
-    pg_opt_cb cb;               /* CALLBACK */
+    pg_opt_cb cb;               /* CALLBACK; LIST: its check, or NULL */
     const char *renamed;        /* an old spelling kept working: the option's new long name. It
                                    matches only in full (never as a prefix or a suggestion), is
                                    left out of --help, and says once on stderr what to type now */

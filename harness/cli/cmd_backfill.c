@@ -51,6 +51,7 @@ typedef struct opts {
     int repeat, no_native, native_repeat, no_notes, reuse, jobs, every, dry_run;
     int part_index, part_count;
     double build_timeout;
+    char *pass_env;             /* owned by ctx->args */
 } opts;
 
 /* --part I/N: 1 <= I <= N. */
@@ -206,7 +207,7 @@ static int measure(tally *t, const opts *o, pg_ctx *ctx, pg_session *sess)
     pg_run_opts ro = {.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                       .round = -1, .progress = isatty(2), .metrics = o->metrics, .native = sess->native,
                       .native_repeat = o->native_repeat,
-                      .build_timeout = o->build_timeout, .jobs = pg_cmd_jobs(o->jobs)};
+                      .build_timeout = o->build_timeout, .jobs = pg_cmd_jobs(o->jobs), .pass_env = o->pass_env};
     pg_measure_plan plan = {.repo = ctx->repo, .commits = t->commits, .ncommits = t->n, .bench_path = manifest,
                             .worktree = ctx->workdir, .sess = sess, .ro = &ro, .store_root = ctx->store,
                             .notes = o->no_notes ? PG_NOTES_NONE : PG_NOTES_RUNS, .reuse = o->reuse};
@@ -271,7 +272,7 @@ int pg_cmd_backfill(pg_ctx *ctx, int argc, char **argv)
         PG_OPT_INT(0, "native-repeat", "N", "valgrind backend: native runs per benchmark (default: --repeat,\n"
                    "else 5)", &o.native_repeat, 1, INT_MAX),
         PG_OPT_JOBS(&o.jobs),
-        PG_OPT_PASS_ENV(),
+        PG_OPT_PASS_ENV(&o.pass_env),
         PG_OPT_BUILD_TIMEOUT(&o.build_timeout),
         PG_OPT_FLAG(0, "reuse-unchanged", "take a stored result's exact counts for a benchmark nothing of\n"
                     "which changed (docs/metrics.md)", &o.reuse),

@@ -66,6 +66,7 @@ typedef struct opts {
     int repeat, no_notes;
     double build_timeout;
     int jobs;
+    char *pass_env;             /* owned by ctx->args */
 } opts;
 
 /* One bisect: the line searched and what it needs to measure and compare. */
@@ -97,7 +98,8 @@ static void plan_of(bisect_plan *bp, search *s, const char *a, const char *b)
     bp->both[0] = a, bp->both[1] = b;
     bp->ro = (pg_run_opts){.repeat = s->o->repeat > 0 ? s->o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                            .round = -1, .progress = isatty(2), .metrics = s->o->metrics,
-                           .build_timeout = s->o->build_timeout, .jobs = pg_cmd_jobs(s->o->jobs)};
+                           .build_timeout = s->o->build_timeout, .jobs = pg_cmd_jobs(s->o->jobs),
+                           .pass_env = s->o->pass_env};
     pg_cmd_manifest_path(bp->bench, sizeof bp->bench, wd, &s->o->manifest);
     bp->plan = (pg_measure_plan){.repo = s->ctx->repo, .commits = bp->both, .ncommits = 2, .bench_path = bp->bench,
                                  .worktree = wd, .sess = &s->sess, .ro = &bp->ro, .store_root = s->ctx->store,
@@ -111,7 +113,7 @@ static int measure(search *s, const char *a, const char *b)
     size_t measured;
     bisect_plan bp;
     plan_of(&bp, s, a, b);
-    int rc = pg_measure_missing(&measured, &bp.plan);
+    int rc = pg_measure_missing(&measured, &bp.plan, NULL);
     s->measured += measured;
     return rc;
 }
@@ -434,7 +436,7 @@ int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv)
         PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure and compare with B", &o.backend,
                         pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark of a commit measured", &o.repeat, 1, INT_MAX),
-        PG_OPT_PASS_ENV(),
+        PG_OPT_PASS_ENV(&o.pass_env),
         PG_OPT_BUILD_TIMEOUT(&o.build_timeout),
         PG_OPT_JOBS(&o.jobs),
         PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &o.metrics, pg_opt_metrics),

@@ -51,6 +51,7 @@ typedef struct cal_args {
     pg_run_opts ro;
     int pairs, no_build, no_write, verbose;
     const char *filter;
+    char *pass_env;             /* owned by ctx->args */
     pg_backend_kind backend;
     pg_manifest_arg manifest;
 } cal_args;
@@ -70,7 +71,7 @@ static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **ar
                         "with one (default: bench/)", &a->manifest, pg_cmd_opt_manifest),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
-        PG_OPT_PASS_ENV(),
+        PG_OPT_PASS_ENV(&a->pass_env),
         PG_OPT_BUILD_TIMEOUT(&a->ro.build_timeout),
         PG_OPT_JOBS(&a->ro.jobs),
         PG_OPT_FLAG(0, "no-write", "print the floors and suggestions, keep nothing", &a->no_write),
@@ -79,6 +80,7 @@ static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **ar
     };
     int stop = pg_cmd_parse(status, ctx, &spec, opts, argc, argv);
     a->ro.jobs = pg_cmd_jobs(a->ro.jobs);
+    a->ro.pass_env = a->pass_env;
     return stop;
 }
 

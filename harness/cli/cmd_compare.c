@@ -76,6 +76,7 @@ typedef struct opts {
     double build_timeout;
     int jobs, reuse, control, require_coverage;
     pg_count_calls_arg calls;
+    char *pass_env;             /* owned by ctx->args */
 } opts;
 
 /* One of A and B as the user named it. */
@@ -136,7 +137,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_FLAG(0, "notes-stacks", "with --run-missing --sample: put the stacks in git notes too\n"
                     "(" PG_NOTES_STACKS_REF "; git config perfgate.notesStacks)", &o->notes_stacks),
         PG_OPT_COUNT_CALLS(&o->calls, "with --run-missing: "),
-        PG_OPT_PASS_ENV(),
+        PG_OPT_PASS_ENV(&o->pass_env),
         PG_OPT_BUILD_TIMEOUT(&o->build_timeout),
         PG_OPT_JOBS(&o->jobs),
         PG_OPT_FLAG(0, "reuse-unchanged", "with --run-missing: take a stored result's exact counts for a\n"
@@ -324,10 +325,11 @@ static int load_side(void *arg)
     return load_input(t->k->in[t->i], t->k->ctx);
 }
 
+/* Whether `runs` hold a run of `machine_id` and `backend`. */
 static int has_run(const pg_rundoc_list *runs, const char *machine_id, const char *backend)
 {
     for (size_t i = 0; i < runs->n; i++)
-        if ((!machine_id || !strcmp(runs->v[i].machine.id, machine_id)) && (!backend || !strcmp(runs->v[i].backend, backend)))
+        if (!strcmp(runs->v[i].machine.id, machine_id) && !strcmp(runs->v[i].backend, backend))
             return 1;
     return 0;
 }
@@ -343,7 +345,7 @@ static pg_run_opts missing_run_opts(const opts *o, pg_meter *native)
                          .sample_freq = o->sample_freq ? o->sample_freq : PG_SAMPLE_FREQ_DEFAULT,
                          .count_calls = o->calls.list[0] ? o->calls.list : NULL,
                          .native = native, .native_repeat = o->native_repeat, .build_timeout = o->build_timeout,
-                         .jobs = pg_cmd_jobs(o->jobs)};
+                         .jobs = pg_cmd_jobs(o->jobs), .pass_env = o->pass_env};
 }
 
 /* What --run-missing puts in the git notes. */
@@ -357,33 +359,10 @@ static const char *missing_bench(char *buf, size_t len, const char *workdir, con
     return pg_cmd_manifest_path(buf, len, workdir, &o->manifest);
 }
 
-/* Whether the newest run of `runs` on this machine and backend has a
- * benchmark that did not fail and whose stacks no such run stored. */
-static int lacks_stacks(const pg_rundoc_list *runs, const char *machine_id, const char *backend)
-{
-    const pg_rundoc *last = NULL;
-    for (size_t i = 0; i < runs->n; i++)
-        if (!strcmp(runs->v[i].machine.id, machine_id) && !strcmp(runs->v[i].backend, backend))
-            last = &runs->v[i];
-    for (size_t j = 0; last && j < last->nbench; j++) {
-        const pg_rundoc_bench *b = &last->bench[j];
-        int has = b->failed;
-        for (size_t i = 0; i < runs->n && !has; i++) {
-            const pg_rundoc *r = &runs->v[i];
-            if (strcmp(r->machine.id, machine_id) || strcmp(r->backend, backend))
-                continue;
-            for (size_t k = 0; k < r->nbench && !has; k++)
-                has = r->bench[k].stacks && *r->bench[k].stacks && !strcmp(r->bench[k].name, b->name);
-        }
-        if (!has)
-            return 1;
-    }
-    return 0;
-}
-
-/* --run-missing: measure every revision without results of this machine and
- * backend — or, when stacks are wanted (--sample, --flamegraph), without
- * stacks — both in one session so they are measured alike, then reload them. */
+/* --run-missing: measure the revisions pg_measure_missing finds without
+ * results of this machine and backend (or without stacks, when they are
+ * wanted), both in one session so they are measured alike, then reload
+ * them. --control measures A, A' and B whatever is stored. */
 static int run_missing(const cmp *k)
 {
     input *const *in = k->in;
@@ -405,34 +384,29 @@ static int run_missing(const cmp *k)
     }
     pg_session_tell(&sess);
     const char *commits[3];
-    size_t n = 0;
-    if (o->control) {   /* A, A' and B, whatever is stored: the control is of this measurement */
-        commits[0] = commits[1] = in[0]->commit;
-        commits[2] = in[1]->commit;
-        n = 3;
+    const pg_rundoc_list *stored[3] = {0};
+    size_t n = 0, measured = 0;
+    if (o->control) {   /* the control is of this measurement */
+        commits[n++] = in[0]->commit;
+        commits[n++] = in[0]->commit;
     }
-    for (int i = 0; i < 2 && !o->control; i++) {
-        const char *bk = pg_backend_name(sess.backend);
-        int stacks = o->sample || o->flamegraph;
-        if (in[i]->is_file || (has_run(&in[i]->runs, sess.machine.id, bk) &&
-                               !(stacks && lacks_stacks(&in[i]->runs, sess.machine.id, bk))))
-            continue;
-        if (n == 1 && !strcmp(commits[0], in[i]->commit))
-            continue;   /* compare X X */
-        commits[n++] = in[i]->commit;
-    }
-    if (n > 0) {
-        pg_run_opts ro = missing_run_opts(o, sess.native);
-        /* (pg_measure sweeps what a killed perfgate left, and checks the store before measuring) */
-        char bench[PATH_MAX + 8];
-        pg_measure_plan plan = {.repo = repo, .commits = commits, .ncommits = n,
-                                .bench_path = missing_bench(bench, sizeof bench, workdir, o), .worktree = workdir,
-                                .sess = &sess, .ro = &ro, .store_root = root, .notes = notes_of(o),
-                                .reuse = o->reuse};
+    for (int i = 0; i < 2; i++)
+        if (!in[i]->is_file && !(o->control && i == 0)) {
+            stored[n] = &in[i]->runs;
+            commits[n++] = in[i]->commit;
+        }
+    pg_run_opts ro = missing_run_opts(o, sess.native);
+    /* (pg_measure sweeps what a killed perfgate left, and checks the store before measuring) */
+    char bench[PATH_MAX + 8];
+    pg_measure_plan plan = {.repo = repo, .commits = commits, .ncommits = n,
+                            .bench_path = missing_bench(bench, sizeof bench, workdir, o), .worktree = workdir,
+                            .sess = &sess, .ro = &ro, .store_root = root, .notes = notes_of(o), .reuse = o->reuse};
+    if (o->control)
         rc = pg_measure(NULL, &plan);
-    }
+    else
+        rc = pg_measure_missing(&measured, &plan, stored);
     pg_session_close(&sess);
-    for (int i = 0; i < 2 && rc == 0; i++) {
+    for (int i = 0; i < 2 && rc == 0 && (o->control || measured); i++) {
         if (in[i]->is_file)
             continue;
         pg_rundoc_list_free(&in[i]->runs);

@@ -43,7 +43,7 @@ static const pg_opt_cmd spec = {
 /* What the command line asked for. */
 typedef struct run_args {
     pg_run_opts ro;
-    char *events;               /* owned by ctx->args */
+    char *events, *pass_env;    /* owned by ctx->args */
     const char *filter;
     pg_backend_kind backend;
     int json, no_store, no_build, user_only, no_notes, no_native, notes_stacks, reuse;
@@ -99,7 +99,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         PG_OPT_INT(0, "sample", "HZ", "also sample stacks (default " PG_XSTR(PG_SAMPLE_FREQ_DEFAULT) " Hz) and store them",
                    &a->ro.sample_freq, 1, INT_MAX, .flags = PG_OPT_OPTARG, .seen = &a->ro.sample),
         PG_OPT_COUNT_CALLS(&a->calls, ""),
-        PG_OPT_PASS_ENV(),
+        PG_OPT_PASS_ENV(&a->pass_env),
         PG_OPT_BUILD_TIMEOUT(&a->ro.build_timeout),
         PG_OPT_CALLBACK(0, "manifest", "PATH", "the benchmarks, as a PATH operand: a manifest, or a directory\n"
                         "with one (default: bench/)", &a->manifest, pg_cmd_opt_manifest),
@@ -128,6 +128,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
         return 1;
     }
     a->ro.count_calls = a->calls.list[0] ? a->calls.list : NULL;
+    a->ro.pass_env = a->pass_env;
     a->ro.jobs = pg_cmd_jobs(a->ro.jobs);
     return 0;
 }

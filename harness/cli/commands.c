@@ -165,7 +165,7 @@ int pg_opt_pass_env(const pg_opt *opt, const char *name, const char *arg)
 {
     (void)opt;
     (void)name;
-    return pg_canon_pass_env(arg);
+    return pg_canon_pass_env_check(arg);
 }
 
 /* A lookup's result, kept so that a second call gives the same answer. */

@@ -98,13 +98,15 @@ int pg_opt_count_calls(const pg_opt *opt, const char *name, const char *arg);
 
 /* --pass-env LIST (every command that measures): repeatable, names of
  * variables (or prefixes ending in '*') of perfgate's environment that the
- * benchmarks get besides the fixed list (harness/measure/canon.h). */
+ * benchmarks get besides the fixed list (harness/measure/canon.h), each LIST
+ * checked and appended to the comma list *dest (a char *, for pg_run_opts'
+ * pass_env). */
 int pg_opt_pass_env(const pg_opt *opt, const char *name, const char *arg);
-#define PG_OPT_PASS_ENV()                                                                                       \
-    PG_OPT_CALLBACK(0, "pass-env", "LIST", "pass these variables of perfgate's environment to the benchmarks\n" \
-                    "(comma-separated names, or prefixes ending in '*'; repeatable);\n"                         \
-                    "they get only PATH, HOME, LANG, LC_*, TZ and a few more\n"                        \
-                    "otherwise (docs/metrics.md, \"The execution context\")", NULL, pg_opt_pass_env)
+#define PG_OPT_PASS_ENV(dest)                                                                                   \
+    PG_OPT_LIST(0, "pass-env", "LIST", "pass these variables of perfgate's environment to the benchmarks\n"     \
+                "(comma-separated names, or prefixes ending in '*'; repeatable);\n"                             \
+                "they get only PATH, HOME, LANG, LC_*, TZ and a few more\n"                                     \
+                "otherwise (docs/metrics.md, \"The execution context\")", (dest), .cb = pg_opt_pass_env)
 
 /* One word for each across the commands: --manifest PATH is the benchmarks'
  * manifest (or a directory with one), --benchmark NAME one benchmark by name

@@ -26,9 +26,6 @@ extern char **environ;
 static const char *const kept[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ",
                                    "LD_LIBRARY_PATH", "VALGRIND_LIB", NULL};
 
-static char *passed;        /* --pass-env: a comma list, "" when none */
-static char names[2048];
-
 static int name_ok(const char *s, size_t n)
 {
     if (!n || (s[0] >= '0' && s[0] <= '9'))
@@ -42,7 +39,7 @@ static int name_ok(const char *s, size_t n)
     return 1;
 }
 
-int pg_canon_pass_env(const char *list)
+int pg_canon_pass_env_check(const char *list)
 {
     for (const char *p = list; *p;) {
         size_t n = strcspn(p, ",");
@@ -51,26 +48,7 @@ int pg_canon_pass_env(const char *list)
                                 (int)(n > 64 ? 64 : n), p);
         p += n + (p[n] == ',');
     }
-    size_t old = passed ? strlen(passed) : 0, add = strlen(list);
-    char *s = realloc(passed, old + add + 2);
-    if (!s)
-        return pg_error_set(PG_ENOMEM, "out of memory");
-    snprintf(s + old, add + 2, "%s%s", old ? "," : "", list);
-    passed = s;
     return 0;
-}
-
-const char *pg_canon_env_names(void)
-{
-    size_t k = 0;
-    names[0] = '\0';
-    for (size_t i = 0; kept[i] && k + 1 < sizeof names; i++) {
-        int n = snprintf(names + k, sizeof names - k, "%s%s", i ? "," : "", kept[i]);
-        k += n > 0 ? (size_t)n : 0;
-    }
-    if (passed && *passed && k + 1 < sizeof names)
-        snprintf(names + k, sizeof names - k, ",%s", passed);
-    return names;
 }
 
 /* Whether "KEY=..." is named by the comma list `list` (a name, or a prefix with '*'). */
@@ -86,14 +64,14 @@ static int listed(const char *entry, const char *list)
     return 0;
 }
 
-static int kept_entry(const char *entry)
+static int kept_entry(const char *entry, const char *pass)
 {
     if (!strncmp(entry, PG_CONTROL_ENV "=", sizeof PG_CONTROL_ENV) || !strncmp(entry, "PERFGATE_MARKERS=", 17))
         return 0;
     for (size_t i = 0; kept[i]; i++)
         if (listed(entry, kept[i]))
             return 1;
-    return listed(entry, passed);
+    return listed(entry, pass);
 }
 
 static int by_name(const void *a, const void *b)
@@ -104,7 +82,7 @@ static int by_name(const void *a, const void *b)
     return c ? c : (xl > yl) - (xl < yl);
 }
 
-char **pg_canon_env(char **extra, size_t *nused)
+char **pg_canon_env(char **extra, const char *pass, size_t *nused)
 {
     size_t n = 0, m = 0;
     while (environ[n])
@@ -116,7 +94,7 @@ char **pg_canon_env(char **extra, size_t *nused)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        int overridden = !kept_entry(environ[i]);
+        int overridden = !kept_entry(environ[i], pass);
         for (size_t j = 0; j < m && !overridden; j++) {
             size_t kl = strcspn(extra[j], "=");
             overridden = !strncmp(environ[i], extra[j], kl) && environ[i][kl] == '=';

@@ -101,23 +101,19 @@ int pg_canon_layout_make(pg_canon_layout *out, const char *tree, const char *cwd
  * system calls: safe in a child that shares its parent's memory. */
 int pg_canon_enter(const pg_canon_layout *l);
 
-/* The variables the benchmarks get from perfgate's environment besides the
- * fixed list (--pass-env NAME,...; repeatable): a name, or a prefix ending
- * in '*' ("MYAPP_*"). PG_EINVAL for a name that is not one. */
-int pg_canon_pass_env(const char *list);
-
-/* The fixed list and the --pass-env names, one comma list, for messages and
- * the run document. */
-const char *pg_canon_env_names(void);
+/* Checks a --pass-env list (NAME,...): each a variable name, or a prefix
+ * ending in '*' ("MYAPP_*"). PG_EINVAL, naming the first that is not one. */
+int pg_canon_pass_env_check(const char *list);
 
 /* The environment of a measured process: the variables kept from perfgate's
- * own (above) plus `extra`'s "KEY=VALUE" entries (which win), in a fixed
- * order, built once per benchmark so every run of it sees exactly the same
- * bytes; one slot is left free at the end (*nused, when not NULL, the
+ * own (above), those the comma list `pass` names (--pass-env, checked by
+ * pg_canon_pass_env_check; NULL: none), plus `extra`'s "KEY=VALUE" entries
+ * (which win), in a fixed order, built once per benchmark so every run of it
+ * sees exactly the same bytes; one slot is left free at the end (*nused, when not NULL, the
  * entries used) for the meter's entry of each run. perfgate's own control
  * variables are never passed on from its environment. Free the vector (not
  * its strings) with free(); NULL when out of memory. */
-char **pg_canon_env(char **extra, size_t *nused);
+char **pg_canon_env(char **extra, const char *pass, size_t *nused);
 
 /* `b`'s argv with argv[0] as above: a new vector sharing b's strings but
  * argv[0] (free with pg_canon_argv_free). PG_ENOMEM. */

@@ -19,13 +19,13 @@
 
 
 /* Runs `suite --benchmark_list_tests` and returns its stdout. */
-static int list_tests(char **out, const pg_bench *suite)
+static int list_tests(char **out, const pg_bench *suite, const char *pass_env)
 {
     size_t n = 0;
     while (suite->argv[n])
         n++;
     char **argv = calloc(n + 3, sizeof *argv);
-    char **env = pg_canon_env(suite->env, NULL);
+    char **env = pg_canon_env(suite->env, pass_env, NULL);
     char *filter = NULL;
     if (!argv || !env) {
         free(argv);
@@ -70,17 +70,17 @@ static int list_tests(char **out, const pg_bench *suite)
 }
 
 /* Appends the benchmarks of `suite` to `out`. */
-static int expand_suite(pg_benchset *out, const pg_bench *suite)
+static int expand_suite(pg_benchset *out, const pg_bench *suite, const char *pass_env)
 {
     char *list = NULL;
-    int rc = list_tests(&list, suite);
+    int rc = list_tests(&list, suite, pass_env);
     if (rc == 0)
         rc = pg_benchset_add_listing(out, suite, list);
     free(list);
     return rc;
 }
 
-int pg_benchset_expand(pg_benchset *s)
+int pg_benchset_expand(pg_benchset *s, const char *pass_env)
 {
     size_t i = 0;
     while (i < s->n && s->v[i].kind != PG_BENCH_GB_SUITE)
@@ -93,7 +93,7 @@ int pg_benchset_expand(pg_benchset *s)
     for (i = 0; i < s->n && rc == 0; i++) {
         pg_bench *b;
         if (s->v[i].kind == PG_BENCH_GB_SUITE) {
-            rc = expand_suite(&out, &s->v[i]);
+            rc = expand_suite(&out, &s->v[i], pass_env);
         } else if ((rc = pg_bench_new_entry(&out, &b)) == 0) {
             *b = s->v[i];
             memset(&s->v[i], 0, sizeof s->v[i]);

@@ -9,7 +9,9 @@
 
 /* Lists every suite (`kind` PG_BENCH_GB_SUITE) with --benchmark_list_tests
  * and puts its benchmarks in its place, named after them (docs/google-benchmark.md).
- * Run after the build, which makes the executables. Errors name the suite. */
-int pg_benchset_expand(pg_benchset *s);
+ * Run after the build, which makes the executables, in the environment its
+ * benchmarks get (`pass_env`: --pass-env, harness/measure/canon.h; NULL:
+ * none). Errors name the suite. */
+int pg_benchset_expand(pg_benchset *s, const char *pass_env);
 
 #endif

@@ -86,7 +86,7 @@ static int benchmarks(const pg_measure_plan *p, side *s)
     if (rc == 0)
         rc = build_all(&b, s->set);
     if (rc == 0)
-        rc = pg_benchset_expand(s->set);
+        rc = pg_benchset_expand(s->set, p->ro->pass_env);
     if (rc < 0)
         return pg_error_wrap(rc, "revision %.12s", s->commit);
     if (p->only)    /* after the expansion: a suite's benchmarks are named only then */
@@ -287,7 +287,7 @@ static int build_here(const pg_measure_plan *p, pg_benchset *set)
         rc = build_all(&b, set);
     }
     if (rc == 0)
-        rc = pg_benchset_expand(set);
+        rc = pg_benchset_expand(set, p->ro->pass_env);
     if (rc == 0 && h->filter && (rc = pg_benchset_filter(set, h->filter)) == 0 && set->n == 0)
         rc = pg_error_set(PG_ENOTFOUND, "--filter '%s' matches no benchmark", h->filter);
     return rc;
@@ -401,23 +401,67 @@ void pg_measure_out_free(pg_measure_out *out)
     *out = (pg_measure_out){0};
 }
 
-int pg_measure_has_run(int *yes, const pg_measure_plan *p, const char *commit)
+/* Whether `runs` hold a run of `machine` and `backend`. */
+static int has_run(const pg_rundoc_list *runs, const char *machine, const char *backend)
 {
-    pg_rundoc_list runs = {0};
-    *yes = 0;
-    int rc = pg_results_load(&runs, p->store_root, p->repo, commit);
+    for (size_t i = 0; i < runs->n; i++)
+        if (!strcmp(runs->v[i].machine.id, machine) && !strcmp(runs->v[i].backend, backend))
+            return 1;
+    return 0;
+}
+
+/* Whether the newest run of `runs` on `machine` and `backend` has a
+ * benchmark that did not fail and whose stacks no such run stored. */
+static int lacks_stacks(const pg_rundoc_list *runs, const char *machine, const char *backend)
+{
+    const pg_rundoc *last = NULL;
+    for (size_t i = 0; i < runs->n; i++)
+        if (!strcmp(runs->v[i].machine.id, machine) && !strcmp(runs->v[i].backend, backend))
+            last = &runs->v[i];
+    for (size_t j = 0; last && j < last->nbench; j++) {
+        const pg_rundoc_bench *b = &last->bench[j];
+        int has = b->failed;
+        for (size_t i = 0; i < runs->n && !has; i++) {
+            const pg_rundoc *r = &runs->v[i];
+            if (strcmp(r->machine.id, machine) || strcmp(r->backend, backend))
+                continue;
+            for (size_t k = 0; k < r->nbench && !has; k++)
+                has = r->bench[k].stacks && *r->bench[k].stacks && !strcmp(r->bench[k].name, b->name);
+        }
+        if (!has)
+            return 1;
+    }
+    return 0;
+}
+
+/* The runs stored for `commit` (store or notes); none is no error. */
+static int stored_runs(pg_rundoc_list *runs, const pg_measure_plan *p, const char *commit)
+{
+    int rc = pg_results_load(runs, p->store_root, p->repo, commit);
     if (rc == PG_ENOTFOUND) {
         pg_error_clear();
         rc = 0;
     }
-    const char *backend = pg_backend_name(p->sess->backend);
-    for (size_t i = 0; i < runs.n && !*yes; i++)
-        *yes = !strcmp(runs.v[i].machine.id, p->sess->machine.id) && !strcmp(runs.v[i].backend, backend);
+    return rc;
+}
+
+int pg_measure_has_run(int *yes, const pg_measure_plan *p, const char *commit)
+{
+    pg_rundoc_list runs = {0};
+    int rc = stored_runs(&runs, p, commit);
+    *yes = has_run(&runs, p->sess->machine.id, pg_backend_name(p->sess->backend));
     pg_rundoc_list_free(&runs);
     return rc;
 }
 
-int pg_measure_missing(size_t *measured, const pg_measure_plan *plan)
+/* Whether pg_measure_missing measures a commit whose stored runs are `runs`. */
+static int is_missing(const pg_measure_plan *p, const pg_rundoc_list *runs)
+{
+    const char *machine = p->sess->machine.id, *backend = pg_backend_name(p->sess->backend);
+    return !has_run(runs, machine, backend) || (p->ro->sample && lacks_stacks(runs, machine, backend));
+}
+
+int pg_measure_missing(size_t *measured, const pg_measure_plan *plan, const pg_rundoc_list *const *stored)
 {
     *measured = 0;
     const char **todo = calloc(plan->ncommits ? plan->ncommits : 1, sizeof *todo);
@@ -426,13 +470,18 @@ int pg_measure_missing(size_t *measured, const pg_measure_plan *plan)
     int rc = 0;
     size_t k = 0;
     for (size_t i = 0; i < plan->ncommits && rc == 0; i++) {
-        int dup = 0, stored = 0;
+        int dup = 0;
         for (size_t j = 0; j < k && !dup; j++)
             dup = !strcmp(todo[j], plan->commits[i]);
-        if (!dup)
-            rc = pg_measure_has_run(&stored, plan, plan->commits[i]);
-        if (rc == 0 && !dup && !stored)
+        if (dup)
+            continue;
+        pg_rundoc_list own = {0};
+        const pg_rundoc_list *runs = stored && stored[i] ? stored[i] : &own;
+        if (runs == &own)
+            rc = stored_runs(&own, plan, plan->commits[i]);
+        if (rc == 0 && is_missing(plan, runs))
             todo[k++] = plan->commits[i];
+        pg_rundoc_list_free(&own);
     }
     if (rc == 0 && k > 0) {
         pg_measure_plan p = *plan;

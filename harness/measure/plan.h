@@ -96,12 +96,15 @@ typedef struct pg_measure_plan {
 int pg_measure(pg_measure_out *out, const pg_measure_plan *plan);
 
 /* pg_measure of those of plan's commits that have no run of the session's
- * machine and backend stored (store or notes: pg_results_load), each at most
- * once, all in one interleaved batch (plan->only is ignored); sets *measured
- * to how many that was. Sweeps what a killed perfgate left in the store
- * first. `bisect` measures through it; `compare --run-missing` chooses its own
- * (it also re-measures a revision that lacks wanted stacks). */
-int pg_measure_missing(size_t *measured, const pg_measure_plan *plan);
+ * machine and backend stored, each at most once, all in one interleaved
+ * batch (plan->only is ignored); sets *measured to how many that was. When
+ * stacks are wanted (plan->ro->sample) a commit is measured too when the
+ * newest such run has a benchmark that did not fail and whose stacks no
+ * such run stored. `stored`: NULL, or per commit the runs the caller has
+ * already loaded for it (pg_results_load; an entry NULL: loaded here, from
+ * the store and the notes). Sweeps what a killed perfgate left in the
+ * store first. `bisect` and `compare --run-missing` measure through it. */
+int pg_measure_missing(size_t *measured, const pg_measure_plan *plan, const pg_rundoc_list *const *stored);
 
 /* *yes: a run of plan's session's machine and backend is stored for
  * `commit` (store or notes: pg_results_load). */

@@ -562,7 +562,7 @@ static int begin_one(one_bench *ob, const set_run *sr, size_t bi, pg_meter *mete
         return 0;
     pg_meter_select(meter, metrics);
     size_t nenv = 0;
-    ob->env = pg_canon_env(bench->env, &nenv);
+    ob->env = pg_canon_env(bench->env, o->pass_env, &nenv);
     if (!ob->env || pg_canon_argv(&ob->argv, bench) < 0)
         return pg_error_set(PG_ENOMEM, "out of memory");
     int rc = describe_bench(br, set, ob->argv, &ob->c, metrics);

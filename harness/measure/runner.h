@@ -52,6 +52,8 @@ typedef struct pg_run_opts {
     unsigned long sample_freq;  /* Hz */
     struct pg_stacks *stacks;   /* non-NULL: one more run per benchmark records its
                                    stacks (harness/measure/stacks.h); round 0 only */
+    const char *pass_env;       /* --pass-env: the variables of perfgate's environment the benchmarks
+                                   get besides the fixed list (harness/measure/canon.h); NULL: none */
     const char *count_calls;    /* --count-calls: functions whose calls every benchmark counts
                                    (with the manifest's own); NULL: only the manifest's */
     pg_meter *native;           /* valgrind backend: after each benchmark's runs, its native

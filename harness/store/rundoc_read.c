@@ -4,6 +4,10 @@
  * Every value is checked for its type before it is used, and every error
  * names the file, the JSON path of the value and what was expected:
  *     a.json: runs[0].benchmarks[3].metrics.instructions.samples[2]: expected a number, got "x"
+ * Each object of a document is a section: a table of its fields (the key,
+ * what its value must be, where it goes, whether it is required, a check),
+ * read in the table's order up to the first error, so the tables below are
+ * the document's shape as this reader accepts it (docs/result-schema.md).
  */
 #include "harness/store/rundoc.h"
 #include "harness/store/rundoc_json.h"
@@ -54,8 +58,10 @@ typedef struct reader {
     char path[512];
     size_t len;
     pg_strindex *names;     /* the current run's benchmark names (a suite may hold 10^4) */
+    size_t item;            /* the index of the benchmark being read in its run */
     streamed *st;           /* the document was streamed: its runs' benchmarks are here */
     shell *sh;              /* ...and the current run's are these (NULL: it has none) */
+    size_t next_shell;      /* ...and the next of st->rec that a run may own */
 } reader;
 
 /* Appends ".key" (or "key" at the top) to the path; returns the length to pop back to. */
@@ -147,52 +153,7 @@ static int packed_refused(reader *r, const cJSON *a, const char *what)
     return rc;
 }
 
-/* --- typed getters: each checks the key `key` of object `o` -------------- */
-
-/* A string into *dst (kept as it is when the key is missing and not `required`). */
-static int get_str(char **dst, reader *r, const cJSON *o, const char *key, int required, int nullable)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    size_t old = push_key(r, key);
-    int rc = 0;
-    if (!v) {
-        if (required)
-            rc = fail(r, "missing");
-    } else if (nullable && cJSON_IsNull(v)) {
-        free(*dst);
-        *dst = NULL;
-    } else if (!cJSON_IsString(v)) {
-        rc = expected(r, nullable ? "a string or null" : "a string", v);
-    } else if (pg_json_cut(v)) {
-        rc = holds_nul(r);
-    } else if (pg_rundoc_set(dst, v->valuestring) < 0) {
-        rc = oom();
-    }
-    pop(r, old);
-    return rc;
-}
-
-/* A string into a fixed buffer (the machine fields). */
-static int get_fixed(char *dst, size_t len, reader *r, const cJSON *o, const char *key, int required)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    size_t old = push_key(r, key);
-    int rc = 0;
-    if (!v) {
-        if (required)
-            rc = fail(r, "missing");
-    } else if (!cJSON_IsString(v)) {
-        rc = expected(r, "a string", v);
-    } else if (pg_json_cut(v)) {
-        rc = holds_nul(r);
-    } else if (strlen(v->valuestring) >= len) {
-        rc = fail(r, "longer than %zu bytes", len - 1);
-    } else {
-        snprintf(dst, len, "%s", v->valuestring);
-    }
-    pop(r, old);
-    return rc;
-}
+/* --- numbers: a document holds 10^6 of them --------------------------------- */
 
 static int number_ok(const cJSON *v, double min, double max, int whole)
 {
@@ -243,94 +204,81 @@ static int element(reader *r, const char *key, size_t i, const cJSON *v, double 
     return rc;
 }
 
-/* An int in [min, INT_MAX]; *present (when given) says whether the key was there. */
-static int get_int(int *dst, int *present, reader *r, const cJSON *o, const char *key, int min, int nullable)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (present)
-        *present = v && !cJSON_IsNull(v);
-    if (!v || (nullable && cJSON_IsNull(v)))
-        return 0;
-    size_t old = push_key(r, key);
-    double d;
-    int rc = check_number(r, v, &d, min, INT_MAX, 1);
-    if (rc == 0)
-        *dst = (int)d;
-    pop(r, old);
-    return rc;
-}
+/* --- fields: a key, what its value must be, where it goes ---------------- */
 
-static int get_double(double *dst, reader *r, const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v)
-        return 0;
-    size_t old = push_key(r, key);
-    int rc = check_number(r, v, dst, 0, HUGE_VAL, 0);
-    pop(r, old);
-    return rc;
-}
+/* What a field's value must be, and what it becomes in the section's struct
+ * (at `off`). Every kind says what it expected when the value is not that. */
+typedef enum field_kind {
+    F_STR,          /* a string, into a char * (nullable: null frees it, NULL) */
+    F_FIXED,        /* a string shorter than `len`, into a char[len] */
+    F_CHOICE,       /* one of `words` (`what` says them), its index into an int */
+    F_INT,          /* a whole number from `min` to INT_MAX, into an int (nullable: null leaves it) */
+    F_DOUBLE,       /* a finite number >= 0, into a double */
+    F_BOOL,         /* true or false, into an int */
+    F_SCHEMA,       /* words[0], or a later minor version of it (pg_schema_ok), of a `what` */
+    F_ARRAY,        /* an array, kept as it is (a const cJSON *) for the section's reader */
+    F_OBJECT,       /* an object: the fields of `sub`, into the struct at `off` */
+    F_MAP,          /* an object: `begin`, then each member by `entry` */
+    F_LIST,         /* an array of `what`: `begin`, then each element by `entry` */
+} field_kind;
 
-static int get_bool(int *dst, reader *r, const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v)
-        return 0;
-    if (!cJSON_IsBool(v)) {
-        size_t old = push_key(r, key);
-        int rc = expected(r, "true or false", v);
-        pop(r, old);
-        return rc;
-    }
-    *dst = cJSON_IsTrue(v);
-    return 0;
-}
+typedef struct section section;
 
-/* The value of `key`, which must be an object (or an array when `array`);
- * NULL when missing (an error when `required`). */
-static int get_container(const cJSON **out, reader *r, const cJSON *o, const char *key, int array, int required)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    *out = NULL;
-    if (!v && !required)
-        return 0;
-    size_t old = push_key(r, key);
-    int rc = 0;
-    if (!v)
-        rc = fail(r, "missing");
-    else if (array ? !cJSON_IsArray(v) : !cJSON_IsObject(v))
-        rc = expected(r, array ? "an array" : "an object", v);
-    else
-        *out = v;
-    pop(r, old);
-    return rc;
-}
+typedef struct field {
+    const char *key;
+    field_kind kind;
+    size_t off;
+    int required;           /* missing is an error ("missing") */
+    int nullable;           /* F_STR, F_INT: null is allowed */
+    int min;                /* F_INT */
+    size_t len;             /* F_FIXED: the buffer's size */
+    size_t present;         /* non-zero: 1 + the offset of an int set to whether the key is there (not null) */
+    const char *const *words;   /* F_CHOICE, F_SCHEMA */
+    const section *sub;     /* F_OBJECT */
+    const char *what;       /* F_LIST: what each element is (said of a packed array of numbers);
+                               F_CHOICE: the words, as said; F_SCHEMA: the document */
+    /* F_MAP, F_LIST: called before the members (with the container); 1 skips them. NULL: nothing */
+    int (*begin)(void *dst, reader *r, const cJSON *v);
+    /* F_MAP, F_LIST: member i, its key or index on the path */
+    int (*entry)(void *dst, reader *r, const cJSON *v, size_t i);
+    /* after the value is read into dst, its key on the path; NULL: nothing more to check */
+    int (*check)(void *dst, reader *r);
+} field;
 
-static int get_strings(pg_rundoc_strings *dst, reader *r, const cJSON *o, const char *key)
-{
-    const cJSON *a;
-    int rc = get_container(&a, r, o, key, 1, 0);
-    size_t old = push_key(r, key), i = 0;
-    const cJSON *v;
-    if (rc == 0)
-        rc = packed_refused(r, a, "a string");
-    cJSON_ArrayForEach(v, a) {
-        if (rc < 0)
-            break;
-        size_t o2 = push_index(r, i++);
-        if (!cJSON_IsString(v))
-            rc = expected(r, "a string", v);
-        else if (pg_json_cut(v))
-            rc = holds_nul(r);
-        else if (pg_rundoc_strings_add(dst, v->valuestring) < 0)
-            rc = oom();
-        pop(r, o2);
-    }
-    pop(r, old);
-    return rc;
-}
+/* An object's fields, read in order up to the first error, then `check`
+ * (the object on the path) for what holds between them. */
+struct section {
+    const field *f;
+    size_t n;
+    int (*check)(void *base, reader *r);
+};
 
-/* --- the document -------------------------------------------------------- */
+/* A table's rows: the key, where its value goes (a member of the section's
+ * struct, or AT: an offset), then options (.required, .min, ...). */
+#define AT(st, m) offsetof(st, m)
+#define ROW(k, kd, o, ...) {.key = (k), .kind = (kd), .off = (o), __VA_ARGS__}
+#define STR(k, st, m, ...) ROW(k, F_STR, AT(st, m), __VA_ARGS__)
+#define FIXED(k, st, m, ...) ROW(k, F_FIXED, AT(st, m), .len = sizeof ((st *)0)->m, __VA_ARGS__)
+#define CHOICE(k, st, m, w, said, ...) ROW(k, F_CHOICE, AT(st, m), .words = (w), .what = (said), __VA_ARGS__)
+#define INT(k, st, m, ...) ROW(k, F_INT, AT(st, m), __VA_ARGS__)
+#define DOUBLE(k, st, m, ...) ROW(k, F_DOUBLE, AT(st, m), __VA_ARGS__)
+#define BOOL(k, st, m, ...) ROW(k, F_BOOL, AT(st, m), __VA_ARGS__)
+#define ARRAY(k, st, m, ...) ROW(k, F_ARRAY, AT(st, m), __VA_ARGS__)
+#define SCHEMA(want, doc) ROW("schema", F_SCHEMA, 0, .required = 1, .words = (const char *const[]){want, NULL}, .what = (doc))
+#define OBJECT(k, o, s, ...) ROW(k, F_OBJECT, o, .sub = (s), __VA_ARGS__)
+#define MAP(k, fn, ...) ROW(k, F_MAP, 0, .entry = (fn), __VA_ARGS__)
+#define LIST(k, o, w, fn, ...) ROW(k, F_LIST, o, .what = (w), .entry = (fn), __VA_ARGS__)
+#define PRESENT(st, m) .present = offsetof(st, m) + 1
+#define SECTION(fields, ...) {.f = (fields), .n = sizeof (fields) / sizeof *(fields), __VA_ARGS__}
+
+static int read_fields(void *base, reader *r, const cJSON *o, const section *s);
+
+static int want_string(reader *r, const cJSON *v, const char *what)
+{
+    if (!cJSON_IsString(v))
+        return expected(r, what, v);
+    return pg_json_cut(v) ? holds_nul(r) : 0;
+}
 
 /* "perfgate-run/1", or a later minor version of it ("perfgate-run/1.3"). */
 int pg_schema_ok(const char *s, const char *want)
@@ -348,52 +296,170 @@ int pg_schema_ok(const char *s, const char *want)
     return 1;
 }
 
-static int check_schema(reader *r, const cJSON *o, const char *want, const char *what)
+static int read_choice(int *dst, reader *r, const cJSON *v, const field *f)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "schema");
-    size_t old = push_key(r, "schema");
-    int rc = 0;
-    if (!v)
-        rc = fail(r, "missing: not a %s (expected \"%s\")", what, want);
-    else if (!cJSON_IsString(v))
-        rc = expected(r, "a string", v);
-    else if (!pg_schema_ok(v->valuestring, want)) {
-        char got[64];
-        rc = fail(r, "unsupported schema %s: this perfgate reads %s", describe(got, sizeof got, v), want);
+    int rc = want_string(r, v, "a string");
+    for (int i = 0; rc == 0 && f->words[i]; i++)
+        if (!strcmp(v->valuestring, f->words[i]))
+            return *dst = i, 0;
+    return rc < 0 ? rc : fail(r, "expected %s", f->what);
+}
+
+/* The members of an object (`f` an F_MAP) or the elements of an array (F_LIST). */
+static int read_members(void *dst, reader *r, const cJSON *v, const field *f)
+{
+    int rc = f->begin ? f->begin(dst, r, v) : 0;
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    if (f->kind == F_LIST && (rc = packed_refused(r, v, f->what)) < 0)
+        return rc;
+    size_t i = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, v) {
+        size_t old = f->kind == F_MAP ? push_key(r, m->string ? m->string : "?") : push_index(r, i);
+        rc = f->entry(dst, r, m, i++);
+        pop(r, old);
+        if (rc < 0)
+            break;
     }
+    return rc;
+}
+
+/* Value `v` of field `f` into `dst`, the key on the path. */
+static int read_value(void *dst, reader *r, const cJSON *v, const field *f)
+{
+    double d;
+    int rc;
+    switch (f->kind) {
+    case F_STR:
+        if (f->nullable && cJSON_IsNull(v)) {
+            free(*(char **)dst);
+            *(char **)dst = NULL;
+            return 0;
+        }
+        if ((rc = want_string(r, v, f->nullable ? "a string or null" : "a string")) < 0)
+            return rc;
+        return pg_rundoc_set(dst, v->valuestring) < 0 ? oom() : 0;
+    case F_FIXED:
+        if ((rc = want_string(r, v, "a string")) < 0)
+            return rc;
+        if (strlen(v->valuestring) >= f->len)
+            return fail(r, "longer than %zu bytes", f->len - 1);
+        snprintf(dst, f->len, "%s", v->valuestring);
+        return 0;
+    case F_CHOICE:
+        return read_choice(dst, r, v, f);
+    case F_INT:
+        if ((rc = check_number(r, v, &d, f->min, INT_MAX, 1)) == 0)
+            *(int *)dst = (int)d;
+        return rc;
+    case F_DOUBLE:
+        return check_number(r, v, dst, 0, HUGE_VAL, 0);
+    case F_BOOL:
+        if (!cJSON_IsBool(v))
+            return expected(r, "true or false", v);
+        *(int *)dst = cJSON_IsTrue(v);
+        return 0;
+    case F_SCHEMA:
+        if (!cJSON_IsString(v))
+            return expected(r, "a string", v);
+        if (!pg_schema_ok(v->valuestring, f->words[0])) {
+            char got[64];
+            return fail(r, "unsupported schema %s: this perfgate reads %s", describe(got, sizeof got, v), f->words[0]);
+        }
+        return 0;
+    case F_ARRAY:
+    case F_LIST:
+        if (!cJSON_IsArray(v))
+            return expected(r, "an array", v);
+        if (f->kind == F_LIST)
+            return read_members(dst, r, v, f);
+        *(const cJSON **)dst = v;
+        return 0;
+    case F_OBJECT:
+    case F_MAP:
+        if (!cJSON_IsObject(v))
+            return expected(r, "an object", v);
+        return f->kind == F_MAP ? read_members(dst, r, v, f) : read_fields(dst, r, v, f->sub);
+    }
+    return pg_error_set(PG_ERROR, "bad field table");
+}
+
+static int read_field(void *base, reader *r, const cJSON *o, const field *f)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, f->key);
+    if (f->present)
+        *(int *)((char *)base + f->present - 1) = v && !cJSON_IsNull(v);
+    if ((!v && !f->required) || (f->kind == F_INT && f->nullable && cJSON_IsNull(v)))
+        return 0;
+    size_t old = push_key(r, f->key);
+    void *dst = (char *)base + f->off;
+    int rc = v ? read_value(dst, r, v, f)
+           : f->kind == F_SCHEMA ? fail(r, "missing: not a %s (expected \"%s\")", f->what, f->words[0])
+                                 : fail(r, "missing");
+    if (rc == 0 && f->check)
+        rc = f->check(dst, r);
     pop(r, old);
     return rc;
 }
 
-static int read_metric(pg_rundoc_bench *b, reader *r, const cJSON *jm)
+static int read_fields(void *base, reader *r, const cJSON *o, const section *s)
 {
-    if (!cJSON_IsObject(jm))
-        return expected(r, "an object", jm);
-    if (!*jm->string)
-        return fail(r, "a metric needs a name");
-    if (pg_json_cut(jm))
-        return holds_nul(r);
-    if (pg_rundoc_metric_find(b, jm->string))
-        return fail(r, "metric named twice");
-    char *unit = NULL, *source = NULL;
-    int rc = get_str(&unit, r, jm, "unit", 1, 0);
-    if (rc == 0)
-        rc = get_str(&source, r, jm, "backend", 1, 0);
-    pg_rundoc_metric *m = NULL;
-    if (rc == 0)
-        rc = pg_rundoc_metric_get(&m, b, jm->string, unit, source);
-    free(unit);
-    free(source);
-    const cJSON *samples = NULL, *running = NULL;
-    if (rc == 0)
-        rc = get_container(&samples, r, jm, "samples", 1, 1);
-    if (rc == 0)
-        rc = get_container(&running, r, jm, "running", 1, 0);
+    int rc = 0;
+    for (size_t i = 0; i < s->n && rc == 0; i++)
+        rc = read_field(base, r, o, &s->f[i]);
+    return rc == 0 && s->check ? s->check(base, r) : rc;
+}
+
+/* A list's strings: into a pg_rundoc_strings, or into a NULL-terminated argv
+ * (allocated by alloc_argv). */
+static int add_string(void *dst, reader *r, const cJSON *v, size_t i)
+{
+    (void)i;
+    int rc = want_string(r, v, "a string");
+    return rc < 0 ? rc : pg_rundoc_strings_add(dst, v->valuestring) < 0 ? oom() : 0;
+}
+
+static int alloc_argv(void *dst, reader *r, const cJSON *v)
+{
+    (void)r;
+    char ***argv = dst;
+    *argv = calloc((size_t)cJSON_GetArraySize(v) + 1, sizeof **argv);
+    return *argv ? 0 : oom();
+}
+
+static int add_arg(void *dst, reader *r, const cJSON *v, size_t i)
+{
+    int rc = want_string(r, v, "a string");
+    return rc < 0 ? rc : !((*(char ***)dst)[i] = strdup(v->valuestring)) ? oom() : 0;
+}
+
+#define STRINGS(key, st, m) LIST(key, AT(st, m), "a string", add_string)
+
+/* --- a benchmark's metric -------------------------------------------------- */
+
+typedef struct metric_in {
+    char *unit, *backend;
+    const cJSON *samples, *running;
+} metric_in;
+
+static const field metric_fields[] = {
+    STR("unit", metric_in, unit, .required = 1),
+    STR("backend", metric_in, backend, .required = 1),
+    ARRAY("samples", metric_in, samples, .required = 1),
+    ARRAY("running", metric_in, running),
+};
+static const section metric_section = SECTION(metric_fields);
+
+/* Its samples, and the fraction of each the counter ran (all 1 when not stored). */
+static int read_samples(pg_rundoc_metric *m, reader *r, const cJSON *samples, const cJSON *running)
+{
     size_t n = pg_json_array_len(samples), nr = pg_json_array_len(running);
-    if (rc == 0 && running && nr != n) {
+    if (running && nr != n) {
         size_t old = push_key(r, "running");
-        rc = fail(r, "%zu values for %zu samples", nr, n);
+        int rc = fail(r, "%zu values for %zu samples", nr, n);
         pop(r, old);
+        return rc;
     }
     /* Each array is packed (numbers only: the usual case) or nodes. */
     const double *ps = NULL, *pr = NULL;
@@ -401,8 +467,7 @@ static int read_metric(pg_rundoc_bench *b, reader *r, const cJSON *jm)
     pg_json_packed(samples, &ps, &k);
     pg_json_packed(running, &pr, &k);
     const cJSON *v = samples && !ps ? samples->child : NULL, *rv = running && !pr ? running->child : NULL;
-    if (rc == 0 && n)
-        rc = pg_rundoc_metric_reserve(m, n);
+    int rc = n ? pg_rundoc_metric_reserve(m, n) : 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         cJSON ns = {.type = cJSON_Number}, nr1 = {.type = cJSON_Number};
         const cJSON *sv = v, *rvv = rv;
@@ -424,410 +489,304 @@ static int read_metric(pg_rundoc_bench *b, reader *r, const cJSON *jm)
     return rc;
 }
 
-static int read_failure(pg_rundoc_failure *f, reader *r, const cJSON *jb)
+/* "metrics": {NAME: {...}, ...}, sized once: 10^4 benchmarks' doubling
+ * arrays were megabytes of slack. */
+static int reserve_metrics(void *dst, reader *r, const cJSON *metrics)
 {
-    const cJSON *o;
-    int rc = get_container(&o, r, jb, "failure", 0, 0);
-    if (rc < 0 || !o)
-        return rc;
-    size_t old = push_key(r, "failure");
-    if ((rc = get_str(&f->reason, r, o, "reason", 0, 0)) == 0 && (rc = get_str(&f->phase, r, o, "phase", 0, 0)) == 0 &&
-        (rc = get_int(&f->run, NULL, r, o, "run", 0, 0)) == 0 &&
-        (rc = get_int(&f->exit_code, &f->has_exit_code, r, o, "exit_code", INT_MIN, 0)) == 0 &&
-        (rc = get_int(&f->signal, &f->has_signal, r, o, "signal", 0, 0)) == 0 &&
-        (rc = get_double(&f->timeout, r, o, "timeout")) == 0)
-        rc = get_str(&f->stderr_tail, r, o, "stderr_tail", 0, 0);
-    pop(r, old);
-    return rc;
-}
-
-static int read_thresholds(pg_rundoc_bench *b, reader *r, const cJSON *jb)
-{
-    const cJSON *o, *t;
-    int rc = get_container(&o, r, jb, "thresholds", 0, 0);
-    if (rc < 0 || !o)
-        return rc;
-    b->has_thresholds = 1;
-    size_t old = push_key(r, "thresholds");
-    cJSON_ArrayForEach(t, o) {
-        size_t o2 = push_key(r, t->string);
-        double pct = -1;
-        if (cJSON_IsNumber(t) && isfinite(t->valuedouble) && t->valuedouble >= 0 && t->valuedouble <= 1e6)
-            pct = t->valuedouble;
-        else if (cJSON_IsString(t) && pg_threshold_parse_pct(&pct, t->valuestring) < 0)
-            pct = -1;
-        if (pct < 0 || !*t->string)
-            rc = expected(r, "a percentage like \"1%\"", t);
-        else if ((rc = pg_thresholds_set(&b->thresholds, t->string, pct)) < 0)
-            rc = oom();
-        pop(r, o2);
-        if (rc < 0)
-            break;
-    }
-    pop(r, old);
-    return rc;
-}
-
-static int read_command(pg_rundoc_bench *b, reader *r, const cJSON *jb)
-{
-    const cJSON *a, *v;
-    int rc = get_container(&a, r, jb, "command", 1, 0);
-    if (rc < 0 || !a)
-        return rc;
-    int n = cJSON_GetArraySize(a), i = 0;
-    if (!(b->command = calloc((size_t)n + 1, sizeof *b->command)))
+    (void)r;
+    pg_rundoc_bench *b = dst;
+    size_t nm = (size_t)cJSON_GetArraySize(metrics);
+    if (!nm || b->metrics)
+        return 0;
+    if (!(b->metrics = malloc(nm * sizeof *b->metrics)))
         return oom();
-    size_t old = push_key(r, "command");
-    rc = packed_refused(r, a, "a string");
-    cJSON_ArrayForEach(v, a) {
-        if (rc < 0)
-            break;
-        size_t o2 = push_index(r, (size_t)i);
-        if (!cJSON_IsString(v))
-            rc = expected(r, "a string", v);
-        else if (pg_json_cut(v))
-            rc = holds_nul(r);
-        else if (!(b->command[i++] = strdup(v->valuestring)))
-            rc = oom();
-        pop(r, o2);
-        if (rc < 0)
-            break;
-    }
-    pop(r, old);
-    return rc;
+    b->capmetrics = nm;
+    return 0;
 }
 
-static int read_reused(pg_rundoc_bench *b, reader *r, const cJSON *jb);
-
-static int read_bench(pg_rundoc *run, reader *r, const cJSON *jb)
+static int read_metric(void *dst, reader *r, const cJSON *jm, size_t i)
 {
+    (void)i;
+    pg_rundoc_bench *b = dst;
+    if (!cJSON_IsObject(jm))
+        return expected(r, "an object", jm);
+    if (!*jm->string)
+        return fail(r, "a metric needs a name");
+    if (pg_json_cut(jm))
+        return holds_nul(r);
+    if (pg_rundoc_metric_find(b, jm->string))
+        return fail(r, "metric named twice");
+    metric_in in = {0};
+    pg_rundoc_metric *m = NULL;
+    int rc = read_fields(&in, r, jm, &metric_section);
+    if (rc == 0)
+        rc = pg_rundoc_metric_get(&m, b, jm->string, in.unit, in.backend);
+    free(in.unit);
+    free(in.backend);
+    return rc < 0 ? rc : read_samples(m, r, in.samples, in.running);
+}
+
+/* --- a benchmark ------------------------------------------------------------ */
+
+/* "thresholds": {METRIC: "1%" or 1, ...} */
+static int read_threshold(void *dst, reader *r, const cJSON *t, size_t i)
+{
+    (void)i;
+    pg_rundoc_bench *b = dst;
+    double pct = -1;
+    if (cJSON_IsNumber(t) && isfinite(t->valuedouble) && t->valuedouble >= 0 && t->valuedouble <= 1e6)
+        pct = t->valuedouble;
+    else if (cJSON_IsString(t) && pg_threshold_parse_pct(&pct, t->valuestring) < 0)
+        pct = -1;
+    if (pct < 0 || !*t->string)
+        return expected(r, "a percentage like \"1%\"", t);
+    return pg_thresholds_set(&b->thresholds, t->string, pct) < 0 ? oom() : 0;
+}
+
+/* docs/manifest.md's one rule for names (they become file names and
+ * lines), and a name once per run. */
+static int check_bench_name(void *dst, reader *r)
+{
+    const char *name = *(char **)dst;
+    size_t seen;
+    if (!*name || strchr(name, '/') || strchr(name, '\n'))
+        return fail(r, *name ? "a benchmark name has no '/' or newline (docs/manifest.md, Names)"
+                             : "a benchmark needs a name");
+    if (r->names && pg_strindex_get(r->names, name, &seen))
+        return fail(r, "benchmark \"%s\" is listed twice", name);   /* path already escaped the name */
+    return r->names && pg_strindex_put(r->names, name, r->item) < 0 ? oom() : 0;
+}
+
+static const field failure_fields[] = {
+    STR("reason", pg_rundoc_failure, reason),
+    STR("phase", pg_rundoc_failure, phase),
+    INT("run", pg_rundoc_failure, run),
+    INT("exit_code", pg_rundoc_failure, exit_code, .min = INT_MIN, PRESENT(pg_rundoc_failure, has_exit_code)),
+    INT("signal", pg_rundoc_failure, signal, PRESENT(pg_rundoc_failure, has_signal)),
+    DOUBLE("timeout", pg_rundoc_failure, timeout),
+    STR("stderr_tail", pg_rundoc_failure, stderr_tail),
+};
+static const section failure_section = SECTION(failure_fields);
+
+/* "reused": {"run": ID, "commit": C}: whose exact counts these are. */
+static const field reused_fields[] = {
+    STR("run", pg_rundoc_bench, reused_run, .required = 1),
+    STR("commit", pg_rundoc_bench, reused_commit),
+};
+static const section reused_section = SECTION(reused_fields);
+
+static const char *const status_words[] = {"ok", "failed", NULL};
+static const field bench_fields[] = {
+    STR("name", pg_rundoc_bench, name, .required = 1, .check = check_bench_name),
+    CHOICE("status", pg_rundoc_bench, failed, status_words, "\"ok\" or \"failed\"", .required = 1),
+    LIST("command", AT(pg_rundoc_bench, command), "a string", add_arg, .begin = alloc_argv),
+    STR("cwd", pg_rundoc_bench, cwd),
+    INT("repeat", pg_rundoc_bench, repeat),
+    INT("warmup", pg_rundoc_bench, warmup),
+    DOUBLE("timeout", pg_rundoc_bench, timeout),
+    MAP("thresholds", read_threshold, PRESENT(pg_rundoc_bench, has_thresholds)),
+    INT("runs", pg_rundoc_bench, runs),
+    OBJECT("failure", AT(pg_rundoc_bench, failure), &failure_section),
+    STR("stdout_log", pg_rundoc_bench, stdout_log),
+    STR("stderr_log", pg_rundoc_bench, stderr_log),
+    STR("stacks", pg_rundoc_bench, stacks),
+    STR("stacks_weight", pg_rundoc_bench, stacks_weight),
+    STR("stacks_note", pg_rundoc_bench, stacks_note),
+    DOUBLE("stacks_iterations", pg_rundoc_bench, stacks_iterations),
+    STR("stacks_error", pg_rundoc_bench, stacks_error),
+    STR("reuse_key", pg_rundoc_bench, reuse_key),
+    STR("exact_varies", pg_rundoc_bench, exact_varies),
+    OBJECT("reused", 0, &reused_section),
+    STRINGS("selected_metrics", pg_rundoc_bench, selected_metrics),
+    MAP("metrics", read_metric, .required = 1, .begin = reserve_metrics),
+};
+static const section bench_section = SECTION(bench_fields);
+
+/* Benchmark i of a run (`dst`). */
+static int read_bench(void *dst, reader *r, const cJSON *jb, size_t i)
+{
+    r->item = i;
     if (!cJSON_IsObject(jb))
         return expected(r, "an object", jb);
     pg_rundoc_bench *b;
-    if (pg_rundoc_add_bench(&b, run) < 0)
+    if (pg_rundoc_add_bench(&b, dst) < 0)
         return oom();
-    int rc = get_str(&b->name, r, jb, "name", 1, 0);
-    /* docs/manifest.md's one rule for names: they become file names and lines. */
-    if (rc == 0 && (!*b->name || strchr(b->name, '/') || strchr(b->name, '\n'))) {
-        size_t old = push_key(r, "name");
-        rc = fail(r, *b->name ? "a benchmark name has no '/' or newline (docs/manifest.md, Names)"
-                              : "a benchmark needs a name");
-        pop(r, old);
-    }
-    size_t seen;
-    if (rc == 0 && r->names && pg_strindex_get(r->names, b->name, &seen)) {
-        size_t old = push_key(r, "name");
-        rc = fail(r, "benchmark \"%s\" is listed twice", b->name);   /* path already escaped the name */
-        pop(r, old);
-    } else if (rc == 0 && r->names && pg_strindex_put(r->names, b->name, run->nbench - 1) < 0) {
-        rc = oom();
-    }
-    char *status = NULL;
-    if (rc == 0 && (rc = get_str(&status, r, jb, "status", 1, 0)) == 0) {
-        b->failed = !strcmp(status, "failed");
-        if (!b->failed && strcmp(status, "ok")) {
-            size_t old = push_key(r, "status");
-            rc = fail(r, "expected \"ok\" or \"failed\"");
-            pop(r, old);
-        }
-    }
-    free(status);
-    if (rc == 0)
-        rc = read_command(b, r, jb);
-    if (rc == 0 && (rc = get_str(&b->cwd, r, jb, "cwd", 0, 0)) == 0 &&
-        (rc = get_int(&b->repeat, NULL, r, jb, "repeat", 0, 0)) == 0 &&
-        (rc = get_int(&b->warmup, NULL, r, jb, "warmup", 0, 0)) == 0 &&
-        (rc = get_double(&b->timeout, r, jb, "timeout")) == 0 && (rc = read_thresholds(b, r, jb)) == 0 &&
-        (rc = get_int(&b->runs, NULL, r, jb, "runs", 0, 0)) == 0 && (rc = read_failure(&b->failure, r, jb)) == 0 &&
-        (rc = get_str(&b->stdout_log, r, jb, "stdout_log", 0, 0)) == 0 &&
-        (rc = get_str(&b->stderr_log, r, jb, "stderr_log", 0, 0)) == 0 &&
-        (rc = get_str(&b->stacks, r, jb, "stacks", 0, 0)) == 0 &&
-        (rc = get_str(&b->stacks_weight, r, jb, "stacks_weight", 0, 0)) == 0 &&
-        (rc = get_str(&b->stacks_note, r, jb, "stacks_note", 0, 0)) == 0 &&
-        (rc = get_double(&b->stacks_iterations, r, jb, "stacks_iterations")) == 0 &&
-        (rc = get_str(&b->stacks_error, r, jb, "stacks_error", 0, 0)) == 0 &&
-        (rc = get_str(&b->reuse_key, r, jb, "reuse_key", 0, 0)) == 0 &&
-        (rc = get_str(&b->exact_varies, r, jb, "exact_varies", 0, 0)) == 0 && (rc = read_reused(b, r, jb)) == 0)
-        rc = get_strings(&b->selected_metrics, r, jb, "selected_metrics");
-    const cJSON *metrics = NULL, *jm;
-    if (rc == 0)
-        rc = get_container(&metrics, r, jb, "metrics", 0, 1);
-    /* Sized once: 10^4 benchmarks' doubling arrays were megabytes of slack. */
-    size_t nm = metrics ? (size_t)cJSON_GetArraySize(metrics) : 0;
-    if (rc == 0 && nm && !b->metrics) {
-        if (!(b->metrics = malloc(nm * sizeof *b->metrics)))
-            rc = oom();
-        else
-            b->capmetrics = nm;
-    }
-    size_t old = push_key(r, "metrics");
-    cJSON_ArrayForEach(jm, metrics) {
-        if (rc < 0)
-            break;
-        size_t o2 = push_key(r, jm->string ? jm->string : "?");
-        rc = read_metric(b, r, jm);
-        pop(r, o2);
-    }
-    pop(r, old);
-    return rc;
+    return read_fields(b, r, jb, &bench_section);
 }
 
-/* A flat object's fields as a table (the machine, the settings): each key
- * read by its kind into the struct at `off`, in order, stopping at the
- * first error. */
-typedef enum { F_FIXED, F_STR, F_INT, F_BOOL } field_kind;
-typedef struct field {
-    const char *key;
-    field_kind kind;
-    size_t off, len;        /* len: F_FIXED's buffer */
-    int required;           /* F_FIXED, F_STR */
-    int min, nullable;      /* F_INT (nullable: F_INT, F_STR) */
-} field;
+/* --- a run ------------------------------------------------------------------- */
 
-static int read_fields(void *base, reader *r, const cJSON *o, const field *f, size_t n)
-{
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        void *dst = (char *)base + f[i].off;
-        switch (f[i].kind) {
-        case F_FIXED: rc = get_fixed(dst, f[i].len, r, o, f[i].key, f[i].required); break;
-        case F_STR: rc = get_str(dst, r, o, f[i].key, f[i].required, f[i].nullable); break;
-        case F_INT: rc = get_int(dst, NULL, r, o, f[i].key, f[i].min, f[i].nullable); break;
-        case F_BOOL: rc = get_bool(dst, r, o, f[i].key); break;
-        }
-    }
-    return rc;
-}
-
-#define FIXED(st, m, key, req) {key, F_FIXED, offsetof(st, m), sizeof ((st *)0)->m, req, 0, 0}
 static const field machine_fields[] = {
-    FIXED(pg_machine, id, "id", 1),
-    FIXED(pg_machine, cpu_model, "cpu_model", 0),
-    FIXED(pg_machine, kernel, "kernel", 0),
-    {"cores", F_INT, offsetof(pg_machine, cores), 0, 0, 0, 0},
-    FIXED(pg_machine, backend, "backend", 0),
-    FIXED(pg_machine, backend_version, "backend_version", 0),
-    FIXED(pg_machine, geometry, "cache_geometry", 0),
-    FIXED(pg_machine, hostname, "hostname", 0),
+    FIXED("id", pg_machine, id, .required = 1),
+    FIXED("cpu_model", pg_machine, cpu_model),
+    FIXED("kernel", pg_machine, kernel),
+    INT("cores", pg_machine, cores),
+    FIXED("backend", pg_machine, backend),
+    FIXED("backend_version", pg_machine, backend_version),
+    FIXED("cache_geometry", pg_machine, geometry),
+    FIXED("hostname", pg_machine, hostname),
 };
-
-static const field settings_fields[] = {
-    {"cpu", F_INT, offsetof(pg_rundoc, cpu), 0, 0, 0, 1},
-    {"aslr_disabled", F_BOOL, offsetof(pg_rundoc, aslr_disabled), 0, 0, 0, 0},
-    {"stdin", F_STR, offsetof(pg_rundoc, stdin_path), 0, 0, 0, 0},
-    {"events", F_STR, offsetof(pg_rundoc, events), 0, 0, 0, 0},
-    {"user_only", F_BOOL, offsetof(pg_rundoc, user_only), 0, 0, 0, 0},
-    {"native", F_BOOL, offsetof(pg_rundoc, native), 0, 0, 0, 0},
-};
-
-/* The object at `key` of `o`, its fields read by the table. */
-static int read_object(void *base, reader *r, const cJSON *o, const char *key, int required, const field *f,
-                       size_t n)
-{
-    const cJSON *obj;
-    int rc = get_container(&obj, r, o, key, 0, required);
-    if (rc < 0 || !obj)
-        return rc;
-    size_t old = push_key(r, key);
-    rc = read_fields(base, r, obj, f, n);
-    pop(r, old);
-    return rc;
-}
+static const section machine_section = SECTION(machine_fields);
 
 /* "backends": {"valgrind": {"exact": true, "simulated": true, "stacks_unit":
  * "instructions"}, ...}. A backend this perfgate knows must be described as
  * it is: a document cannot make perf's counts exact. */
 static const field props_fields[] = {
-    {"exact", F_BOOL, offsetof(pg_rundoc_props, exact), 0, 0, 0, 0},
-    {"simulated", F_BOOL, offsetof(pg_rundoc_props, simulated), 0, 0, 0, 0},
-    FIXED(pg_rundoc_props, stacks_unit, "stacks_unit", 1),
+    BOOL("exact", pg_rundoc_props, exact),
+    BOOL("simulated", pg_rundoc_props, simulated),
+    FIXED("stacks_unit", pg_rundoc_props, stacks_unit, .required = 1),
 };
+static const section props_section = SECTION(props_fields);
 
-static int read_backends(pg_rundoc *run, reader *r, const cJSON *jr)
+static int read_backend(void *dst, reader *r, const cJSON *v, size_t i)
 {
-    const cJSON *o, *v;
-    int rc = get_container(&o, r, jr, "backends", 0, 0);
-    if (rc < 0 || !o)
-        return rc;
-    size_t old = push_key(r, "backends");
-    cJSON_ArrayForEach(v, o) {
-        size_t o2 = push_key(r, v->string);
-        pg_rundoc_props p = {0}, known;
-        if (run->nbackends == PG_RUNDOC_MAX_BACKENDS)
-            rc = fail(r, "more than %d backends", PG_RUNDOC_MAX_BACKENDS);
-        else if (strlen(v->string) >= sizeof p.name || !*v->string)
-            rc = fail(r, "not a backend name");
-        else if (!cJSON_IsObject(v))
-            rc = expected(r, "an object", v);
-        else
-            rc = read_fields(&p, r, v, props_fields, sizeof props_fields / sizeof *props_fields);
-        snprintf(p.name, sizeof p.name, "%s", v->string);
-        if (rc == 0 && pg_rundoc_backend_props(&known, run, p.name) &&
-            (known.exact != p.exact || known.simulated != p.simulated || strcmp(known.stacks_unit, p.stacks_unit)))
-            rc = fail(r, "not what the %s backend's measurements are (exact %s, simulated %s, stacks in %s)",
-                      known.name, known.exact ? "true" : "false", known.simulated ? "true" : "false",
-                      known.stacks_unit);
-        pop(r, o2);
-        if (rc < 0)
-            break;
+    (void)i;
+    pg_rundoc *run = dst;
+    pg_rundoc_props p = {0}, known;
+    if (run->nbackends == PG_RUNDOC_MAX_BACKENDS)
+        return fail(r, "more than %d backends", PG_RUNDOC_MAX_BACKENDS);
+    if (strlen(v->string) >= sizeof p.name || !*v->string)
+        return fail(r, "not a backend name");
+    if (!cJSON_IsObject(v))
+        return expected(r, "an object", v);
+    int rc = read_fields(&p, r, v, &props_section);
+    snprintf(p.name, sizeof p.name, "%s", v->string);
+    if (rc == 0 && pg_rundoc_backend_props(&known, run, p.name) &&
+        (known.exact != p.exact || known.simulated != p.simulated || strcmp(known.stacks_unit, p.stacks_unit)))
+        rc = fail(r, "not what the %s backend's measurements are (exact %s, simulated %s, stacks in %s)", known.name,
+                  known.exact ? "true" : "false", known.simulated ? "true" : "false", known.stacks_unit);
+    if (rc == 0)
         run->backends[run->nbackends++] = p;
-    }
-    pop(r, old);
     return rc;
 }
 
-static int read_machine(pg_machine *m, reader *r, const cJSON *run)
-{
-    return read_object(m, r, run, "machine", 1, machine_fields, sizeof machine_fields / sizeof *machine_fields);
-}
-
-static int read_settings(pg_rundoc *run, reader *r, const cJSON *jr)
-{
-    int rc = read_object(run, r, jr, "settings", 0, settings_fields, sizeof settings_fields / sizeof *settings_fields);
-    const cJSON *o = cJSON_GetObjectItemCaseSensitive(jr, "settings");
-    run->has_native = cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "native") != NULL;
-    return rc;
-}
-
-/* "reused": {"run": ID, "commit": C}: whose exact counts these are. */
-static const field reused_fields[] = {
-    {"run", F_STR, offsetof(pg_rundoc_bench, reused_run), 0, 1, 0, 0},
-    {"commit", F_STR, offsetof(pg_rundoc_bench, reused_commit), 0, 0, 0, 0},
+static const field settings_fields[] = {
+    INT("cpu", pg_rundoc, cpu, .nullable = 1),
+    BOOL("aslr_disabled", pg_rundoc, aslr_disabled),
+    STR("stdin", pg_rundoc, stdin_path),
+    STR("events", pg_rundoc, events),
+    BOOL("user_only", pg_rundoc, user_only),
+    BOOL("native", pg_rundoc, native, PRESENT(pg_rundoc, has_native)),
 };
-
-static int read_reused(pg_rundoc_bench *b, reader *r, const cJSON *jb)
-{
-    return read_object(b, r, jb, "reused", 0, reused_fields, sizeof reused_fields / sizeof *reused_fields);
-}
+static const section settings_section = SECTION(settings_fields);
 
 /* "shard": {"index": I, "count": N}, 1 <= I <= N. */
-static int read_shard(pg_rundoc *run, reader *r, const cJSON *jr)
+static int check_shard(void *base, reader *r)
 {
-    const cJSON *o;
-    int rc = get_container(&o, r, jr, "shard", 0, 0);
-    if (rc < 0 || !o)
-        return rc;
-    size_t old = push_key(r, "shard");
-    if ((rc = get_int(&run->shard_count, NULL, r, o, "count", 1, 0)) == 0 &&
-        (rc = get_int(&run->shard_index, NULL, r, o, "index", 1, 0)) == 0 &&
-        (run->shard_count == 0 || run->shard_index == 0 || run->shard_index > run->shard_count)) {
-        size_t o2 = push_key(r, run->shard_count ? "index" : "count");
-        rc = run->shard_count ? fail(r, "%d is not between 1 and count (%d)", run->shard_index, run->shard_count)
+    const pg_rundoc *run = base;
+    if (run->shard_count && run->shard_index && run->shard_index <= run->shard_count)
+        return 0;
+    size_t old = push_key(r, run->shard_count ? "index" : "count");
+    int rc = run->shard_count ? fail(r, "%d is not between 1 and count (%d)", run->shard_index, run->shard_count)
                               : fail(r, "missing");
-        pop(r, o2);
-    }
     pop(r, old);
     return rc;
 }
+
+static const field shard_fields[] = {
+    INT("count", pg_rundoc, shard_count, .min = 1),
+    INT("index", pg_rundoc, shard_index, .min = 1),
+};
+static const section shard_section = SECTION(shard_fields, check_shard);
+
+/* Streamed, the run's benchmarks were read as they came, with their first
+ * error: taken from its shell (the tree's array is empty). */
+static int streamed_benchmarks(void *dst, reader *r, const cJSON *v)
+{
+    (void)v;
+    pg_rundoc *run = dst;
+    shell *sh = r->sh;
+    if (!r->st)
+        return 0;
+    if (sh && sh->rc < 0)
+        return pg_error_set(sh->rc, "%s", sh->err);
+    if (sh) {
+        run->bench = sh->bench;
+        run->nbench = sh->nbench;
+        run->capbench = sh->capbench;
+        sh->bench = NULL;
+        sh->nbench = sh->capbench = 0;
+    }
+    return 1;
+}
+
+static const field run_fields[] = {
+    SCHEMA(PG_RUNDOC_SCHEMA, "perfgate run document"),
+    STR("perfgate_version", pg_rundoc, perfgate_version),
+    STR("id", pg_rundoc, id),
+    STR("commit", pg_rundoc, commit, .nullable = 1),
+    BOOL("dirty", pg_rundoc, dirty),
+    STR("start_time", pg_rundoc, start_time),
+    STR("session", pg_rundoc, session),
+    DOUBLE("load", pg_rundoc, load),
+    STR("end_time", pg_rundoc, end_time),
+    OBJECT("machine", AT(pg_rundoc, machine), &machine_section, .required = 1),
+    STR("backend", pg_rundoc, backend, .required = 1),
+    MAP("backends", read_backend),
+    OBJECT("settings", 0, &settings_section),
+    OBJECT("shard", 0, &shard_section),
+    STRINGS("uncontrolled", pg_rundoc, uncontrolled),
+    STRINGS("notices", pg_rundoc, notices),
+    LIST("benchmarks", 0, "an object", read_bench, .required = 1, .begin = streamed_benchmarks),
+};
+static const section run_section = SECTION(run_fields);
 
 /* One run document into a new entry of `out`. */
 static int read_run(pg_rundoc_list *out, reader *r, const cJSON *jr)
 {
     if (!cJSON_IsObject(jr))
         return expected(r, "a run document (an object)", jr);
-    int rc = check_schema(r, jr, PG_RUNDOC_SCHEMA, "perfgate run document");
-    if (rc < 0)
-        return rc;
-    if (out->n == out->cap) {
-        size_t cap = out->cap ? 2 * out->cap : 4;
-        pg_rundoc *v = realloc(out->v, cap * sizeof *v);
-        if (!v)
-            return oom();
-        out->v = v;
-        out->cap = cap;
-    }
+    if (pg_array_grow(&out->v, &out->cap, out->n, sizeof *out->v, 4) < 0)
+        return oom();
     pg_rundoc *run = &out->v[out->n++];
     memset(run, 0, sizeof *run);
     run->cpu = -1;
     run->load = -1;
-    const cJSON *benchmarks = NULL, *jb;
-    if ((rc = get_str(&run->perfgate_version, r, jr, "perfgate_version", 0, 0)) == 0 &&
-        (rc = get_str(&run->id, r, jr, "id", 0, 0)) == 0 && (rc = get_str(&run->commit, r, jr, "commit", 0, 1)) == 0 &&
-        (rc = get_bool(&run->dirty, r, jr, "dirty")) == 0 &&
-        (rc = get_str(&run->start_time, r, jr, "start_time", 0, 0)) == 0 &&
-        (rc = get_str(&run->session, r, jr, "session", 0, 0)) == 0 && (rc = get_double(&run->load, r, jr, "load")) == 0 &&
-        (rc = get_str(&run->end_time, r, jr, "end_time", 0, 0)) == 0 && (rc = read_machine(&run->machine, r, jr)) == 0 &&
-        (rc = get_str(&run->backend, r, jr, "backend", 1, 0)) == 0 && (rc = read_backends(run, r, jr)) == 0 &&
-        (rc = read_settings(run, r, jr)) == 0 &&
-        (rc = read_shard(run, r, jr)) == 0 &&
-        (rc = get_strings(&run->uncontrolled, r, jr, "uncontrolled")) == 0 &&
-        (rc = get_strings(&run->notices, r, jr, "notices")) == 0)
-        rc = get_container(&benchmarks, r, jr, "benchmarks", 1, 1);
-    size_t old = push_key(r, "benchmarks"), i = 0;
-    if (rc < 0)
-        benchmarks = NULL;
-    if (r->st) {            /* streamed: read already, with their error if any */
-        benchmarks = NULL;
-        shell *sh = r->sh;
-        if (rc == 0 && sh && sh->rc < 0) {
-            rc = pg_error_set(sh->rc, "%s", sh->err);
-        } else if (rc == 0 && sh) {
-            run->bench = sh->bench;
-            run->nbench = sh->nbench;
-            run->capbench = sh->capbench;
-            sh->bench = NULL;
-            sh->nbench = sh->capbench = 0;
-        }
-    }
-    pg_strindex names = {0};
-    pg_strindex *outer = r->names;
+    pg_strindex names = {0}, *outer = r->names;
     r->names = &names;
-    if (rc == 0 && (rc = packed_refused(r, benchmarks, "an object")) < 0)
-        benchmarks = NULL;
-    cJSON_ArrayForEach(jb, benchmarks) {
-        size_t o2 = push_index(r, i++);
-        rc = read_bench(run, r, jb);
-        pop(r, o2);
-        if (rc < 0)
-            break;
-    }
+    int rc = read_fields(run, r, jr, &run_section);
     r->names = outer;
     pg_strindex_free(&names);
-    pop(r, old);
     return rc;
 }
 
-static int read_runs(pg_rundoc_list *out, reader *r, const cJSON *arr)
+/* --- the document: a run, an array of runs, a store or note document ----- */
+
+typedef struct storedoc {
+    pg_rundoc_list *out;
+    char *commit, *machine;
+} storedoc;
+
+/* Run i of "runs" (or of the root array), its benchmarks streamed into the
+ * shell of the same index when there is one. */
+static int read_run_at(void *dst, reader *r, const cJSON *jr, size_t i)
 {
-    const cJSON *jr;
-    size_t i = 0;
-    int rc = packed_refused(r, arr, "a run document (an object)");
-    if (rc < 0)
-        return rc;
-    size_t k = 0;           /* the next shell, in document order as the runs */
-    cJSON_ArrayForEach(jr, arr) {
-        while (r->st && k < r->st->n && r->st->rec[k].record < i)
-            k++;
-        if (r->st)
-            r->sh = k < r->st->n && r->st->rec[k].record == i ? &r->st->rec[k] : NULL;
-        size_t old = push_index(r, i++);
-        rc = read_run(out, r, jr);
-        pop(r, old);
-        if (rc < 0)
-            break;
-    }
-    return rc;
+    streamed *st = r->st;
+    while (st && r->next_shell < st->n && st->rec[r->next_shell].record < i)
+        r->next_shell++;
+    if (st)
+        r->sh = r->next_shell < st->n && st->rec[r->next_shell].record == i ? &st->rec[r->next_shell] : NULL;
+    return read_run(((storedoc *)dst)->out, r, jr);
 }
+
+#define RUNS LIST("runs", 0, "a run document (an object)", read_run_at, .required = 1)
+#define STORE_FIELDS STR("commit", storedoc, commit, .nullable = 1), STR("machine_id", storedoc, machine), RUNS
+
+static const field store_fields[] = {SCHEMA(PG_STOREDOC_SCHEMA, "perfgate store document"), STORE_FIELDS};
+static const field note_fields[] = {SCHEMA(PG_NOTEDOC_SCHEMA, "perfgate note document"), STORE_FIELDS};
+static const section store_section = SECTION(store_fields), note_section = SECTION(note_fields);
+static const field runs_field = RUNS;
 
 /* A store document: {"schema": "perfgate-store/1", "commit", "machine_id", "runs": [...]},
  * or a note document: {"schema": "perfgate-notes/1", "commit", "runs": [...]}. */
 static int read_store(pg_rundoc_list *out, reader *r, const cJSON *doc)
 {
-    char *commit = NULL, *machine = NULL;
-    const cJSON *runs;
+    storedoc sd = {.out = out};
     const char *schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(doc, "schema"));
     int note = schema && !strncmp(schema, "perfgate-notes/", 15);
-    int rc = check_schema(r, doc, note ? PG_NOTEDOC_SCHEMA : PG_STOREDOC_SCHEMA,
-                          note ? "perfgate note document" : "perfgate store document");
-    if (rc == 0 && (rc = get_str(&commit, r, doc, "commit", 0, 1)) == 0 &&
-        (rc = get_str(&machine, r, doc, "machine_id", 0, 0)) == 0 &&
-        (rc = get_container(&runs, r, doc, "runs", 1, 1)) == 0) {
-        size_t old = push_key(r, "runs");
-        rc = read_runs(out, r, runs);
-        pop(r, old);
-    }
-    free(commit);
-    free(machine);
+    int rc = read_fields(&sd, r, doc, note ? &note_section : &store_section);
+    free(sd.commit);
+    free(sd.machine);
     return rc;
 }
 
@@ -836,7 +795,8 @@ static int read_doc(pg_rundoc_list *out, reader *r, const cJSON *doc)
     if (cJSON_IsArray(doc)) {      /* `perfgate show --format json`: the runs themselves */
         if (!pg_json_array_len(doc))
             return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (an empty array: no runs)", r->file);
-        return read_runs(out, r, doc);
+        storedoc sd = {.out = out};
+        return read_members(&sd, r, doc, &runs_field);
     }
     if (!cJSON_IsObject(doc))
         return pg_error_set(PG_EINVAL, "%s: not a perfgate result document (expected a JSON object)", r->file);
@@ -885,7 +845,7 @@ static int take_bench(void *ctx, const cJSON *jb, size_t record, const char *out
     pg_rundoc run = {.bench = sh->bench, .nbench = sh->nbench, .capbench = sh->capbench};
     int rc = pg_json_check_strict_at(jb, st->file, r.path);
     if (rc == 0)
-        rc = read_bench(&run, &r, jb);
+        rc = read_bench(&run, &r, jb, index);
     sh->bench = run.bench;
     sh->nbench = run.nbench;
     sh->capbench = run.capbench;

@@ -156,6 +156,45 @@ static void test_bad_values(void)
     }
 }
 
+/* A LIST's check (--pass-env's): each argument checked before it is added;
+ * one refused adds nothing, and is said in the check's words. */
+static int no_x(const pg_opt *opt, const char *name, const char *arg)
+{
+    (void)opt;
+    return strchr(arg, 'x') ? pg_error_set(PG_EINVAL, "%s: '%s' has an x", name, arg) : 0;
+}
+
+static int parse_checked(char **list, pg_opt_args *a, char *line)
+{
+    char *argv[16] = {"t"};
+    int argc = 1;
+    for (char *tok = strtok(line, " "); tok && argc < 15; tok = strtok(NULL, " "))
+        argv[argc++] = tok;
+    *list = NULL;
+    const pg_opt opts[] = {PG_OPT_LIST(0, "names", "LIST", "names", list, .cb = no_x), PG_OPT_END()};
+    pg_error_clear();
+    return pg_opt_parse(a, &cmd, opts, argc, argv);
+}
+
+static void test_list_check(void)
+{
+    char line[64], *list;
+    pg_opt_args a;
+    CHECK_EQ_INT(parse_checked(&list, &a, strcpy(line, "--names a --names b,c")), 0);
+    CHECK_STR(list, "a,b,c");
+    pg_opt_args_free(&a);
+    CHECK_EQ_INT(parse_checked(&list, &a, strcpy(line, "--names a --names b,xy")), PG_EINVAL);
+    CHECK_STR(pg_error_last(), "--names: 'b,xy' has an x");
+    CHECK_STR(list, "a");
+    pg_opt_args_free(&a);
+    CHECK_EQ_INT(parse_checked(&list, &a, strcpy(line, "--names x,")), PG_EINVAL);
+    CHECK_STR(pg_error_last(), "--names: 'x,' has an x");     /* the check comes first */
+    pg_opt_args_free(&a);
+    CHECK_EQ_INT(parse_checked(&list, &a, strcpy(line, "--names a,,b")), PG_EINVAL);
+    CHECK_STR(pg_error_last(), "--names: empty name in the list 'a,,b'");
+    pg_opt_args_free(&a);
+}
+
 static void test_unknown(void)
 {
     vals v;
@@ -340,6 +379,7 @@ int main(void)
 {
     test_kinds();
     test_bad_values();
+    test_list_check();
     test_unknown();
     test_operands();
     test_help();
