@@ -65,7 +65,13 @@ void pg_backend_probe(pg_probe *p, pg_backend_kind requested)
             backends[i]->probe(p, &p->fit[backends[i]->props.kind]);
 }
 
-pg_backend_kind pg_backend_native(void) { return PG_BACKEND_PERF; }
+pg_backend_kind pg_backend_native(void)
+{
+    for (size_t i = 0; i < NBACKENDS; i++)
+        if (backends[i]->props.native)
+            return backends[i]->props.kind;
+    return PG_BACKEND_AUTO;     /* unreachable while the registry holds a native backend */
+}
 
 void pg_backend_doctor_tools(const pg_probe *p, pg_doctor_line *line, void *ctx)
 {
@@ -150,6 +156,13 @@ int pg_backend_choose(pg_backend_kind *out, char *notice, size_t len,
 }
 
 
+static void free_names(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
 int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
 {
     const pg_backend_ops *ops = pg_backend_ops_of(o->backend);
@@ -159,8 +172,6 @@ int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
     if (!m)
         return pg_error_set(PG_ENOMEM, "out of memory");
     m->ops = ops;
-    m->sims = PG_VALGRIND_CACHE_SIM | PG_VALGRIND_BRANCH_SIM;
-    pg_owned_init(&m->outdir);
     pg_control_init(&m->ctl);
     int rc = ops->meter_open(m, o);
     if (rc < 0) {
@@ -176,7 +187,7 @@ void pg_meter_free(pg_meter *m)
     if (!m)
         return;
     m->ops->meter_close(m);
-    pg_valgrind_argv_free(m->calls);
+    free_names(m->calls);
     pg_control_close(&m->ctl);
     free(m);
 }
@@ -203,7 +214,7 @@ static int split_calls(char ***out, size_t *n, const char *list)
     }
     free(copy);
     if (rc < 0) {
-        pg_valgrind_argv_free(v);
+        free_names(v);
         return rc;
     }
     *out = v;
@@ -230,11 +241,10 @@ static int target_regions(pg_meter *m, const pg_meter_target *t)
 
 int pg_meter_set_target(pg_meter *m, const pg_meter_target *t)
 {
-    pg_valgrind_argv_free(m->calls);
+    free_names(m->calls);
     m->calls = NULL;
     m->ncalls = 0;
     m->regions = 0;
-    m->others[0] = '\0';
     int rc = target_regions(m, t);
     if (rc >= 0) {
         m->regions = rc;
@@ -268,8 +278,8 @@ size_t pg_meter_child_fds(const pg_meter *m, int *fds, size_t max) { return pg_c
 
 void pg_meter_select(pg_meter *m, pg_metric_set metrics)
 {
-    m->sims = (pg_metric_set_has(metrics, "cache-misses") ? PG_VALGRIND_CACHE_SIM : 0) |
-              (pg_metric_set_has(metrics, "branch-misses") ? PG_VALGRIND_BRANCH_SIM : 0);
+    if (m->ops->select)
+        m->ops->select(m, metrics);
 }
 
 int pg_meter_attach(pg_meter *m, pid_t pid) { return m->ops->attach(m, pid); }
@@ -318,11 +328,11 @@ int pg_meter_collect_gbench(pg_meter *m, pg_readings *out, const char *report, s
     return rc < 0 ? rc : add_spawner_readings(m, out, wall_ns, max_rss);
 }
 
-const char *pg_meter_others(const pg_meter *m) { return m->others[0] ? m->others : NULL; }
+const char *pg_meter_others(const pg_meter *m) { return m->ops->others ? m->ops->others(m) : NULL; }
 const char *pg_meter_version(const pg_meter *m) { return m->version; }
 const char *pg_meter_geometry(const pg_meter *m) { return m->ops->geometry(m); }
 
 const char *pg_meter_unavailable(const pg_meter *m, size_t i)
 {
-    return i < m->nunav ? m->unav[i] : NULL;
+    return m->ops->unavailable ? m->ops->unavailable(m, i) : NULL;
 }
