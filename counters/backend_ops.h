@@ -52,6 +52,11 @@ typedef struct pg_backend_props {
                              * of native time beside a simulated one, and of sampled stacks
                              * (pg_backend_native: the first so in the registry) */
     const char *stacks_unit;/* what a stack's count is: "instructions", "samples" */
+    const char *stacks_metric;  /* with exact counts: the metric its stacks add up to ("instructions"), or NULL */
+    const char *const *events;  /* its own counters beside the shared metrics (NULL-terminated; NULL:
+                                 * none): stored, shown with -v only, known to --gate and the manifest */
+    const char *const *env_keep;/* environment variables its tools need kept in a measured
+                                 * process's fixed environment (NULL-terminated; NULL: none) */
     int repeat, warmup;     /* default measured and unmeasured runs per benchmark */
     const char *chosen_why; /* said when --backend auto chose it, or NULL */
     const char *gives;      /* what its measurements are, in a few words ("exact instruction

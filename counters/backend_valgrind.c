@@ -13,6 +13,8 @@
 #include <stdlib.h>
 
 static const char *const name = "valgrind";
+/* where valgrind finds its tools, when it is not installed where it was built for */
+static const char *const env_keep[] = {"VALGRIND_LIB", NULL};
 
 /* The valgrind backend's meter: the shared part first (backend_ops.h). */
 typedef struct vg_meter {
@@ -269,7 +271,8 @@ static const char *choice_note(const pg_probe *p)
 
 const pg_backend_ops pg_backend_valgrind_ops = {
     .props = {.name = "valgrind", .kind = PG_BACKEND_VALGRIND, .exact = 1, .simulated = 1, .native_time = 1,
-              .stacks_unit = "instructions", .repeat = 1, .warmup = 0,
+              .stacks_unit = "instructions", .stacks_metric = "instructions", .repeat = 1, .warmup = 0, .events = pg_valgrind_events,
+              .env_keep = env_keep,
               .chosen_why = "no hardware counters here, using the valgrind backend ('perfgate doctor' says why)",
               .gives = "exact instruction counts, simulated caches"},
     .priority = 10,     /* exact counts where no PMU counts: slower, simulated caches */
