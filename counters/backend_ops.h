@@ -1,16 +1,28 @@
 /* counters/backend_ops.h — what one backend implements: its properties and
  * a table of functions, as libgit2's git_odb_backend, and the types its
- * callers share with it. backend.c is the registry (the table of tables) and
- * the thin dispatcher behind pg_meter_* (backend.h); stackrec.c dispatches
+ * callers share with it. backend.c is the registry (the table of tables),
+ * --backend auto's choice (a loop over it in falling priority, each table's
+ * probe saying whether it works here), the words said of backends elsewhere
+ * (pg_backend_expand, pg_backend_events, pg_backend_env_keep) and the thin
+ * dispatcher behind pg_meter_* (backend.h); stackrec.c dispatches
  * pg_stackrec_* (stackrec.h); backend_perf.c and backend_valgrind.c each
- * fill one table. Adding a backend is one more file filling one more table,
- * its row in backend.c's registry and its kind below.
+ * fill one table.
+ *
+ * Adding a backend takes three files, all in counters/: its own
+ * backend_<name>.c, filling one table (props, priority, probe, its meter and
+ * recorder structs, each embedding the shared one first, and their sizes,
+ * the hooks); its kind and its table's extern below (two lines); its row in
+ * backend.c's registry (one line). Nothing outside counters/ names it
+ * (tests/lint/backend_names.py): help texts, notes, the environment kept
+ * and its own counters' names come from its table.
  *
  * Callers outside counters/ include backend.h or stackrec.h, never this
- * file, and see the meter and the recorder only as opaque types: their
- * state (below) is shared by the dispatchers and the backends, each backend
- * keeping what it needs in it. This header includes no dispatcher's, so
- * that the dispatchers sit above the backends (tests/lint/include_cycles.py). */
+ * file, and see the meter and the recorder only as opaque types. A
+ * backend's state is its own struct (typedef struct { pg_meter parent; ... }
+ * perf_meter;) allocated zeroed at its table's meter_size/rec_size; the
+ * shared part (below) holds only what the dispatchers use. This header
+ * includes no dispatcher's, so that the dispatchers sit above the backends
+ * (tests/lint/include_cycles.py). */
 #ifndef PG_COUNTERS_BACKEND_OPS_H
 #define PG_COUNTERS_BACKEND_OPS_H
 
