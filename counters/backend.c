@@ -7,6 +7,7 @@
 #include "counters/elfsym.h"
 #include "util/error.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,11 +37,77 @@ int pg_backend_parse(pg_backend_kind *out, const char *s)
         *out = b ? b->kind : PG_BACKEND_AUTO;
         return 0;
     }
-    char names[128] = "auto";
-    for (size_t i = 0; i < NBACKENDS; i++)
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i + 1 < NBACKENDS ? ", " : " or ",
-                 backends[i]->props.name);
+    char names[256];
+    pg_backend_expand(names, sizeof names, "auto, {names}");
     return pg_error_set(PG_EINVAL, "unknown backend '%s' (expected %s)", s, names);
+}
+
+/* ---- the registry's words, for help texts ---- */
+
+static int any(const pg_backend_ops *b) { return b != NULL; }
+static int exact(const pg_backend_ops *b) { return b->props.exact; }
+static int native(const pg_backend_ops *b) { return b->props.native; }
+static int native_time(const pg_backend_ops *b) { return b->props.native_time; }
+static int takes_events(const pg_backend_ops *b) { return b->props.takes_events; }
+static int selects(const pg_backend_ops *b) { return b->select != NULL; }
+
+/* Each {key}: the backends it lists, and what comes before them. */
+static const struct word {
+    const char *key;
+    int (*pick)(const pg_backend_ops *b);
+    const char *first;
+} words[] = {
+    {"{backends}", any, "auto (default), "},
+    {"{names}", any, ""},
+    {"{exact}", exact, ""},
+    {"{native}", native, ""},
+    {"{native-time}", native_time, ""},
+    {"{takes-events}", takes_events, ""},
+    {"{selects}", selects, ""},     /* its meter leaves out work for metrics not chosen */
+    {"{repeat}", any, ""},      /* "5 perf, 1 valgrind": each one's default */
+    {"{warmup}", any, ""},
+};
+
+/* "perf or valgrind" (pick), "5 perf, 1 valgrind" ({repeat}, {warmup}) into out. */
+static size_t list_words(char *out, size_t len, const struct word *w)
+{
+    size_t n = 0, total = 0, used;
+    for (size_t i = 0; i < NBACKENDS; i++)
+        total += w->pick(backends[i]) != 0;
+    used = (size_t)snprintf(out, len, "%s", w->first);
+    int repeat = !strcmp(w->key, "{repeat}"), warmup = !strcmp(w->key, "{warmup}");
+    for (size_t i = 0; i < NBACKENDS && used < len; i++) {
+        const pg_backend_props *b = &backends[i]->props;
+        if (!w->pick(backends[i]))
+            continue;
+        const char *sep = n == 0 ? "" : repeat || warmup || n + 1 < total ? ", " : " or ";
+        if (repeat || warmup)
+            used += (size_t)snprintf(out + used, len - used, "%s%d %s", sep, repeat ? b->repeat : b->warmup, b->name);
+        else
+            used += (size_t)snprintf(out + used, len - used, "%s%s", sep, b->name);
+        n++;
+    }
+    return used < len ? used : len - 1;
+}
+
+const char *pg_backend_expand(char *buf, size_t len, const char *text)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    while (*text && used + 1 < len) {
+        const struct word *w = NULL;
+        for (size_t i = 0; *text == '{' && i < sizeof words / sizeof *words; i++)
+            if (!strncmp(text, words[i].key, strlen(words[i].key)))
+                w = &words[i];
+        if (w) {
+            used += list_words(buf + used, len - used, w);
+            text += strlen(w->key);
+        } else {
+            buf[used++] = *text++;
+            buf[used] = '\0';
+        }
+    }
+    return buf;
 }
 
 const pg_backend_props *pg_backend_props_of(pg_backend_kind k)
@@ -65,7 +132,39 @@ void pg_backend_probe(pg_probe *p, pg_backend_kind requested)
             backends[i]->probe(p, &p->fit[backends[i]->props.kind]);
 }
 
-pg_backend_kind pg_backend_native(void) { return PG_BACKEND_PERF; }
+static const char *all_events[64];
+static pthread_once_t events_once = PTHREAD_ONCE_INIT;
+
+static void gather_events(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < NBACKENDS; i++)
+        for (const char *const *e = backends[i]->props.events; e && *e && n + 1 < sizeof all_events / sizeof *all_events; e++)
+            all_events[n++] = *e;
+}
+
+const char *const *pg_backend_events(void)
+{
+    pthread_once(&events_once, gather_events);
+    return all_events;
+}
+
+const char *pg_backend_env_keep(size_t i)
+{
+    for (size_t b = 0; b < NBACKENDS; b++)
+        for (const char *const *e = backends[b]->props.env_keep; e && *e; e++)
+            if (i-- == 0)
+                return *e;
+    return NULL;
+}
+
+pg_backend_kind pg_backend_native(void)
+{
+    for (size_t i = 0; i < NBACKENDS; i++)
+        if (backends[i]->props.native)
+            return backends[i]->props.kind;
+    return PG_BACKEND_AUTO;     /* unreachable while the registry holds a native backend */
+}
 
 void pg_backend_doctor_tools(const pg_probe *p, pg_doctor_line *line, void *ctx)
 {
@@ -150,6 +249,13 @@ int pg_backend_choose(pg_backend_kind *out, char *notice, size_t len,
 }
 
 
+static void free_names(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
 int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
 {
     const pg_backend_ops *ops = pg_backend_ops_of(o->backend);
@@ -159,8 +265,6 @@ int pg_meter_new(pg_meter **out, const pg_meter_opts *o)
     if (!m)
         return pg_error_set(PG_ENOMEM, "out of memory");
     m->ops = ops;
-    m->sims = PG_VALGRIND_CACHE_SIM | PG_VALGRIND_BRANCH_SIM;
-    pg_owned_init(&m->outdir);
     pg_control_init(&m->ctl);
     int rc = ops->meter_open(m, o);
     if (rc < 0) {
@@ -176,7 +280,7 @@ void pg_meter_free(pg_meter *m)
     if (!m)
         return;
     m->ops->meter_close(m);
-    pg_valgrind_argv_free(m->calls);
+    free_names(m->calls);
     pg_control_close(&m->ctl);
     free(m);
 }
@@ -203,7 +307,7 @@ static int split_calls(char ***out, size_t *n, const char *list)
     }
     free(copy);
     if (rc < 0) {
-        pg_valgrind_argv_free(v);
+        free_names(v);
         return rc;
     }
     *out = v;
@@ -230,11 +334,10 @@ static int target_regions(pg_meter *m, const pg_meter_target *t)
 
 int pg_meter_set_target(pg_meter *m, const pg_meter_target *t)
 {
-    pg_valgrind_argv_free(m->calls);
+    free_names(m->calls);
     m->calls = NULL;
     m->ncalls = 0;
     m->regions = 0;
-    m->others[0] = '\0';
     int rc = target_regions(m, t);
     if (rc >= 0) {
         m->regions = rc;
@@ -267,8 +370,8 @@ size_t pg_meter_child_fds(const pg_meter *m, int *fds, size_t max) { return pg_c
 
 void pg_meter_select(pg_meter *m, pg_metric_set metrics)
 {
-    m->sims = (pg_metric_set_has(metrics, "cache-misses") ? PG_VALGRIND_CACHE_SIM : 0) |
-              (pg_metric_set_has(metrics, "branch-misses") ? PG_VALGRIND_BRANCH_SIM : 0);
+    if (m->ops->select)
+        m->ops->select(m, metrics);
 }
 
 int pg_meter_attach(pg_meter *m, pid_t pid) { return m->ops->attach(m, pid); }
@@ -317,11 +420,11 @@ int pg_meter_collect_gbench(pg_meter *m, pg_readings *out, const char *report, s
     return rc < 0 ? rc : add_spawner_readings(m, out, wall_ns, max_rss);
 }
 
-const char *pg_meter_others(const pg_meter *m) { return m->others[0] ? m->others : NULL; }
+const char *pg_meter_others(const pg_meter *m) { return m->ops->others ? m->ops->others(m) : NULL; }
 const char *pg_meter_version(const pg_meter *m) { return m->version; }
 const char *pg_meter_geometry(const pg_meter *m) { return m->ops->geometry(m); }
 
 const char *pg_meter_unavailable(const pg_meter *m, size_t i)
 {
-    return i < m->nunav ? m->unav[i] : NULL;
+    return m->ops->unavailable ? m->ops->unavailable(m, i) : NULL;
 }

@@ -29,6 +29,17 @@
 const char *pg_backend_name(pg_backend_kind k);     /* "auto", "perf", "valgrind" */
 int pg_backend_parse(pg_backend_kind *out, const char *s);
 
+/* `text` with the registry's words in place of its keys, into `buf`: lists
+ * of backend names, "perf or valgrind", so that no help text outside
+ * counters/ names a backend, and a new backend is in every one.
+ *   {backends}      auto (default), perf or valgrind     (--backend's choices)
+ *   {names}         perf or valgrind                     (every backend)
+ *   {exact} {native} {native-time} {takes-events}        those whose props say so
+ *   {selects}       those whose meter leaves out what the metrics chosen do not need
+ *   {repeat} {warmup}  5 perf, 1 valgrind                (each one's default)
+ * Anything else is copied as it is; cut to fit `buf`. Returns buf. */
+const char *pg_backend_expand(char *buf, size_t len, const char *text);
+
 
 /* The properties of a chosen backend (PERF or VALGRIND; NULL for AUTO), and
  * of the backend a document or series names ("perf", "valgrind"; NULL for
@@ -39,6 +50,12 @@ const pg_backend_props *pg_backend_props_named(const char *name);
  * or for AUTO every backend auto may choose (a backend's probe may cost a
  * process start: valgrind's is not worth it when perf is forced). */
 void pg_backend_probe(pg_probe *p, pg_backend_kind requested);
+/* Every backend's own counters (props.events), NULL-terminated: for
+ * util/metrics.h's pg_metric_known and pg_metric_suggest. */
+const char *const *pg_backend_events(void);
+/* The environment variables the backends' tools need kept (props.env_keep),
+ * the i-th from 0; NULL past the end. */
+const char *pg_backend_env_keep(size_t i);
 /* The backend that measures native time beside a simulated one, and the one
  * that samples stacks with perf_event (`record`, `run --sample` natively). */
 pg_backend_kind pg_backend_native(void);

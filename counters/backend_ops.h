@@ -1,30 +1,39 @@
 /* counters/backend_ops.h — what one backend implements: its properties and
  * a table of functions, as libgit2's git_odb_backend, and the types its
- * callers share with it. backend.c is the registry (the table of tables) and
- * the thin dispatcher behind pg_meter_* (backend.h); stackrec.c dispatches
+ * callers share with it. backend.c is the registry (the table of tables),
+ * --backend auto's choice (a loop over it in falling priority, each table's
+ * probe saying whether it works here), the words said of backends elsewhere
+ * (pg_backend_expand, pg_backend_events, pg_backend_env_keep) and the thin
+ * dispatcher behind pg_meter_* (backend.h); stackrec.c dispatches
  * pg_stackrec_* (stackrec.h); backend_perf.c and backend_valgrind.c each
- * fill one table. Adding a backend is one more file filling one more table,
- * its row in backend.c's registry and its kind below.
+ * fill one table.
+ *
+ * Adding a backend takes three files, all in counters/: its own
+ * backend_<name>.c, filling one table (props, priority, probe, its meter and
+ * recorder structs, each embedding the shared one first, and their sizes,
+ * the hooks); its kind and its table's extern below (two lines); its row in
+ * backend.c's registry (one line). Nothing outside counters/ names it
+ * (tests/lint/backend_names.py): help texts, notes, the environment kept
+ * and its own counters' names come from its table.
  *
  * Callers outside counters/ include backend.h or stackrec.h, never this
- * file, and see the meter and the recorder only as opaque types: their
- * state (below) is shared by the dispatchers and the backends, each backend
- * keeping what it needs in it. This header includes no dispatcher's, so
- * that the dispatchers sit above the backends (tests/lint/include_cycles.py). */
+ * file, and see the meter and the recorder only as opaque types. A
+ * backend's state is its own struct (typedef struct { pg_meter parent; ... }
+ * perf_meter;) allocated zeroed at its table's meter_size/rec_size; the
+ * shared part (below) holds only what the dispatchers use. This header
+ * includes no dispatcher's, so that the dispatchers sit above the backends
+ * (tests/lint/include_cycles.py). */
 #ifndef PG_COUNTERS_BACKEND_OPS_H
 #define PG_COUNTERS_BACKEND_OPS_H
 
 #include "counters/control.h"
-#include "counters/evlist.h"
 #include "counters/probe.h"
 #include "counters/profile.h"
 #include "counters/readings.h"
 #include "counters/sampler.h"
-#include "counters/valgrind.h"
 #include "util/folded.h"
-#include "util/owned_dir.h"
+#include "util/metrics.h"
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -51,7 +60,15 @@ typedef struct pg_backend_props {
     int native_time;        /* time metrics come from native runs beside its own */
     int takes_events;       /* -e EVENT applies to it */
     int max_rss;            /* its measured runs give the program's max-rss */
+    int native;             /* it measures the program as it runs on the machine: the backend
+                             * of native time beside a simulated one, and of sampled stacks
+                             * (pg_backend_native: the first so in the registry) */
     const char *stacks_unit;/* what a stack's count is: "instructions", "samples" */
+    const char *stacks_metric;  /* with exact counts: the metric its stacks add up to ("instructions"), or NULL */
+    const char *const *events;  /* its own counters beside the shared metrics (NULL-terminated; NULL:
+                                 * none): stored, shown with -v only, known to --gate and the manifest */
+    const char *const *env_keep;/* environment variables its tools need kept in a measured
+                                 * process's fixed environment (NULL-terminated; NULL: none) */
     int repeat, warmup;     /* default measured and unmeasured runs per benchmark */
     const char *chosen_why; /* said when --backend auto chose it, or NULL */
     const char *gives;      /* what its measurements are, in a few words ("exact instruction
@@ -96,55 +113,33 @@ typedef struct pg_stackrec pg_stackrec;
 
 /* ---- what a backend fills ---- */
 
+/* The shared part of a meter: what the dispatcher (backend.c) uses. A
+ * backend's own state is in a struct of its own that embeds this one first
+ * (typedef struct { pg_meter parent; ... } perf_meter;), allocated zeroed
+ * at ops->meter_size by pg_meter_new. */
 struct pg_meter {
     const struct pg_backend_ops *ops;
-    pg_evlist *evlist;          /* perf */
-    pg_valgrind *vg;            /* valgrind */
-    pg_owned_dir outdir;        /* valgrind: its tools' output, swept if perfgate is killed */
-    char **wrapped;             /* valgrind: the command of the current run */
-    char others[512];           /* valgrind: pg_meter_others, "" when none */
-    unsigned sims;              /* valgrind: PG_VALGRIND_*_SIM of the next runs */
-    /* the current benchmark's target */
+    /* the current benchmark's target, set before ops->target */
     int regions;
     int marked;                 /* the program carries the marker note */
     char **calls;               /* function names, NULL-terminated */
     size_t ncalls;
-    pg_control ctl;             /* perf with regions: the channel of the current run */
+    /* the region channel with a marked program: served by the dispatcher
+     * (pg_meter_readable), opened by a backend that switches counters
+     * from outside the child (ops->enable) */
+    pg_control ctl;
     int ctl_failed;             /* an enable/disable failed: the run's counts are void */
     char ctl_err[512];
-    char version[96];
-    char unav[8][640];          /* perf: pg_meter_unavailable's lines */
-    size_t nunav;
+    char version[96];           /* pg_meter_version, filled by ops->meter_open */
 };
 
-/* The thread that unwinds a perf recording's samples while it runs (backend_perf.c). */
-typedef struct pg_stackrec_unwinder {
-    pthread_t thread;
-    int started;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    pg_sampler_batch *todo;     /* handed to the thread */
-    pg_sampler_batch *done;     /* replayed, for the poll loop to release */
-    int stop;
-    int rc;                     /* the first error of a replay, its message in err */
-    char err[512];
-} pg_stackrec_unwinder;
-
+/* The shared part of a recorder (stackrec.c), embedded first by each
+ * backend's own (allocated zeroed at ops->rec_size by pg_stackrec_new). */
 struct pg_stackrec {
     const struct pg_backend_ops *ops;
     pg_stackrec_opts o;
     pg_folded *out;             /* the current run's stacks */
     int timed;                  /* a Google Benchmark: only its timed region (pg_stackrec_timed) */
-    /* valgrind */
-    pg_valgrind *vg;
-    pg_owned_dir tmp;           /* callgrind's output directory: a killed perfgate's is swept by the next */
-    char **argv;                /* the callgrind command of the current run */
-    /* perf, per run */
-    pg_sampler *s;
-    pg_profile *p;
-    int rc;                     /* the first error while the child ran */
-    int rc_unwinder;            /* rc came from the unwinding thread (message in u.err) */
-    pg_stackrec_unwinder u;
 };
 
 typedef struct pg_backend_ops {
@@ -174,6 +169,13 @@ typedef struct pg_backend_ops {
     int (*collect)(pg_meter *m, pg_readings *out);
     int (*collect_gbench)(pg_meter *m, pg_readings *out, const char *report, size_t len);
     const char *(*geometry)(const pg_meter *m);
+    /* optional (NULL: nothing to do, or none): the metrics the next runs
+     * must produce (pg_meter_select); a process the runs since the target
+     * counted that ran another program (pg_meter_others); the events it
+     * could not count in the last run, one line per reason (pg_meter_unavailable) */
+    void (*select)(pg_meter *m, pg_metric_set metrics);
+    const char *(*others)(const pg_meter *m);
+    const char *(*unavailable)(const pg_meter *m, size_t i);
     /* pg_stackrec */
     int (*rec_open)(pg_stackrec *r);
     void (*rec_close)(pg_stackrec *r);

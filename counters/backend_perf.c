@@ -5,6 +5,7 @@
  * (sampler.h) with DWARF unwinding (profile.h). */
 #include "counters/backend_ops.h"
 #include "counters/elfsym.h"
+#include "counters/evlist.h"
 #include "counters/gbench.h"
 #include "util/error.h"
 
@@ -17,9 +18,43 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+/* The perf backend's meter: the shared part first (backend_ops.h). */
+typedef struct perf_meter {
+    pg_meter parent;
+    pg_evlist *evlist;
+    char unav[8][640];          /* pg_meter_unavailable's lines */
+    size_t nunav;
+} perf_meter;
+
+/* The thread that unwinds a recording's samples while it runs. */
+typedef struct perf_unwinder {
+    pthread_t thread;
+    int started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pg_sampler_batch *todo;     /* handed to the thread */
+    pg_sampler_batch *done;     /* replayed, for the poll loop to release */
+    int stop;
+    int rc;                     /* the first error of a replay, its message in err */
+    char err[512];
+} perf_unwinder;
+
+/* The perf backend's recorder, per run. */
+typedef struct perf_rec {
+    pg_stackrec parent;
+    pg_sampler *s;
+    pg_profile *p;
+    int rc;                     /* the first error while the child ran */
+    int rc_unwinder;            /* rc came from the unwinding thread (message in u.err) */
+    perf_unwinder u;
+} perf_rec;
+
+static perf_meter *pm(pg_meter *m) { return (perf_meter *)m; }
+static perf_rec *pr(pg_stackrec *r) { return (perf_rec *)r; }
+
 static int meter_open(pg_meter *m, const pg_meter_opts *o)
 {
-    int rc = pg_evlist_new(&m->evlist, o->events, o->user_only);
+    int rc = pg_evlist_new(&pm(m)->evlist, o->events, o->user_only);
     if (rc < 0)
         return rc;
     struct utsname u;
@@ -30,15 +65,15 @@ static int meter_open(pg_meter *m, const pg_meter_opts *o)
 
 static void meter_close(pg_meter *m)
 {
-    if (m->evlist)
-        pg_evlist_free(m->evlist);
+    if (pm(m)->evlist)
+        pg_evlist_free(pm(m)->evlist);
 }
 
 /* Regions switch the counters; each called function gets a uprobe. */
 static int target(pg_meter *m, const pg_meter_target *t)
 {
-    pg_evlist_set_regions(m->evlist, m->regions);
-    pg_evlist_set_probes(m->evlist, NULL, 0);
+    pg_evlist_set_regions(pm(m)->evlist, m->regions);
+    pg_evlist_set_probes(pm(m)->evlist, NULL, 0);
     if (m->ncalls == 0)
         return 0;
     pg_evlist_probe *p = calloc(m->ncalls, sizeof *p);
@@ -50,7 +85,7 @@ static int target(pg_meter *m, const pg_meter_target *t)
         rc = pg_elfsym_resolve(files[i], &p[i].offset, t->exe, m->calls[i], t->ld_library_path);
     }
     if (rc == 0)
-        rc = pg_evlist_set_probes(m->evlist, p, m->ncalls);
+        rc = pg_evlist_set_probes(pm(m)->evlist, p, m->ncalls);
     free(p);
     free(files);
     return rc;
@@ -68,48 +103,48 @@ static int wrap(pg_meter *m, char ***out, char *const *argv, int gbench)
 static int attach(pg_meter *m, pid_t pid)
 {
     pg_control_parent_side(&m->ctl);
-    return pg_evlist_open(m->evlist, pid);
+    return pg_evlist_open(pm(m)->evlist, pid);
 }
 
-static int enable(pg_meter *m, int on) { return pg_evlist_enable(m->evlist, on); }
+static int enable(pg_meter *m, int on) { return pg_evlist_enable(pm(m)->evlist, on); }
 
 /* Events that could not be counted, from the open and from the read (a
  * counter never scheduled): those that failed for one reason are said in one
  * line, "instructions, cycles: no PMU ...", not four times the same words. */
 static void group_unavailable(pg_meter *m)
 {
-    m->nunav = 0;
+    pm(m)->nunav = 0;
     char whys[8][512];
-    size_t n = pg_evlist_unavailable_count(m->evlist);
+    size_t n = pg_evlist_unavailable_count(pm(m)->evlist);
     for (size_t i = 0; i < n; i++) {
         const char *why = NULL;
-        const char *name = pg_evlist_unavailable(m->evlist, i, &why);
+        const char *name = pg_evlist_unavailable(pm(m)->evlist, i, &why);
         why = why ? why : "cannot be counted";
         size_t k = 0;
-        while (k < m->nunav && strcmp(whys[k], why))
+        while (k < pm(m)->nunav && strcmp(whys[k], why))
             k++;
-        if (k == m->nunav) {
-            if (m->nunav == 8)
+        if (k == pm(m)->nunav) {
+            if (pm(m)->nunav == 8)
                 continue;
             snprintf(whys[k], sizeof whys[k], "%s", why);
-            snprintf(m->unav[k], sizeof m->unav[k], "%s", name);
-            m->nunav++;
+            snprintf(pm(m)->unav[k], sizeof pm(m)->unav[k], "%s", name);
+            pm(m)->nunav++;
         } else {
-            size_t used = strlen(m->unav[k]);
-            snprintf(m->unav[k] + used, sizeof m->unav[k] - used, ", %s", name);
+            size_t used = strlen(pm(m)->unav[k]);
+            snprintf(pm(m)->unav[k] + used, sizeof pm(m)->unav[k] - used, ", %s", name);
         }
     }
-    for (size_t k = 0; k < m->nunav; k++) {
-        size_t used = strlen(m->unav[k]);
-        snprintf(m->unav[k] + used, sizeof m->unav[k] - used, ": %s", whys[k]);
+    for (size_t k = 0; k < pm(m)->nunav; k++) {
+        size_t used = strlen(pm(m)->unav[k]);
+        snprintf(pm(m)->unav[k] + used, sizeof pm(m)->unav[k] - used, ": %s", whys[k]);
     }
 }
 
 static int collect(pg_meter *m, pg_readings *out)
 {
     pg_control_close(&m->ctl);
-    int rc = m->ctl_failed ? pg_error_set(PG_EIO, "%s", m->ctl_err) : pg_evlist_read(m->evlist, out);
-    pg_evlist_close(m->evlist);
+    int rc = m->ctl_failed ? pg_error_set(PG_EIO, "%s", m->ctl_err) : pg_evlist_read(pm(m)->evlist, out);
+    pg_evlist_close(pm(m)->evlist);
     group_unavailable(m);
     return rc;
 }
@@ -120,10 +155,10 @@ static int collect(pg_meter *m, pg_readings *out)
 static int collect_gbench(pg_meter *m, pg_readings *out, const char *report, size_t len)
 {
     pg_readings scratch = {0};
-    pg_evlist_read(m->evlist, &scratch);
-    pg_evlist_close(m->evlist);
+    pg_evlist_read(pm(m)->evlist, &scratch);
+    pg_evlist_close(pm(m)->evlist);
     pg_readings_free(&scratch);
-    m->nunav = 0;
+    pm(m)->nunav = 0;
     pg_gbench_report rep = {0};
     int rc = pg_gbench_parse_json(&rep, out, "perf", report, len);
     if (rc == 0 && rep.error)
@@ -138,6 +173,12 @@ static const char *geometry(const pg_meter *m)
     return "";
 }
 
+static const char *unavailable(const pg_meter *m, size_t i)
+{
+    const perf_meter *p = (const perf_meter *)m;
+    return i < p->nunav ? p->unav[i] : NULL;
+}
+
 /* ---- stacks: perf_event sampling, unwound after the run or on the way ---- */
 
 /* Unwinding during the run happens on a thread of its own: the poll loop
@@ -150,7 +191,7 @@ static const char *geometry(const pg_meter *m)
 static void *unwind_main(void *arg)
 {
     pg_stackrec *r = arg;
-    pg_stackrec_unwinder *u = &r->u;
+    perf_unwinder *u = &pr(r)->u;
     pthread_mutex_lock(&u->mu);
     for (;;) {
         while (!u->todo && !u->stop)
@@ -160,7 +201,7 @@ static void *unwind_main(void *arg)
         pg_sampler_batch *b = u->todo;
         int failed = u->rc;
         pthread_mutex_unlock(&u->mu);
-        int rc = failed ? 0 : pg_sampler_batch_replay(b, pg_profile_add, r->p);
+        int rc = failed ? 0 : pg_sampler_batch_replay(b, pg_profile_add, pr(r)->p);
         pthread_mutex_lock(&u->mu);
         if (rc < 0 && !u->rc) {
             u->rc = rc;     /* error messages are per thread: carried over at the join */
@@ -178,7 +219,7 @@ static void *unwind_main(void *arg)
  * cannot be started (the caller unwinds here instead). */
 static int hand_over(pg_stackrec *r, pg_sampler_batch *b)
 {
-    pg_stackrec_unwinder *u = &r->u;
+    perf_unwinder *u = &pr(r)->u;
     if (!u->started) {
         sigset_t all, old;
         sigfillset(&all);
@@ -199,7 +240,7 @@ static int hand_over(pg_stackrec *r, pg_sampler_batch *b)
  * the thread's error, if any, becomes this thread's. */
 static int unwinder_stop(pg_stackrec *r)
 {
-    pg_stackrec_unwinder *u = &r->u;
+    perf_unwinder *u = &pr(r)->u;
     if (!u->started)
         return 0;
     pthread_mutex_lock(&u->mu);
@@ -208,7 +249,7 @@ static int unwinder_stop(pg_stackrec *r)
     pthread_mutex_unlock(&u->mu);
     pthread_join(u->thread, NULL);
     u->started = u->stop = 0;
-    pg_sampler_release(r->s, u->done);
+    pg_sampler_release(pr(r)->s, u->done);
     u->done = NULL;
     /* The message stays in u->err: pg_stackrec_end sets it only when this is
      * the error it returns, so a spawn's or a drain's own message survives. */
@@ -221,57 +262,57 @@ static int unwinder_stop(pg_stackrec *r)
 static void rec_reset(pg_stackrec *r)
 {
     unwinder_stop(r);
-    pg_profile_free(r->p);
-    pg_sampler_free(r->s);
-    r->p = NULL;
-    r->s = NULL;
+    pg_profile_free(pr(r)->p);
+    pg_sampler_free(pr(r)->s);
+    pr(r)->p = NULL;
+    pr(r)->s = NULL;
 }
 
-static int rec_attach(pg_stackrec *r, pid_t pid) { return r->s ? pg_sampler_attach(r->s, pid) : 0; }
+static int rec_attach(pg_stackrec *r, pid_t pid) { return pr(r)->s ? pg_sampler_attach(pr(r)->s, pid) : 0; }
 
 static size_t rec_pollfds(pg_stackrec *r, int *fds, size_t max)
 {
-    return r->s ? pg_sampler_pollfds(r->s, fds, max) : 0;
+    return pr(r)->s ? pg_sampler_pollfds(pr(r)->s, fds, max) : 0;
 }
 
 /* Normally only copies records out. Past flush_bytes, the records old enough
  * go to the unwinding thread, so a long run's memory stays bounded. */
 static int rec_readable(pg_stackrec *r)
 {
-    if (!r->s)
+    if (!pr(r)->s)
         return 0;
-    pg_stackrec_unwinder *u = &r->u;
-    int rc = pg_sampler_drain_round(r->s);
-    if (rc < 0 && r->rc == 0)
-        r->rc = rc;     /* spawn does not stop for a hook's error: keep it for pg_stackrec_end */
+    perf_unwinder *u = &pr(r)->u;
+    int rc = pg_sampler_drain_round(pr(r)->s);
+    if (rc < 0 && pr(r)->rc == 0)
+        pr(r)->rc = rc;     /* spawn does not stop for a hook's error: keep it for pg_stackrec_end */
     int busy = 0;
     if (u->started) {
         pthread_mutex_lock(&u->mu);
-        pg_sampler_release(r->s, u->done);
+        pg_sampler_release(pr(r)->s, u->done);
         u->done = NULL;
         busy = u->todo != NULL;
-        if (u->rc < 0 && r->rc == 0)
-            r->rc = r->rc_unwinder = u->rc;     /* its message is in u->err */
+        if (u->rc < 0 && pr(r)->rc == 0)
+            pr(r)->rc = pr(r)->rc_unwinder = u->rc;     /* its message is in u->err */
         pthread_mutex_unlock(&u->mu);
     }
-    if (busy || r->rc != 0 || pg_sampler_pending(r->s) <= r->o.sampler.flush_bytes)
+    if (busy || pr(r)->rc != 0 || pg_sampler_pending(pr(r)->s) <= r->o.sampler.flush_bytes)
         return rc;
     pg_sampler_batch *b;
-    int t = pg_sampler_take(r->s, &b);
+    int t = pg_sampler_take(pr(r)->s, &b);
     if (t == 0 && b && hand_over(r, b))
         return rc;
     if (t == 0 && b)
-        t = pg_sampler_batch_replay(b, pg_profile_add, r->p);
-    pg_sampler_release(r->s, b);
+        t = pg_sampler_batch_replay(b, pg_profile_add, pr(r)->p);
+    pg_sampler_release(pr(r)->s, b);
     if (t < 0)
-        r->rc = t;
+        pr(r)->rc = t;
     return rc;
 }
 
 static int rec_open(pg_stackrec *r)
 {
-    pthread_mutex_init(&r->u.mu, NULL);
-    pthread_cond_init(&r->u.cv, NULL);
+    pthread_mutex_init(&pr(r)->u.mu, NULL);
+    pthread_cond_init(&pr(r)->u.cv, NULL);
     if (!r->o.sampler.flush_bytes)
         r->o.sampler.flush_bytes = (size_t)64 << 20;
     return 0;
@@ -279,17 +320,18 @@ static int rec_open(pg_stackrec *r)
 
 static void rec_close(pg_stackrec *r)
 {
-    pthread_cond_destroy(&r->u.cv);
-    pthread_mutex_destroy(&r->u.mu);
+    pthread_cond_destroy(&pr(r)->u.cv);
+    pthread_mutex_destroy(&pr(r)->u.mu);
 }
 
 static int rec_begin(pg_stackrec *r, char ***argv_out, char *const *argv, int cpu)
 {
+    pr(r)->rc = pr(r)->rc_unwinder = 0;
     pg_sampler_opts so = r->o.sampler;
     so.pinned_cpu = cpu;
-    int rc = pg_sampler_new(&r->s, &so);
+    int rc = pg_sampler_new(&pr(r)->s, &so);
     if (rc == 0)
-        rc = pg_profile_new(&r->p, r->out, r->s);
+        rc = pg_profile_new(&pr(r)->p, r->out, pr(r)->s);
     if (rc < 0) {
         rec_reset(r);
         return rc;
@@ -308,32 +350,32 @@ static double now_ns(void)
 /* The samples left after the run are unwound here, after the thread's. */
 static int rec_end(pg_stackrec *r, int ran, pg_stackrec_stats *stats)
 {
-    if (!r->s)
+    if (!pr(r)->s)
         return 0;
     int rc = 0;
     double t0 = now_ns();
     int urc = unwinder_stop(r);
     if (stats) {    /* the stacks built before the run ended (by the unwinding thread, or inline) */
         pg_profile_stats during;
-        pg_profile_stats_get(r->p, &during);
+        pg_profile_stats_get(pr(r)->p, &during);
         stats->early = during.samples;
     }
     if (ran) {
-        rc = r->rc < 0 ? r->rc : urc;
-        if (rc < 0 && (r->rc == 0 || r->rc_unwinder))
-            pg_error_set(rc, "%s", r->u.err);
+        rc = pr(r)->rc < 0 ? pr(r)->rc : urc;
+        if (rc < 0 && (pr(r)->rc == 0 || pr(r)->rc_unwinder))
+            pg_error_set(rc, "%s", pr(r)->u.err);
         if (rc == 0)
-            rc = pg_sampler_finish(r->s);
+            rc = pg_sampler_finish(pr(r)->s);
         if (rc == 0)
-            rc = pg_sampler_flush(r->s, pg_profile_add, r->p);
+            rc = pg_sampler_flush(pr(r)->s, pg_profile_add, pr(r)->p);
         if (stats)
             stats->unwind_ns = now_ns() - t0;
     }
     if (stats) {
-        snprintf(stats->event, sizeof stats->event, "%s", pg_sampler_event(r->s));
-        snprintf(stats->notice, sizeof stats->notice, "%s", pg_sampler_notice(r->s));
-        pg_sampler_stats_get(r->s, &stats->sampler);
-        pg_profile_stats_get(r->p, &stats->profile);
+        snprintf(stats->event, sizeof stats->event, "%s", pg_sampler_event(pr(r)->s));
+        snprintf(stats->notice, sizeof stats->notice, "%s", pg_sampler_notice(pr(r)->s));
+        pg_sampler_stats_get(pr(r)->s, &stats->sampler);
+        pg_profile_stats_get(pr(r)->p, &stats->profile);
     }
     return rc;
 }
@@ -379,12 +421,12 @@ static const char *choice_note(const pg_probe *p)
 }
 
 const pg_backend_ops pg_backend_perf_ops = {
-    .props = {.name = "perf", .kind = PG_BACKEND_PERF, .takes_events = 1, .max_rss = 1, .stacks_unit = "samples",
+    .props = {.name = "perf", .kind = PG_BACKEND_PERF, .takes_events = 1, .max_rss = 1, .native = 1, .stacks_unit = "samples",
               .repeat = 5, .warmup = 1, .gives = "hardware and software event counts"},
     .priority = 20,     /* a PMU's counts are the program's own, at native speed */
     .probe = probe,
-    .meter_size = sizeof(pg_meter),
-    .rec_size = sizeof(pg_stackrec),
+    .meter_size = sizeof(perf_meter),
+    .rec_size = sizeof(perf_rec),
     .meter_open = meter_open,
     .meter_close = meter_close,
     .target = target,
@@ -394,6 +436,7 @@ const pg_backend_ops pg_backend_perf_ops = {
     .collect = collect,
     .collect_gbench = collect_gbench,
     .geometry = geometry,
+    .unavailable = unavailable,
     .rec_open = rec_open,
     .rec_close = rec_close,
     .rec_begin = rec_begin,

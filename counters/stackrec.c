@@ -16,7 +16,6 @@ int pg_stackrec_new(pg_stackrec **out, const pg_stackrec_opts *o)
         return pg_error_set(PG_ENOMEM, "out of memory");
     r->o = *o;
     r->ops = ops;
-    pg_owned_init(&r->tmp);
     int rc = ops->rec_open(r);
     if (rc < 0) {
         pg_stackrec_free(r);
@@ -47,7 +46,6 @@ const char *pg_stackrec_note(const pg_stackrec *r) { return r->ops->stacks_note;
 int pg_stackrec_begin(pg_stackrec *r, char ***argv_out, char *const *argv, int cpu, pg_folded *out)
 {
     end_run(r);
-    r->rc = r->rc_unwinder = 0;
     r->out = out;
     return r->ops->rec_begin(r, argv_out, argv, cpu);
 }

@@ -24,8 +24,9 @@ struct pg_valgrind {
     char version[64];
 };
 
-/* valgrind's summary events, in the order valgrind.h promises (util/metrics.h). */
-#define events pg_metric_backend_events
+const char *const pg_valgrind_events[] = {"Ir",  "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
+                                          "D1mw", "DLmw", "Bc",   "Bcm", "Bi",  "Bim", NULL};
+#define events pg_valgrind_events
 
 static int find_in_path(char *out, size_t len, const char *prog)
 {

@@ -30,6 +30,11 @@ void pg_valgrind_free(pg_valgrind *vg);
 const char *pg_valgrind_version(const pg_valgrind *vg);   /* "valgrind-3.19.0" */
 const char *pg_valgrind_geometry(const pg_valgrind *vg);  /* PG_VALGRIND_GEOMETRY */
 
+/* cachegrind's summary events, in the order it prints them, NULL-terminated:
+ * the valgrind backend's own counters beside the shared metrics (its
+ * props.events). "Ir" is also an alias of instructions (util/metrics.c). */
+extern const char *const pg_valgrind_events[];
+
 /* The simulations a run does, beyond counting instructions. */
 enum { PG_VALGRIND_CACHE_SIM = 1, PG_VALGRIND_BRANCH_SIM = 2 };
 

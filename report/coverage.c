@@ -1,5 +1,6 @@
 /* report/coverage.c — the change mapped onto functions and benchmarks. See coverage.h. */
 #include "report/coverage.h"
+#include "report/explain.h"
 #include "report/funcdelta.h"
 #include "util/error.h"
 #include "util/folded.h"
@@ -419,8 +420,8 @@ static int bench_runs(pg_coverage *cv, const tables *t, const unsigned char *own
 int pg_coverage_map(pg_coverage *out, const pg_change *ch, const pg_comparison *c)
 {
     memset(out, 0, sizeof *out);
-    int exact = c->base->stacks_exact && c->cand->stacks_exact;     /* as report/explain.h decides */
-    out->unit = exact ? "instructions" : "samples";
+    int exact = pg_explain_exact(c);
+    out->unit = pg_explain_unit(c);
     if (ch->note[0])
         return add_note(out, "%s", ch->note);
     tables t;

@@ -23,13 +23,18 @@ int pg_explain_exact(const pg_comparison *c)
     return c->base->stacks_exact && c->cand->stacks_exact;
 }
 
+const char *pg_explain_unit(const pg_comparison *c)
+{
+    return !pg_explain_exact(c) ? "samples" : c->cand->stacks_unit[0] ? c->cand->stacks_unit : "counts";
+}
+
 /* The rows the table leaves out, and — for exact stacks — the headline minus
  * the stacks' totals, so that the table adds up exactly. The stacks are all
  * of the run that recorded them; the headline comes from other runs (the
  * counting runs, cachegrind's), so that row is the two runs' difference, and
  * named so: not code the stacks miss. `ia`, `ib`: what each side's counts
  * are divided by (its iterations, or 1). */
-static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact, double ia, double ib)
+static void rest(pg_bench_cmp *b, const pg_funcdelta *t, const char *headline, double ia, double ib)
 {
     double before = (double)t->total_before * t->scale / ia, after = (double)t->total_after / ib;
     pg_func_row *o = &b->funcs_other;
@@ -41,7 +46,7 @@ static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact, double ia, d
     }
     o->delta = o->cand - o->base;
     b->nfuncs_other = t->nfuncs - b->nfuncs;
-    const pg_metric_cmp *h = exact ? pg_bench_cmp_metric(b, "instructions") : NULL;
+    const pg_metric_cmp *h = headline && *headline ? pg_bench_cmp_metric(b, headline) : NULL;
     if (!h || h->not_compared || !h->na || !h->nb)
         return;
     b->funcs_headline = h->metric;
@@ -51,8 +56,10 @@ static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact, double ia, d
     b->funcs_unattributed.delta = h->delta_abs - (after - before);
 }
 
-int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, int exact)
+int pg_explain_funcs(pg_bench_cmp *b, const pg_comparison *c, pg_folded *fa, pg_folded *fb, size_t top)
 {
+    int exact = pg_explain_exact(c);
+    const char *unit = pg_explain_unit(c);
     /* A Google Benchmark's headline is per iteration: so are its rows when
      * both sides' stacks are of the timed region; when only one side's are,
      * the two cannot be set against each other, and the headline is not
@@ -64,11 +71,14 @@ int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, 
     if (rc < 0)
         return rc;
     b->funcs = calloc(t.n ? t.n : 1, sizeof *b->funcs);
-    b->funcs_unit = strdup(!exact ? "samples, baseline scaled to the candidate's total"
-                           : per_iter ? "instructions per iteration, the timed region only"
-                           : mixed ? "instructions; one side's stacks are the timed region's, the other's the whole "
-                                     "process's: not comparable with the headline"
-                                   : "instructions");
+    char words[256];
+    snprintf(words, sizeof words, "%s%s", unit,
+             !exact ? ", baseline scaled to the candidate's total"
+             : per_iter ? " per iteration, the timed region only"
+             : mixed ? "; one side's stacks are the timed region's, the other's the whole process's: not "
+                       "comparable with the headline"
+                     : "");
+    b->funcs_unit = strdup(words);
     if (!b->funcs || !b->funcs_unit)
         rc = pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t k = 0; rc == 0 && k < t.n; k++) {
@@ -84,18 +94,19 @@ int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, 
         b->nfuncs++;
     }
     if (rc == 0)
-        rest(b, &t, exact && !mixed, ia, ib);
+        rest(b, &t, exact && !mixed ? c->cand->stacks_metric : NULL, ia, ib);
     pg_funcdelta_free(&t);
     return rc;
 }
 
 int pg_explain_diff_svg(char **svg, size_t *len, const pg_comparison *c, const pg_bench_cmp *b, pg_folded *fa,
-                        pg_folded *fb, int exact, int reverse)
+                        pg_folded *fb, int reverse)
 {
+    int exact = pg_explain_exact(c);
     char title[512];
     pg_flamegraph_opts o;
     pg_flamegraph_opts_init(&o);
-    o.unit = exact ? "instructions" : "samples";
+    o.unit = pg_explain_unit(c);
     o.normalize = !exact;
     /* What the stacks' recorder said is inexact about them (callgrind's), as stored with the results. */
     o.subtitle = b->stacks_note && *b->stacks_note ? b->stacks_note : NULL;

@@ -75,6 +75,12 @@ int pg_render_brief(const pg_metric_cmp *m)
     return pg_render_notable(m) && (m->gating || pg_metric_find(m->metric) || !m->simulated);
 }
 
+const char *pg_render_own_backend(const char *so_far, const pg_metric_cmp *m)
+{
+    const char *b = m->backend ? m->backend : "backend";
+    return !so_far || !strcmp(so_far, b) ? b : "backend";
+}
+
 void pg_render_gates(char *buf, size_t len, const pg_gates *g)
 {
     size_t o = 0;

@@ -73,6 +73,10 @@ void pg_render_divergence(char *buf, size_t len, const pg_comparison *c, const p
  * metric of the registry (docs/metrics.md) or a raw event the user asked
  * for. valgrind's own thirteen counters (D1mr, Bim...) are only counted. */
 int pg_render_brief(const pg_metric_cmp *m);
+/* The backend a hidden row's counters are the own of, for "(+13 NAME
+ * metrics...)": m's backend as the data names it when `so_far` (the name
+ * of the rows before) is NULL or the same, else "backend" (two backends'). */
+const char *pg_render_own_backend(const char *so_far, const pg_metric_cmp *m);
 /* The coverage of the change (report/coverage.h): the summary ("1 of 2
  * changed functions not covered by any benchmark", "no function of the
  * benchmarks' programs changed"), and one changed

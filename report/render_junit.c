@@ -43,11 +43,13 @@ static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
         fputc('\n', out);
     }
     size_t hidden = 0;
+    const char *by = NULL;
     for (size_t k = 0; k < b->nm; k++) {
         const pg_metric_cmp *m = &b->m[k];
         /* the shared metrics; a simulator's own counters (valgrind's D1mr...) only counted */
         if (!m->gating && !pg_render_brief(m) && !pg_metric_find(m->metric) && m->simulated) {
             hidden++;
+            by = pg_render_own_backend(by, m);
             continue;
         }
         pg_metric_cells ce;
@@ -67,8 +69,11 @@ static void body(FILE *out, const pg_comparison *c, const pg_bench_cmp *b)
         }
         fputc('\n', out);
     }
-    if (hidden)
-        fprintf(out, "(+%zu valgrind metrics: --format json lists them)\n", hidden);
+    if (hidden) {
+        fprintf(out, "(+%zu ", hidden);
+        xml(out, by);
+        fputs(" metrics: --format json lists them)\n", out);
+    }
     if (b->nfuncs) {
         fprintf(out, "self cost by function (%s), largest changes:\n", b->funcs_unit ? b->funcs_unit : "samples");
         for (size_t i = 0; i < b->nfuncs; i++) {

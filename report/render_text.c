@@ -270,10 +270,14 @@ int pg_render_text(FILE *out, const pg_comparison *c, const pg_render_opts *o)
         if (first)      /* no metric shown: still say what happened to it */
             fprintf(out, "%-*s  %s\n", w.name, name, pg_verdict_name(bc->verdict));
         size_t hidden = 0;
+        const char *by = NULL;      /* the backend whose own counters they are, named by the data */
         for (size_t k = 0; k < bc->nm; k++)
-            hidden += !shown(&bc->m[k], o) && pg_render_notable(&bc->m[k]);
+            if (!shown(&bc->m[k], o) && pg_render_notable(&bc->m[k])) {
+                hidden++;
+                by = pg_render_own_backend(by, &bc->m[k]);
+            }
         if (hidden)
-            fprintf(out, "%-*s  (+%zu more valgrind metric%s changed: -v shows %s)\n", w.name, "", hidden,
+            fprintf(out, "%-*s  (+%zu more %s metric%s changed: -v shows %s)\n", w.name, "", hidden, t(t4, by),
                     hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them");
         if (bc->note)
             fprintf(out, "%-*s  note: %s\n", w.name, "", t(t4, bc->note));

@@ -52,6 +52,8 @@ typedef struct pg_side {
     char machine_desc[256];/* "cpu model, N cores, kernel" */
     char backend[16];      /* of the latest run merged */
     int stacks_exact;      /* its backend's stacks weigh exact counts, not samples */
+    char stacks_unit[32];  /* what they weigh: its backend's props' ("instructions", "bytes", "samples") */
+    char stacks_metric[32];/* the metric exact stacks add up to ("instructions", "heap-bytes"); "": none known */
     size_t nruns;          /* runs merged */
     int dirty;             /* a run measured a work tree with uncommitted changes */
     size_t nfetched;       /* runs merged that came from the commit's git note alone: another clone's */

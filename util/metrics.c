@@ -100,7 +100,7 @@ int pg_metric_set_add(pg_metric_set *set, const char *name)
         return 0;
     }
     char mean[128];
-    if (*pg_metric_suggest(mean, sizeof mean, name, NULL, 0))
+    if (*pg_metric_suggest(mean, sizeof mean, name, NULL, NULL, 0))
         return pg_error_set(PG_EINVAL, "unknown metric '%s'%s", name, mean);
     return pg_error_set(PG_EINVAL, "unknown metric '%s' (docs/metrics.md lists them)", name);
 }
@@ -146,22 +146,20 @@ const char *pg_metric_canonical(const char *name)
     return m ? m->name : name;
 }
 
-const char *const pg_metric_backend_events[] = {"Ir",  "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw",
-                                                 "D1mw", "DLmw", "Bc",   "Bcm", "Bi",  "Bim", NULL};
-
-int pg_metric_known(const char *name)
+int pg_metric_known(const char *name, const char *const *own)
 {
     /* a Google Benchmark's iterations and user counters (docs/google-benchmark.md) */
     if (pg_metric_find(name) || pg_metric_find_alias(name) || !strcmp(name, "iterations") ||
         !strncmp(name, "counter:", 8))
         return 1;
-    for (const char *const *v = pg_metric_backend_events; *v; v++)
+    for (const char *const *v = own; v && *v; v++)
         if (!strcmp(*v, name))
             return 1;
     return 0;
 }
 
-const char *pg_metric_suggest(char *buf, size_t len, const char *name, const char *const *extra, size_t n)
+const char *pg_metric_suggest(char *buf, size_t len, const char *name, const char *const *own,
+                              const char *const *extra, size_t n)
 {
     pg_suggest s;
     pg_suggest_init(&s, name);
@@ -170,7 +168,7 @@ const char *pg_metric_suggest(char *buf, size_t len, const char *name, const cha
         for (const char *const *a = registry[i].aliases; a && *a; a++)
             pg_suggest_offer(&s, *a);
     }
-    for (const char *const *v = pg_metric_backend_events; *v; v++)
+    for (const char *const *v = own; v && *v; v++)
         pg_suggest_offer(&s, *v);
     for (size_t i = 0; extra && i < n; i++)
         pg_suggest_offer(&s, extra[i]);

@@ -89,22 +89,19 @@ void pg_metric_set_names(const char **out, pg_metric_set set);
  * gated and thresholded under one name. */
 const char *pg_metric_canonical(const char *name);
 
-/* A backend's own counters beside the shared metrics, NULL-terminated: the
- * kind of metric that is counted and stored but shown with -v only. Today
- * those of valgrind (cachegrind's summary events, in the order it prints
- * them; counters/valgrind.c fills its readings from this list). "Ir" is
- * also an alias of instructions. */
-extern const char *const pg_metric_backend_events[];
-
 /* Whether `name` is a metric perfgate knows without measuring anything: a
- * registry name, an alias, one of valgrind's own counters, or a Google
- * Benchmark's "iterations" or "counter:NAME". Other names
- * (raw perf events given with -e) are known only once a result holds them. */
-int pg_metric_known(const char *name);
+ * registry name, an alias, one of `own`, or a Google Benchmark's
+ * "iterations" or "counter:NAME". `own` (NULL-terminated, may be NULL) are
+ * the backends' own counters beside the shared metrics, counted and stored
+ * but shown with -v only: data the caller takes from the backends
+ * (counters/backend.h: pg_backend_events), for util knows none. Other names
+ * (raw events given with -e) are known only once a result holds them. */
+int pg_metric_known(const char *name, const char *const *own);
 
-/* " (did you mean 'x'?)" for the known name (or one of `extra`, n names,
- * may be NULL) closest to `name`, or "" when none is close enough to be a
- * typo (util/suggest.h). Returns buf. */
-const char *pg_metric_suggest(char *buf, size_t len, const char *name, const char *const *extra, size_t n);
+/* " (did you mean 'x'?)" for the known name (of the registry, `own` as
+ * above, or `extra`, n names; either may be NULL) closest to `name`, or ""
+ * when none is close enough to be a typo (util/suggest.h). Returns buf. */
+const char *pg_metric_suggest(char *buf, size_t len, const char *name, const char *const *own,
+                              const char *const *extra, size_t n);
 
 #endif

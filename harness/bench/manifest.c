@@ -3,6 +3,7 @@
 #include "harness/bench/bench.h"
 #include "util/array.h"
 #include "util/jsonfile.h"
+#include "counters/backend.h"
 #include "util/error.h"
 #include "util/metrics.h"
 #include "util/fileio.h"
@@ -186,10 +187,10 @@ static int check_thresholds(pg_thresholds *out, int *has, const cJSON *obj, cons
         /* A misspelt name would never match a metric: the threshold would be
          * silently ignored. A raw perf event is written as libpfm4 names it,
          * with its PMU ("perf::L1-dcache-load-misses"). */
-        if (!pg_metric_known(it->string) && !strchr(it->string, ':')) {
+        if (!pg_metric_known(it->string, pg_backend_events()) && !strchr(it->string, ':')) {
             char mean[128];
             return pg_error_set(PG_EINVAL, "%s: %s.thresholds: unknown metric '%s'%s (docs/metrics.md lists them)", file, where,
-                                it->string, pg_metric_suggest(mean, sizeof mean, it->string, NULL, 0));
+                                it->string, pg_metric_suggest(mean, sizeof mean, it->string, pg_backend_events(), NULL, 0));
         }
     }
     pg_thresholds th = {0};

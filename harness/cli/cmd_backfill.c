@@ -264,12 +264,12 @@ int pg_cmd_backfill(pg_ctx *ctx, int argc, char **argv)
         PG_OPT_CALLBACK(0, "part", "I/N", "only part I of N of the commits (after --every), dealt round\n"
                         "robin: N CI jobs with parts 1/N to N/N measure the whole list\n"
                         "once (run's --shard is a part of the suite, not of the commits)", &o, opt_part),
-        PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &o.backend, pg_cmd_opt_backend),
+        PG_OPT_CALLBACK(0, "backend", "B", "{backends}", &o.backend, pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark", &o.repeat, 1, INT_MAX),
         PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &o.metrics, pg_opt_metrics),
-        PG_OPT_FLAG(0, "no-native", "valgrind backend: do not also run each benchmark natively for\n"
+        PG_OPT_FLAG(0, "no-native", "{native-time} backend: do not also run each benchmark natively for\n"
                     "task-clock and wall-time", &o.no_native),
-        PG_OPT_INT(0, "native-repeat", "N", "valgrind backend: native runs per benchmark (default: --repeat,\n"
+        PG_OPT_INT(0, "native-repeat", "N", "{native-time} backend: native runs per benchmark (default: --repeat,\n"
                    "else 5)", &o.native_repeat, 1, INT_MAX),
         PG_OPT_JOBS(&o.jobs),
         PG_OPT_PASS_ENV(&o.pass_env),

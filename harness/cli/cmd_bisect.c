@@ -433,7 +433,7 @@ int pg_cmd_bisect(pg_ctx *ctx, int argc, char **argv)
                         pg_cmd_opt_threshold),
         PG_OPT_CALLBACK(0, "manifest", "PATH", PG_MANIFEST_HELP, &o.manifest, pg_cmd_opt_manifest),
         PG_OPT_CALLBACK(0, "bench-dir", "PATH", NULL, &o.manifest, pg_cmd_opt_manifest, .renamed = "manifest"),
-        PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure and compare with B", &o.backend,
+        PG_OPT_CALLBACK(0, "backend", "B", "{backends}: measure and compare with B", &o.backend,
                         pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark of a commit measured", &o.repeat, 1, INT_MAX),
         PG_OPT_PASS_ENV(&o.pass_env),

@@ -62,11 +62,11 @@ static int parse_args(int *status, cal_args *a, pg_ctx *ctx, int argc, char **ar
                     .backend = PG_BACKEND_AUTO};
     const pg_opt opts[] = {
         PG_OPT_INT('n', "pairs", "N", "A/A pairs (default 5)", &a->pairs, 1, 1000),
-        PG_OPT_INT('r', "repeat", "N", "measured runs per side (default: 5 perf, 1 valgrind; use\n"
+        PG_OPT_INT('r', "repeat", "N", "measured runs per side (default: {repeat}; use\n"
                    "the count your comparisons use)", &a->ro.repeat, 1, INT_MAX),
-        PG_OPT_INT('w', "warmup", "N", "unmeasured runs first (default: 1 perf, 0 valgrind)", &a->ro.warmup, 0, INT_MAX),
+        PG_OPT_INT('w', "warmup", "N", "unmeasured runs first (default: {warmup})", &a->ro.warmup, 0, INT_MAX),
         PG_OPT_INT(0, "cpu", "N", "pin benchmarks to CPU N (default: chosen)", &a->ro.cpu, 0, INT_MAX),
-        PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &a->backend, pg_cmd_opt_backend),
+        PG_OPT_CALLBACK(0, "backend", "B", "{backends}", &a->backend, pg_cmd_opt_backend),
         PG_OPT_CALLBACK(0, "manifest", "PATH", "the benchmarks, as a PATH operand: a manifest, or a directory\n"
                         "with one (default: bench/)", &a->manifest, pg_cmd_opt_manifest),
         PG_OPT_STRING(0, "filter", "REGEX", "only benchmarks whose name matches (extended regex)", &a->filter),

@@ -119,13 +119,13 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv, 
         PG_OPT_CALLBACK(0, "manifest", "PATH", "with --run-missing: " PG_MANIFEST_HELP " (docs/manifest.md)",
                         &o->manifest, pg_cmd_opt_manifest),
         PG_OPT_CALLBACK(0, "bench", "PATH", NULL, &o->manifest, pg_cmd_opt_manifest, .renamed = "manifest"),
-        PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind: measure with B, and compare\n"
+        PG_OPT_CALLBACK(0, "backend", "B", "{backends}: measure with B, and compare\n"
                         "only results B measured", &o->backend, pg_cmd_opt_backend),
         PG_OPT_INT('r', "repeat", "N", "with --run-missing: measured runs per benchmark", &o->repeat, 1, INT_MAX),
         PG_OPT_CALLBACK(0, "metrics", "LIST", "with --run-missing: " PG_METRICS_HELP, &o->metrics, pg_opt_metrics),
-        PG_OPT_FLAG(0, "no-native", "with --run-missing and the valgrind backend: do not also run\n"
+        PG_OPT_FLAG(0, "no-native", "with --run-missing and the {native-time} backend: do not also run\n"
                     "each benchmark natively for task-clock and wall-time", &o->no_native),
-        PG_OPT_INT(0, "native-repeat", "N", "with --run-missing and the valgrind backend: native runs per\n"
+        PG_OPT_INT(0, "native-repeat", "N", "with --run-missing and the {native-time} backend: native runs per\n"
                    "benchmark (default: --repeat, else 5)", &o->native_repeat, 1, INT_MAX),
         PG_OPT_FLAG(0, "fail-on-divergence", "exit 1 when a gating count and the native time of a\n"
                     "benchmark disagree (docs/metrics.md)", &o->fail_on_divergence),

@@ -90,7 +90,9 @@ int pg_cmd_doctor(pg_ctx *ctx, int argc, char **argv)
     line("sampling on cpu-clock", p.sampling_sw, p.sampling_sw ? "" : p.sw_why);
     char uwhy[512];
     int uprobes = pg_uprobe_probe(uwhy, sizeof uwhy);
-    line("uprobes (--count-calls)", uprobes, uprobes ? "(exact call counts with the perf backend)" : uwhy);
+    char ucalls[128];
+    snprintf(ucalls, sizeof ucalls, "(exact call counts with the %s backend)", pg_backend_name(pg_backend_native()));
+    line("uprobes (--count-calls)", uprobes, uprobes ? ucalls : uwhy);
 
     pg_backend_doctor_tools(&p, backend_line, NULL);
 

@@ -507,7 +507,7 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv)
                       "origin when it is on GitHub or GitLab)", &o->commit_url),
         PG_OPT_STRING(0, "machine", "ID", "only the runs of this machine (an id or its prefix, as\n"
                       "perfgate show prints it)", &o->machine),
-        PG_OPT_STRING(0, "backend", "B", "only the runs of this backend (perf or valgrind)", &o->backend),
+        PG_OPT_STRING(0, "backend", "B", "only the runs of this backend ({names})", &o->backend),
         PG_OPT_CALLBACK('t', "threshold", "M=PCT", "regression threshold for metric M, as for compare", &o->thresholds,
                         pg_cmd_opt_threshold),
         PG_OPT_END(),
@@ -521,8 +521,10 @@ static int parse_args(int *status, opts *o, pg_ctx *ctx, int argc, char **argv)
         return pg_die(*o->output ? "--commit-url '%s' has no %%H where the commit id goes" : "--output: empty file name",
                       o->commit_url);
     pg_backend_kind kind;
+    char names[256];
     if (o->backend && (pg_backend_parse(&kind, o->backend) < 0 || !pg_backend_props_of(kind)))
-        return pg_die("--backend '%s': expected the name of a backend (perf or valgrind)", o->backend);
+        return pg_die("--backend '%s': expected the name of a backend (%s)", o->backend,
+                      pg_backend_expand(names, sizeof names, "{names}"));
     char outdir[PATH_MAX];
     struct stat st;
     pg_path_dirname(outdir, sizeof outdir, o->output);

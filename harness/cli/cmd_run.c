@@ -79,19 +79,19 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
                            .jobs = -1},
                     .backend = PG_BACKEND_AUTO, .user_only = 1};
     const pg_opt opts[] = {
-        PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark (default: 5 perf, 1 valgrind)", &a->ro.repeat, 1,
+        PG_OPT_INT('r', "repeat", "N", "measured runs per benchmark (default: {repeat})", &a->ro.repeat, 1,
                    INT_MAX),
-        PG_OPT_INT('w', "warmup", "N", "unmeasured runs first (default: 1 perf, 0 valgrind)", &a->ro.warmup, 0, INT_MAX),
+        PG_OPT_INT('w', "warmup", "N", "unmeasured runs first (default: {warmup})", &a->ro.warmup, 0, INT_MAX),
         PG_OPT_INT(0, "cpu", "N", "pin benchmarks to CPU N (default: chosen, and named)", &a->ro.cpu, 0, INT_MAX),
         PG_OPT_JOBS(&a->ro.jobs),
         PG_OPT_SET_INT(0, "no-pin", "do not pin", &a->ro.cpu, -2),
-        PG_OPT_LIST('e', "events", "LIST", "perf events, comma-separated libpfm4 names (repeatable)\n"
+        PG_OPT_LIST('e', "events", "LIST", "{takes-events} events, comma-separated libpfm4 names (repeatable)\n"
                     "(default instructions,cycles,cache-misses,branch-misses)", &a->events),
-        PG_OPT_CALLBACK(0, "backend", "B", "auto (default), perf or valgrind", &a->backend, pg_cmd_opt_backend),
+        PG_OPT_CALLBACK(0, "backend", "B", "{backends}", &a->backend, pg_cmd_opt_backend),
         PG_OPT_CALLBACK(0, "metrics", "LIST", PG_METRICS_HELP, &a->ro.metrics, pg_opt_metrics),
-        PG_OPT_FLAG(0, "no-native", "valgrind backend: do not also run each benchmark natively for\n"
+        PG_OPT_FLAG(0, "no-native", "{native-time} backend: do not also run each benchmark natively for\n"
                     "task-clock and wall-time (docs/metrics.md)", &a->no_native),
-        PG_OPT_INT(0, "native-repeat", "N", "valgrind backend: native runs per benchmark (default: --repeat,\n"
+        PG_OPT_INT(0, "native-repeat", "N", "{native-time} backend: native runs per benchmark (default: --repeat,\n"
                    "else 5)", &a->ro.native_repeat, 1, INT_MAX),
         PG_OPT_SET_INT(0, "all-events", "count kernel-mode too (default: user space only)", &a->user_only, 0),
         PG_OPT_DOUBLE(0, "timeout", "SEC", "kill a benchmark's process group after SEC seconds", &a->ro.timeout, 0,
@@ -113,7 +113,7 @@ static int parse_args(int *status, run_args *a, pg_ctx *ctx, int argc, char **ar
                     "each benchmark's up to 1 MiB of folded text (git config perfgate.notesStacks)",
                     &a->notes_stacks),
         PG_OPT_FLAG(0, "no-build", "do not run the manifest's build command first", &a->no_build),
-        PG_OPT_FLAG(0, "reuse-unchanged", "valgrind backend: take a stored result's exact counts for a\n"
+        PG_OPT_FLAG(0, "reuse-unchanged", "{exact} backend: take a stored result's exact counts for a\n"
                     "benchmark whose executable, shared objects, arguments, input files\n"
                     "and environment are byte for byte the same (docs/metrics.md)", &a->reuse),
         PG_OPT_CHOICE(0, "format", "F", "text (default) or json (the run document, on stdout)", &a->json, formats),

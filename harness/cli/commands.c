@@ -73,10 +73,21 @@ int pg_cmd_parse(int *status, pg_ctx *ctx, const pg_opt_cmd *spec, const pg_opt 
         return 1;
     }
     memcpy(all, opts, n * sizeof *all);
+    /* Help texts name backends through the registry's words ({backends}...). */
+    char (*helps)[1024] = calloc(n ? n : 1, sizeof *helps);
+    if (!helps) {
+        free(all);
+        *status = pg_die("out of memory");
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (all[i].help && strchr(all[i].help, '{'))
+            all[i].help = pg_backend_expand(helps[i], sizeof helps[i], all[i].help);
     if (ctx->flags & PG_CMD_STORE)
         all[n++] = (pg_opt)PG_OPT_STRING(0, "store", "DIR", store_help, &ctx->store_opt);
     all[n] = (pg_opt)PG_OPT_END();
     int rc = pg_opt_parse(&ctx->args, spec, all, argc, argv);
+    free(helps);
     free(all);
     *status = rc > 0 ? PG_EXIT_OK : rc < 0 ? pg_die_last() : PG_EXIT_OK;
     return rc != 0;

@@ -138,7 +138,7 @@ int pg_cmd_opt_benchmark(const pg_opt *opt, const char *name, const char *arg);
 /* --jobs: exact counts of several benchmarks at once (harness/measure/jobs.h);
  * `dest` starts at -1, which pg_cmd_jobs turns into the default. */
 #define PG_OPT_JOBS(dest)                                                                                    \
-    PG_OPT_INT('j', "jobs", "N", "exact counts (valgrind) of N benchmarks at once; native runs stay\n"     \
+    PG_OPT_INT('j', "jobs", "N", "exact counts ({exact}) of N benchmarks at once; native runs stay\n"     \
                "one at a time (default: the CPUs perfgate may use, less one)", (dest), 1, 256)
 /* -1 (not given) to the default: the CPUs perfgate may use, less the one its
  * native runs are pinned to; at least 1. */
@@ -180,7 +180,7 @@ int pg_opt_metrics(const pg_opt *opt, const char *name, const char *arg);
 
 /* The help text of `--metrics`, the same for run and compare. */
 #define PG_METRICS_HELP "measure only these metrics (comma-separated, repeatable);\n" \
-    "with valgrind, no cache-misses or branch-misses leaves out that\n" \
+    "with {selects}, no cache-misses or branch-misses leaves out that\n" \
     "simulation: about twice as fast (default: all)"
 
 /* PG_EINVAL "--cpu N: this machine has CPUs 0 to M" when `cpu` is not online. */

@@ -27,7 +27,7 @@ static int load_pair(pg_folded **fa, pg_folded **fb, const pg_bench_cmp *b)
 
 /* The benchmark's two differential flamegraphs into `dir`. */
 static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp *b, pg_folded *fa, pg_folded *fb,
-                    const char *dir, int exact)
+                    const char *dir)
 {
     char name[PG_SAFE_NAME_SIZE], path[4096 + 300];
     pg_path_safe_name(name, b->name);
@@ -35,7 +35,7 @@ static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp 
     for (int reverse = 0; reverse <= 1 && rc == 0; reverse++) {
         char *svg = NULL;
         size_t len = 0;
-        rc = pg_explain_diff_svg(&svg, &len, c, b, fa, fb, exact, reverse);
+        rc = pg_explain_diff_svg(&svg, &len, c, b, fa, fb, reverse);
         if (rc == PG_EINVAL) {
             /* A side without samples: nothing to draw, not a failure of compare. */
             pg_text_warn("note: %s: no differential flamegraph: %s", b->name, pg_error_last());
@@ -53,16 +53,16 @@ static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp 
 int pg_explain(pg_comparison *c, size_t top, const char *dir, size_t *written)
 {
     *written = 0;
-    int exact = pg_explain_exact(c), rc = 0;
+    int rc = 0;
     for (size_t i = 0; i < c->nbench && rc == 0; i++) {
         pg_bench_cmp *b = &c->bench[i];
         pg_folded *fa, *fb;
         /* Each side's stacks are read once, for the table and the flamegraphs. */
         if (!pg_explain_wanted(b) || load_pair(&fa, &fb, b) < 0)
             continue;
-        rc = pg_explain_funcs(b, fa, fb, top, exact);
+        rc = pg_explain_funcs(b, c, fa, fb, top);
         if (rc == 0 && dir && b->verdict == PG_VERDICT_REGRESSED)
-            rc = diffs_of(written, c, b, fa, fb, dir, exact);
+            rc = diffs_of(written, c, b, fa, fb, dir);
         pg_folded_free(fa);
         pg_folded_free(fb);
     }

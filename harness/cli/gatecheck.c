@@ -2,6 +2,7 @@
 #include "harness/cli/gatecheck.h"
 #include "report/render.h"
 #include "util/array.h"
+#include "counters/backend.h"
 #include "util/error.h"
 #include "util/metrics.h"
 #include "util/text.h"
@@ -42,7 +43,7 @@ static int measured_names(names *out, const pg_rundoc_list *const *runs, size_t 
 
 static int check(const char *what, const char *name, names *seen)
 {
-    if (pg_metric_known(name))
+    if (pg_metric_known(name, pg_backend_events()))
         return 0;
     /* An unknown name: the results' own, listed once (a walk of every
      * metric of 10^4 benchmarks, not made when every name is known). */
@@ -54,7 +55,7 @@ static int check(const char *what, const char *name, names *seen)
             return 0;
     char mean[128];
     return pg_error_set(PG_EINVAL, "%s: unknown metric '%s'%s; no result measured it (docs/metrics.md lists the names)", what,
-                        name, pg_metric_suggest(mean, sizeof mean, name, seen->v, seen->n));
+                        name, pg_metric_suggest(mean, sizeof mean, name, pg_backend_events(), seen->v, seen->n));
 }
 
 int pg_gatecheck_names(const pg_gates *gates, const pg_thresholds *cli, const pg_rundoc_list *const *runs,

@@ -24,7 +24,14 @@ extern char **environ;
  * sets its own for every job, and a program's temporary files do as well in
  * /tmp. */
 static const char *const kept[] = {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ",
-                                   "LD_LIBRARY_PATH", "VALGRIND_LIB", NULL};
+                                   "LD_LIBRARY_PATH", NULL};
+/* ...and what a backend's tools need to find themselves, the registry's
+ * (counters/backend.h: pg_backend_env_keep). */
+static const char *kept_name(size_t i)
+{
+    size_t n = sizeof kept / sizeof *kept - 1;
+    return i < n ? kept[i] : pg_backend_env_keep(i - n);
+}
 
 static int name_ok(const char *s, size_t n)
 {
@@ -68,8 +75,8 @@ static int kept_entry(const char *entry, const char *pass)
 {
     if (!strncmp(entry, PG_CONTROL_ENV "=", sizeof PG_CONTROL_ENV) || !strncmp(entry, "PERFGATE_MARKERS=", 17))
         return 0;
-    for (size_t i = 0; kept[i]; i++)
-        if (listed(entry, kept[i]))
+    for (size_t i = 0; kept_name(i); i++)
+        if (listed(entry, kept_name(i)))
             return 1;
     return listed(entry, pass);
 }

@@ -59,8 +59,8 @@ int pg_session_open_native(pg_session *s)
     s->native_asked = 1;
     char detail[512];
     if (pg_probe_event("task-clock", 0, detail, sizeof detail) != 0) {
-        snprintf(s->native_why, sizeof s->native_why, "native time not measured: perf software events cannot be opened (%s)",
-                 detail);
+        snprintf(s->native_why, sizeof s->native_why, "native time not measured: %s software events cannot be opened (%s)",
+                 pg_backend_name(pg_backend_native()), detail);
         pg_text_warn("note: %s", s->native_why);
         return 0;
     }

@@ -107,6 +107,7 @@ void pg_table_print_bench(FILE *out, const pg_rundoc *run, const pg_rundoc_bench
             print_metric(out, m);
     }
     int hidden = 0;
+    char own[64] = "";      /* whose own counters the hidden ones are: the backend the document names */
     for (size_t i = 0; i < b->nmetrics; i++) {
         const pg_rundoc_metric *m = &b->metrics[i];
         if (pg_metric_find(m->name))
@@ -114,11 +115,12 @@ void pg_table_print_bench(FILE *out, const pg_rundoc *run, const pg_rundoc_bench
         pg_rundoc_props by;
         if (!verbose && pg_rundoc_backend_props(&by, run, m->source) && by.simulated && !pg_metric_is_calls(m->name)) {
             hidden++;
+            snprintf(own, sizeof own, "%s", !own[0] || !strcmp(own, by.name) ? by.name : "backend");
             continue;
         }
         print_metric(out, m);
     }
     if (hidden)
-        fprintf(out, "  (+%d valgrind metrics: -v shows them)\n", hidden);
+        fprintf(out, "  (+%d %s metrics: -v shows them)\n", hidden, pg_text_escape_buf(name, sizeof name, own, PG_TEXT_TERM));
     fputc('\n', out);
 }

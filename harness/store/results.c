@@ -1,5 +1,6 @@
 /* harness/store/results.c — see results.h. */
 #include "harness/store/results.h"
+#include "counters/backend.h"
 #include "harness/store/notes.h"
 #include "harness/store/store.h"
 #include "report/format.h"
@@ -172,6 +173,10 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
     snprintf(side->backend, sizeof side->backend, "%s", run->backend);
     pg_rundoc_props props;
     side->stacks_exact = pg_rundoc_backend_props(&props, run, run->backend) && props.exact;
+    const pg_backend_props *bp = pg_backend_props_named(run->backend);
+    snprintf(side->stacks_unit, sizeof side->stacks_unit, "%s", side->stacks_exact ? props.stacks_unit : "samples");
+    snprintf(side->stacks_metric, sizeof side->stacks_metric, "%s",
+             side->stacks_exact && bp && bp->stacks_metric ? bp->stacks_metric : "");
     side->dirty |= run->dirty;
     if (run->from_note && !side->nfetched++)
         snprintf(side->fetched_host, sizeof side->fetched_host, "%s", run->machine.hostname);

@@ -45,6 +45,8 @@ static inline void fx_side(pg_side *s, const char *label, const char *commit, co
     snprintf(s->machine_desc, sizeof s->machine_desc, "Test CPU, 2 cores, Linux 6");
     snprintf(s->backend, sizeof s->backend, "%s", backend);
     s->stacks_exact = !strcmp(backend, "valgrind");
+    snprintf(s->stacks_unit, sizeof s->stacks_unit, "%s", s->stacks_exact ? "instructions" : "samples");
+    snprintf(s->stacks_metric, sizeof s->stacks_metric, "%s", s->stacks_exact ? "instructions" : "");
     s->nruns = 1;
 }
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -311,8 +312,29 @@ static void test_valgrind_others(void)
     CHECK_EQ_INT(pg_remove_tree(dir), 0);
 }
 
+/* Backend words outside counters/ come from the registry (backend.h). */
+static void test_registry_words(void)
+{
+    char buf[256];
+    CHECK_STR(pg_backend_expand(buf, sizeof buf, "{backends}"), "auto (default), perf or valgrind");
+    CHECK_STR(pg_backend_expand(buf, sizeof buf, "only ({names})"), "only (perf or valgrind)");
+    CHECK_STR(pg_backend_expand(buf, sizeof buf, "{native-time} backend, {exact}; {takes-events} events"),
+              "valgrind backend, valgrind; perf events");
+    CHECK_STR(pg_backend_expand(buf, sizeof buf, "default: {repeat}; {warmup}; {unknown}"),
+              "default: 5 perf, 1 valgrind; 1 perf, 0 valgrind; {unknown}");
+    CHECK_STR(pg_backend_expand(buf, 12, "{backends}"), "auto (defau");    /* cut to fit */
+    int d1mr = 0;
+    for (const char *const *e = pg_backend_events(); *e; e++)
+        d1mr |= !strcmp(*e, "D1mr");
+    CHECK(d1mr);
+    CHECK_STR(pg_backend_env_keep(0), "VALGRIND_LIB");
+    CHECK(pg_backend_env_keep(1) == NULL);
+    CHECK(pg_backend_props_of(pg_backend_native())->native);
+}
+
 int main(void)
 {
+    test_registry_words();
     test_encoding();
     test_generic_table();
     test_scaling();

@@ -47,6 +47,8 @@ static void setup(fixture *f, const char *tab, int two)
 {
     memset(f, 0, sizeof *f);
     f->a.stacks_exact = f->b.stacks_exact = 1;
+    snprintf(f->a.stacks_unit, sizeof f->a.stacks_unit, "instructions");
+    snprintf(f->b.stacks_unit, sizeof f->b.stacks_unit, "instructions");
     snprintf(f->b.label, sizeof f->b.label, "HEAD");
     f->c.base = &f->a;
     f->c.cand = &f->b;

@@ -505,8 +505,40 @@ static void test_side_names(void)
     CHECK_STR(buf, "a.json");
 }
 
+/* A simulating backend's own counters are summed up in one line that names
+ * the backend the data names, whichever it is: report/ knows none. */
+static void test_own_counters_named_by_data(void)
+{
+    pg_side a, b;
+    fx_side(&a, "HEAD~1", "111111111111", "m1", "heapsim");
+    fx_side(&b, "HEAD", "222222222222", "m1", "heapsim");
+    pg_series *s;
+    fx_metric(fx_bench(&a, "alloc"), "pp-blocks", "count", "heapsim", (double[]){100}, 1);
+    s = &a.b[0].m[0], s->exact = s->simulated = 1;
+    fx_metric(fx_bench(&b, "alloc"), "pp-blocks", "count", "heapsim", (double[]){200}, 1);
+    s = &b.b[0].m[0], s->exact = s->simulated = 1;
+    pg_gates g = {0};
+    pg_gates_parse(&g, "instructions");
+    pg_compare_opts o = {.gates = &g};
+    pg_comparison c;
+    CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
+    char *t = render_text(&c, 0, 0);
+    CHECK_CONTAINS(t, "(+1 more heapsim metric changed: -v shows it)");
+    CHECK(!strstr(t, "valgrind"));
+    free(t);
+    char *x = render(pg_render_junit, &c);
+    CHECK_CONTAINS(x, "(+1 heapsim metrics: --format json lists them)");
+    CHECK(!strstr(x, "valgrind"));
+    free(x);
+    pg_comparison_free(&c);
+    pg_gates_free(&g);
+    pg_side_free(&a);
+    pg_side_free(&b);
+}
+
 int main(void)
 {
+    test_own_counters_named_by_data();
     test_side_names();
     test_markdown_limits();
     test_markdown_cap();

@@ -51,6 +51,18 @@ int main(void)
     /* valgrind's own metrics only with -v. */
     CHECK(strstr(text, "D1mr") == NULL);
     CHECK_CONTAINS(text, "(+1 valgrind metrics: -v shows them)");
+    /* ...named as the document names their backend, whichever it is */
+    pg_rundoc other = {0};
+    pg_rundoc_bench *ob;
+    CHECK_EQ_INT(pg_rundoc_add_bench(&ob, &other), 0);
+    pg_rundoc_set(&ob->name, "alloc");
+    ob->runs = 1;
+    other.backends[other.nbackends++] = (pg_rundoc_props){.name = "heapsim", .exact = 1, .simulated = 1};
+    metric(ob, "pp-blocks", "count", "heapsim", (double[]){7}, (double[]){1}, 1);
+    char *otext = print(&other, ob, 0);
+    CHECK_CONTAINS(otext, "(+1 heapsim metrics: -v shows them)");
+    CHECK(!strstr(otext, "valgrind"));
+    free(otext);
     free(text);
     text = print(&doc, b, 1);
     CHECK_CONTAINS(text, "D1mr");
@@ -74,5 +86,6 @@ int main(void)
     pg_format_value(buf, sizeof buf, unit, sizeof unit, 2.5e9, "ns");
     CHECK_STR(unit, "s");
     pg_rundoc_free(&doc);
+    pg_rundoc_free(&other);
     return pg_check_done();
 }
