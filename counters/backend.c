@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* The registry: every backend's table (backend_ops.h). */
-static const pg_backend_ops *const backends[] = {&pg_backend_perf_ops, &pg_backend_valgrind_ops};
+static const pg_backend_ops *const backends[] = {&pg_backend_perf_ops, &pg_backend_valgrind_ops, &pg_backend_dhat_ops};
 #define NBACKENDS (sizeof backends / sizeof *backends)
 
 const pg_backend_ops *pg_backend_ops_of(pg_backend_kind k)

@@ -35,6 +35,7 @@ typedef enum pg_backend_kind {
     PG_BACKEND_AUTO = 0,
     PG_BACKEND_PERF,        /* perf_event: hardware counters when there is a PMU, software events always */
     PG_BACKEND_VALGRIND,    /* cachegrind: exact instructions, simulated caches and branches */
+    PG_BACKEND_DHAT,        /* valgrind's DHAT: exact heap allocations, bytes, peak */
 } pg_backend_kind;
 
 /* What a backend's measurements are, for everyone who reads or plans them.
@@ -194,6 +195,7 @@ typedef struct pg_backend_ops {
 
 extern const pg_backend_ops pg_backend_perf_ops;
 extern const pg_backend_ops pg_backend_valgrind_ops;
+extern const pg_backend_ops pg_backend_dhat_ops;
 
 /* The table of a chosen backend (NULL for AUTO). */
 const pg_backend_ops *pg_backend_ops_of(pg_backend_kind k);

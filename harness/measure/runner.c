@@ -531,7 +531,7 @@ static int try_reuse(one_bench *ob, const pg_run_opts *o, const pg_meter *meter)
     for (size_t i = 0; rc == 0 && i < b->nmetrics; i++) {
         const pg_rundoc_metric *m = &b->metrics[i];
         pg_rundoc_metric *dst;
-        if (!m->source || strcmp(m->source, backend) || strcmp(m->unit, "count"))
+        if (!m->source || strcmp(m->source, backend) || !pg_metric_counted(m->name, m->unit))
             continue;   /* times, and what the native runs measure, are measured anew */
         rc = pg_rundoc_metric_get(&dst, &ob->bd, m->name, m->unit, m->source);
         for (size_t k = 0; k < m->n && rc == 0; k++)
@@ -619,7 +619,7 @@ static int wobble(const pg_rundoc_bench *b, const char *backend)
     int worst = 0;
     for (size_t i = 0; i < b->nmetrics; i++) {
         const pg_rundoc_metric *m = &b->metrics[i];
-        if (!m->source || strcmp(m->source, backend) || strcmp(m->unit, "count") || m->n < 2)
+        if (!m->source || strcmp(m->source, backend) || !pg_metric_counted(m->name, m->unit) || m->n < 2)
             continue;
         double lo = m->samples[0], hi = m->samples[0];
         for (size_t k = 1; k < m->n; k++) {
