@@ -65,6 +65,15 @@ void pg_backend_probe(pg_probe *p, pg_backend_kind requested)
             backends[i]->probe(p, &p->fit[backends[i]->props.kind]);
 }
 
+pg_backend_kind pg_backend_giving(const char *metric)
+{
+    for (size_t i = 0; i < NBACKENDS; i++)
+        for (const char *const *m = backends[i]->props.metrics; m && *m; m++)
+            if (!strcmp(*m, metric))
+                return backends[i]->props.kind;
+    return PG_BACKEND_AUTO;
+}
+
 pg_backend_kind pg_backend_native(void) { return PG_BACKEND_PERF; }
 
 void pg_backend_doctor_tools(const pg_probe *p, pg_doctor_line *line, void *ctx)

@@ -39,6 +39,10 @@ const pg_backend_props *pg_backend_props_named(const char *name);
  * or for AUTO every backend auto may choose (a backend's probe may cost a
  * process start: valgrind's is not worth it when perf is forced). */
 void pg_backend_probe(pg_probe *p, pg_backend_kind requested);
+/* The backend that alone gives the registry metric `metric` (its props'
+ * `metrics`: DHAT's heap-*), measured beside the chosen backend when asked
+ * for; AUTO when every backend may give it. */
+pg_backend_kind pg_backend_giving(const char *metric);
 /* The backend that measures native time beside a simulated one, and the one
  * that samples stacks with perf_event (`record`, `run --sample` natively). */
 pg_backend_kind pg_backend_native(void);

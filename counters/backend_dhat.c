@@ -31,6 +31,7 @@
 
 static const char *const name = "dhat";
 static const char out_prefix[] = "dhat.out.";
+static const char *const heap_metrics[] = {"heap-allocations", "heap-bytes", "heap-peak", NULL};
 
 typedef struct dhat_meter {
     pg_meter parent;
@@ -182,9 +183,9 @@ static int collect(pg_meter *m, pg_readings *out)
     int rc = pg_valgrind_outputs(d->dir.path, out_prefix, sum_out, &t);
     if (rc < 0)
         return rc;
-    if ((rc = pg_readings_add(out, "heap-allocations", "count", name, t.blocks, 1.0)) == 0 &&
-        (rc = pg_readings_add(out, "heap-bytes", "bytes", name, t.bytes, 1.0)) == 0)
-        rc = pg_readings_add(out, "heap-peak", "bytes", name, t.peak, 1.0);
+    if ((rc = pg_readings_add(out, heap_metrics[0], "count", name, t.blocks, 1.0)) == 0 &&
+        (rc = pg_readings_add(out, heap_metrics[1], "bytes", name, t.bytes, 1.0)) == 0)
+        rc = pg_readings_add(out, heap_metrics[2], "bytes", name, t.peak, 1.0);
     return rc;
 }
 
@@ -400,8 +401,8 @@ static const char *choice_note(const pg_probe *p)
 
 const pg_backend_ops pg_backend_dhat_ops = {
     .props = {.name = "dhat", .kind = PG_BACKEND_DHAT, .exact = 1, .simulated = 1, .native_time = 1,
-              .stacks_unit = "bytes", .repeat = 1, .warmup = 0, .chosen_why = NULL,
-              .gives = "exact heap allocations, bytes and peak"},
+              .stacks_unit = "heap-bytes", .repeat = 1, .warmup = 0, .chosen_why = NULL,
+              .gives = "exact heap allocations, bytes and peak", .metrics = heap_metrics},
     .priority = 0,      /* never chosen by auto: by name, or by its metrics beside another backend */
     .probe = probe,
     .meter_size = sizeof(dhat_meter),

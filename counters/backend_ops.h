@@ -57,6 +57,9 @@ typedef struct pg_backend_props {
     const char *chosen_why; /* said when --backend auto chose it, or NULL */
     const char *gives;      /* what its measurements are, in a few words ("exact instruction
                              * counts, simulated caches"), for notes and doctor */
+    const char *const *metrics;  /* the registry metrics only it gives, NULL-terminated: asked for
+                             * beside another backend, it measures them in a series of its own
+                             * (pg_backend_giving); NULL: none */
 } pg_backend_props;
 
 typedef void pg_doctor_line(void *ctx, const char *label, int ok, const char *detail);

@@ -7,6 +7,7 @@
 #include "report/flamegraph.h"
 #include "report/funcdelta.h"
 #include "util/error.h"
+#include "util/metrics.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +19,15 @@ int pg_explain_wanted(const pg_bench_cmp *b)
            (b->verdict == PG_VERDICT_REGRESSED || b->verdict == PG_VERDICT_IMPROVED);
 }
 
-int pg_explain_exact(const pg_comparison *c)
+const char *pg_explain_exact(const pg_comparison *c)
 {
-    return c->base->stacks_exact && c->cand->stacks_exact;
+    if (!c->base->stacks_exact || !c->cand->stacks_exact)
+        return NULL;
+    /* stacks of two different weights are not set against each other raw */
+    if (strcmp(c->base->stacks_unit, c->cand->stacks_unit))
+        return NULL;
+    /* a unit that is a metric's name is the metric they add up to */
+    return pg_metric_find(c->cand->stacks_unit) ? c->cand->stacks_unit : "instructions";
 }
 
 /* The rows the table leaves out, and — for exact stacks — the headline minus
@@ -29,7 +36,7 @@ int pg_explain_exact(const pg_comparison *c)
  * counting runs, cachegrind's), so that row is the two runs' difference, and
  * named so: not code the stacks miss. `ia`, `ib`: what each side's counts
  * are divided by (its iterations, or 1). */
-static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact, double ia, double ib)
+static void rest(pg_bench_cmp *b, const pg_funcdelta *t, const char *exact, double ia, double ib)
 {
     double before = (double)t->total_before * t->scale / ia, after = (double)t->total_after / ib;
     pg_func_row *o = &b->funcs_other;
@@ -41,7 +48,7 @@ static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact, double ia, d
     }
     o->delta = o->cand - o->base;
     b->nfuncs_other = t->nfuncs - b->nfuncs;
-    const pg_metric_cmp *h = exact ? pg_bench_cmp_metric(b, "instructions") : NULL;
+    const pg_metric_cmp *h = exact ? pg_bench_cmp_metric(b, exact) : NULL;
     if (!h || h->not_compared || !h->na || !h->nb)
         return;
     b->funcs_headline = h->metric;
@@ -51,7 +58,7 @@ static void rest(pg_bench_cmp *b, const pg_funcdelta *t, int exact, double ia, d
     b->funcs_unattributed.delta = h->delta_abs - (after - before);
 }
 
-int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, int exact)
+int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, const char *exact)
 {
     /* A Google Benchmark's headline is per iteration: so are its rows when
      * both sides' stacks are of the timed region; when only one side's are,
@@ -64,11 +71,17 @@ int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, 
     if (rc < 0)
         return rc;
     b->funcs = calloc(t.n ? t.n : 1, sizeof *b->funcs);
-    b->funcs_unit = strdup(!exact ? "samples, baseline scaled to the candidate's total"
-                           : per_iter ? "instructions per iteration, the timed region only"
-                           : mixed ? "instructions; one side's stacks are the timed region's, the other's the whole "
-                                     "process's: not comparable with the headline"
-                                   : "instructions");
+    char unit[256];
+    if (!exact)
+        snprintf(unit, sizeof unit, "samples, baseline scaled to the candidate's total");
+    else if (per_iter)
+        snprintf(unit, sizeof unit, "%s per iteration, the timed region only", exact);
+    else if (mixed)
+        snprintf(unit, sizeof unit, "%s; one side's stacks are the timed region's, the other's the whole "
+                                    "process's: not comparable with the headline", exact);
+    else
+        snprintf(unit, sizeof unit, "%s", exact);
+    b->funcs_unit = strdup(unit);
     if (!b->funcs || !b->funcs_unit)
         rc = pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t k = 0; rc == 0 && k < t.n; k++) {
@@ -84,18 +97,18 @@ int pg_explain_funcs(pg_bench_cmp *b, pg_folded *fa, pg_folded *fb, size_t top, 
         b->nfuncs++;
     }
     if (rc == 0)
-        rest(b, &t, exact && !mixed, ia, ib);
+        rest(b, &t, mixed ? NULL : exact, ia, ib);
     pg_funcdelta_free(&t);
     return rc;
 }
 
 int pg_explain_diff_svg(char **svg, size_t *len, const pg_comparison *c, const pg_bench_cmp *b, pg_folded *fa,
-                        pg_folded *fb, int exact, int reverse)
+                        pg_folded *fb, const char *exact, int reverse)
 {
     char title[512];
     pg_flamegraph_opts o;
     pg_flamegraph_opts_init(&o);
-    o.unit = exact ? "instructions" : "samples";
+    o.unit = exact ? exact : "samples";
     o.normalize = !exact;
     /* What the stacks' recorder said is inexact about them (callgrind's), as stored with the results. */
     o.subtitle = b->stacks_note && *b->stacks_note ? b->stacks_note : NULL;

@@ -52,6 +52,7 @@ typedef struct pg_side {
     char machine_desc[256];/* "cpu model, N cores, kernel" */
     char backend[16];      /* of the latest run merged */
     int stacks_exact;      /* its backend's stacks weigh exact counts, not samples */
+    char stacks_unit[32];  /* what they weigh: "instructions", "heap-bytes" (a metric), "samples" */
     size_t nruns;          /* runs merged */
     int dirty;             /* a run measured a work tree with uncommitted changes */
     size_t nfetched;       /* runs merged that came from the commit's git note alone: another clone's */

@@ -27,7 +27,7 @@ static int load_pair(pg_folded **fa, pg_folded **fb, const pg_bench_cmp *b)
 
 /* The benchmark's two differential flamegraphs into `dir`. */
 static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp *b, pg_folded *fa, pg_folded *fb,
-                    const char *dir, int exact)
+                    const char *dir, const char *exact)
 {
     char name[PG_SAFE_NAME_SIZE], path[4096 + 300];
     pg_path_safe_name(name, b->name);
@@ -53,7 +53,8 @@ static int diffs_of(size_t *written, const pg_comparison *c, const pg_bench_cmp 
 int pg_explain(pg_comparison *c, size_t top, const char *dir, size_t *written)
 {
     *written = 0;
-    int exact = pg_explain_exact(c), rc = 0;
+    const char *exact = pg_explain_exact(c);
+    int rc = 0;
     for (size_t i = 0; i < c->nbench && rc == 0; i++) {
         pg_bench_cmp *b = &c->bench[i];
         pg_folded *fa, *fb;

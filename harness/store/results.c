@@ -173,6 +173,7 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
     snprintf(side->backend, sizeof side->backend, "%s", run->backend);
     pg_rundoc_props props;
     side->stacks_exact = pg_rundoc_backend_props(&props, run, run->backend) && props.exact;
+    snprintf(side->stacks_unit, sizeof side->stacks_unit, "%s", side->stacks_exact ? props.stacks_unit : "");
     side->dirty |= run->dirty;
     if (run->from_note && !side->nfetched++)
         snprintf(side->fetched_host, sizeof side->fetched_host, "%s", run->machine.hostname);
