@@ -36,6 +36,16 @@ valgrind --tool=dhat --dhat-out-file=/dev/null "$HEAP" 2>dh.err
 contains dh.err "Total:     25,000 bytes in 13 blocks"
 contains dh.err "At t-gmax: 15,000 bytes in 3 blocks"
 
+# record --backend dhat: allocation stacks, by bytes, or by blocks with -e heap-allocations.
+expect_exit 0 "record --backend dhat" "$PG" record --backend dhat --folded - -o rec.svg -- "$HEAP" 7
+same "record: stacks by bytes" "$(sort "$T/out")" "$(printf 'main;churn 10000\nmain;extra 700\nmain;hold 15000')"
+contains "$T/err" "perfgate record: 25700 heap-bytes in 3 distinct stacks"
+check "record: the flamegraph written" grep -q '<title>extra' rec.svg
+expect_exit 0 "record --backend dhat -e heap-allocations" "$PG" record --backend dhat -e heap-allocations --folded - -- "$HEAP" 7
+same "record: stacks by blocks" "$(sort "$T/out")" "$(printf 'main;churn 10\nmain;extra 7\nmain;hold 3')"
+expect_exit 2 "record --backend dhat -e cycles" "$PG" record --backend dhat -e cycles --folded - -- "$HEAP"
+contains "$T/err" "the dhat backend weighs stacks by heap-bytes or heap-allocations, not 'cycles'"
+
 # --jobs: the same figures for each of two benchmarks.
 cat > two.json <<JSON
 { "benchmarks": [ { "name": "base", "command": ["$HEAP"] }, { "name": "more", "command": ["$HEAP", "7"] } ] }

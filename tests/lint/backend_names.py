@@ -9,10 +9,10 @@ native time, the unit of its stacks...), so that a new backend is a new
 table in counters/, not a search through the harness and the reports for
 every place that tests a name. In the C files of util/, report/, harness/
 and launch/, outside comments, this fails on:
-  - the kinds: PG_BACKEND_PERF, PG_BACKEND_VALGRIND;
+  - the kinds: PG_BACKEND_PERF, PG_BACKEND_VALGRIND, PG_BACKEND_DHAT;
   - an identifier naming one (a `valgrind` flag, pg_metric_valgrind_events);
   - a string literal that is exactly a backend's name ("valgrind", "perf",
-    "cachegrind", "callgrind"): code comparing or choosing by name.
+    "cachegrind", "callgrind", "dhat"): code comparing or choosing by name.
 Sentences for users that mention a backend ("default: 5 perf, 1 valgrind")
 are text, not code, and are allowed. Prints FILE:LINE: the line, and exits 1
 when there is any.
@@ -21,8 +21,8 @@ import os
 import re
 import sys
 
-NAMES = ("valgrind", "cachegrind", "callgrind")
-KIND = re.compile(r"\bPG_BACKEND_(PERF|VALGRIND)\b")
+NAMES = ("valgrind", "cachegrind", "callgrind", "dhat")
+KIND = re.compile(r"\bPG_BACKEND_(PERF|VALGRIND|DHAT)\b")
 IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 LITERAL = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
