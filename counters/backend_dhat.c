@@ -100,6 +100,15 @@ typedef struct totals {
     double blocks, bytes, peak;
 } totals;
 
+/* An allocation point's counts: every one checked, whichever is used. */
+static int point_of(totals *out, const cJSON *pp, const char *path)
+{
+    int rc = count_of(&out->blocks, pp, "tbk", path);
+    if (rc == 0)
+        rc = count_of(&out->bytes, pp, "tb", path);
+    return rc < 0 ? rc : count_of(&out->peak, pp, "gb", path);
+}
+
 static int sum_out(void *ctx, const char *text, size_t len, const char *path)
 {
     totals *t = ctx;
@@ -107,10 +116,9 @@ static int sum_out(void *ctx, const char *text, size_t len, const char *path)
     const cJSON *pps = NULL, *pp;
     int rc = parse_out(&doc, &pps, text, len, path);
     cJSON_ArrayForEach(pp, pps) {
-        double tbk, tb, gb;
-        if (rc == 0 && (rc = count_of(&tbk, pp, "tbk", path)) == 0 && (rc = count_of(&tb, pp, "tb", path)) == 0 &&
-            (rc = count_of(&gb, pp, "gb", path)) == 0)
-            t->blocks += tbk, t->bytes += tb, t->peak += gb;
+        totals one;
+        if (rc == 0 && (rc = point_of(&one, pp, path)) == 0)
+            t->blocks += one.blocks, t->bytes += one.bytes, t->peak += one.peak;
     }
     cJSON_Delete(doc);
     return rc;
@@ -252,10 +260,11 @@ static int fold_out(void *ctx, const char *text, size_t len, const char *path)
     const char *frames[MAXF];
     const cJSON *walk = rc == 0 ? pps : NULL;
     cJSON_ArrayForEach(pp, walk) {
-        double w;
+        totals one;
         const cJSON *fs = cJSON_GetObjectItemCaseSensitive(pp, "fs"), *fi;
-        if ((rc = count_of(&w, pp, fc->blocks ? "tbk" : "tb", path)) < 0)
+        if ((rc = point_of(&one, pp, path)) < 0)
             break;
+        double w = fc->blocks ? one.blocks : one.bytes;
         if (!cJSON_IsArray(fs)) {
             rc = pg_error_set(PG_EINVAL, "%s: an allocation point without its frames", path);
             break;

@@ -101,6 +101,40 @@ contains "$T/err" "perfgate: heap-bytes needs the dhat backend, which cannot wor
 check "the refusal is one line" [ "$(grep -c . "$T/err" | tail -1)" -le 2 ]
 check "nothing stored" [ "$(find .perfgate/results -name '*.json' | wc -l)" = "$n" ]
 
+# DHAT's output is the benchmark's to overwrite (it runs in its process):
+# a valgrind that writes a hostile one makes that benchmark fail, saying what
+# is wrong, and nothing else (a fake valgrind: PERFGATE_VALGRIND).
+cd "$T"
+fake() {
+  printf '%s' "$1" > fake.out
+  cat > fakevg <<SH
+#!/bin/sh
+[ "\$1" = --version ] && { echo valgrind-3.19.0; exit 0; }
+for a; do case \$a in --dhat-out-file=*) out=\${a#--dhat-out-file=};; esac; done
+cp "$T/fake.out" "\$(echo "\$out" | sed "s/%p/\$\$/")"
+SH
+  chmod +x fakevg
+}
+hostile() {
+  fake "$2"
+  PERFGATE_VALGRIND=$T/fakevg expect_exit 1 "hostile DHAT output: $1" "$PG" run --backend dhat --no-store --no-native one.json
+  contains "$T/out" "$3"
+  PERFGATE_VALGRIND=$T/fakevg expect_exit 2 "hostile DHAT output, stacks: $1" "$PG" record --backend dhat -e heap-allocations \
+    --folded - -- "$HEAP"
+  contains "$T/err" "$3"
+}
+pp='{"dhatFileVersion":2,"mode":"heap","ftbl":["[root]","0x1: f (a.c:1)"],"pps":['
+hostile "not JSON" '{"dhatFileVersion":' "invalid JSON"
+hostile "another version" '{"dhatFileVersion":3,"mode":"heap","pps":[]}' "not DHAT's heap profile of file version 2"
+hostile "a negative count" "$pp"'{"tb":-5,"tbk":1,"gb":0,"fs":[1]}]}' 'without a count "tb"'
+hostile "a fractional count" "$pp"'{"tb":1,"tbk":0.5,"gb":0,"fs":[1]}]}' 'without a count "tbk"'
+fake "$pp"'{"tb":5,"tbk":1,"gb":5,"fs":[7]}]}'
+PERFGATE_VALGRIND=$T/fakevg expect_exit 2 "a frame its table lacks" "$PG" record --backend dhat --folded - -- "$HEAP"
+contains "$T/err" "an allocation point names a frame its table does not have"
+fake "$pp"'{"tb":5,"tbk":1,"gb":5,"fs":[1]}]}'
+PERFGATE_VALGRIND=$T/fakevg expect_exit 0 "a well-formed output" "$PG" run --backend dhat --no-store --no-native --format json one.json
+check "its figures read" [ "$(mv_ "$T/out" heap heap-bytes)" = 5 ]
+
 # A Google Benchmark suite: no per-iteration heap figures, refused in one line.
 if [ -x "$PROGS/gb_demo" ]; then
   expect_exit 2 "heap metrics of a Google Benchmark suite" "$PG" run --backend valgrind --no-store --metrics heap-bytes "$PROGS/gb_demo"
