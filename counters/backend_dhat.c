@@ -91,6 +91,7 @@ static int parse_out(cJSON **doc, const cJSON **pps, const char *text, size_t le
         !cJSON_IsArray(*pps)) {
         cJSON_Delete(*doc);
         *doc = NULL;
+        *pps = NULL;
         return pg_error_set(PG_EINVAL, "%s: not DHAT's heap profile of file version 2", path);
     }
     return 0;
@@ -115,10 +116,13 @@ static int sum_out(void *ctx, const char *text, size_t len, const char *path)
     cJSON *doc;
     const cJSON *pps = NULL, *pp;
     int rc = parse_out(&doc, &pps, text, len, path);
+    if (rc < 0)
+        return rc;
     cJSON_ArrayForEach(pp, pps) {
         totals one;
-        if (rc == 0 && (rc = point_of(&one, pp, path)) == 0)
-            t->blocks += one.blocks, t->bytes += one.bytes, t->peak += one.peak;
+        if ((rc = point_of(&one, pp, path)) < 0)
+            break;
+        t->blocks += one.blocks, t->bytes += one.bytes, t->peak += one.peak;
     }
     cJSON_Delete(doc);
     return rc;
@@ -251,10 +255,24 @@ static int fold_out(void *ctx, const char *text, size_t len, const char *path)
     cJSON *doc;
     const cJSON *pps = NULL, *pp;
     int rc = parse_out(&doc, &pps, text, len, path);
-    const cJSON *ftbl = rc == 0 ? cJSON_GetObjectItemCaseSensitive(doc, "ftbl") : NULL;
-    int nf = cJSON_GetArraySize(ftbl);
-    if (rc == 0 && !cJSON_IsArray(ftbl))
+    if (rc < 0)
+        return rc;
+    const cJSON *ftbl = cJSON_GetObjectItemCaseSensitive(doc, "ftbl"), *f;
+    int nf = cJSON_GetArraySize(ftbl), at = 0;
+    /* the frame table indexed once: cJSON_GetArrayItem walks the list */
+    const cJSON **tbl = calloc(nf > 0 ? (size_t)nf : 1, sizeof *tbl);
+    if (!tbl)
+        rc = pg_error_set(PG_ENOMEM, "out of memory");
+    else if (!cJSON_IsArray(ftbl))
         rc = pg_error_set(PG_EINVAL, "%s: DHAT output without its frame table", path);
+    const cJSON *frames_of = rc == 0 ? ftbl : NULL;
+    cJSON_ArrayForEach(f, frames_of) {
+        if (!cJSON_IsString(f)) {
+            rc = pg_error_set(PG_EINVAL, "%s: a frame of DHAT's table is not a string", path);
+            break;
+        }
+        tbl[at++] = f;
+    }
     enum { MAXF = 256 };
     char names[MAXF][256];
     const char *frames[MAXF];
@@ -278,17 +296,15 @@ static int fold_out(void *ctx, const char *text, size_t len, const char *path)
                 rc = pg_error_set(PG_EINVAL, "%s: an allocation point names a frame its table does not have", path);
                 break;
             }
-            const cJSON *f = cJSON_GetArrayItem(ftbl, (int)fi->valuedouble);
-            if (!cJSON_IsString(f)) {
-                rc = pg_error_set(PG_EINVAL, "%s: a frame of DHAT's table is not a string", path);
-                break;
-            }
-            if (frame_name(names[k], sizeof names[k], f->valuestring))
+            if (frame_name(names[k], sizeof names[k], tbl[(int)fi->valuedouble]->valuestring))
                 frames[k] = names[k], k++;
         }
-        if (rc == 0 && w > 0)
+        if (rc < 0)
+            break;
+        if (w > 0)
             rc = k ? pg_folded_add_frames(fc->out, frames, (size_t)k, (uint64_t)w) : pg_folded_add(fc->out, "[unknown]", (uint64_t)w);
     }
+    free(tbl);
     cJSON_Delete(doc);
     return rc;
 }

@@ -128,8 +128,8 @@ hostile "not JSON" '{"dhatFileVersion":' "invalid JSON"
 hostile "another version" '{"dhatFileVersion":3,"mode":"heap","pps":[]}' "not DHAT's heap profile of file version 2"
 hostile "a negative count" "$pp"'{"tb":-5,"tbk":1,"gb":0,"fs":[1]}]}' 'without a count "tb"'
 hostile "a fractional count" "$pp"'{"tb":1,"tbk":0.5,"gb":0,"fs":[1]}]}' 'without a count "tbk"'
-fake "$pp"'{"tb":5,"tbk":1,"gb":5,"fs":[7]}]}'
-PERFGATE_VALGRIND=$T/fakevg expect_exit 2 "a frame its table lacks" "$PG" record --backend dhat --folded - -- "$HEAP"
+fake "$pp"'{"tb":5,"tbk":1,"gb":5,"fs":[7]},{"tb":5,"tbk":1,"gb":5,"fs":[1]}]}'
+PERFGATE_VALGRIND=$T/fakevg expect_exit 2 "a frame its table lacks (a good point after it)" "$PG" record --backend dhat --folded - -- "$HEAP"
 contains "$T/err" "an allocation point names a frame its table does not have"
 fake "$pp"'{"tb":5,"tbk":1,"gb":5,"fs":[1]}]}'
 PERFGATE_VALGRIND=$T/fakevg expect_exit 0 "a well-formed output" "$PG" run --backend dhat --no-store --no-native --format json one.json
