@@ -595,6 +595,7 @@ typedef struct set_run {
     const pg_run_opts *o;
     pg_rundoc *pre;             /* --jobs: the backend's series already made, benchmark i in pre[i] */
     pg_meter *side;             /* the series of a backend giving metrics the chosen one does not, or NULL */
+    int side_in_pre;            /* pre's workers made that series too */
 } set_run;
 
 /* One benchmark being measured: what its series share, from begin_one to end_one. */
@@ -796,7 +797,7 @@ static int run_one(const set_run *sr, size_t bi)
     rc = rc > 0 ? 0 : rc;
     if (rc == 0)
         rc = run_native(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
-    if (rc == 0)
+    if (rc == 0 && !(sr->pre && sr->side_in_pre))
         rc = run_side(&ob.br, sr->set, sr->meter, sr->side, &ob.proto);
     if (rc == 0 && ob.br.out_varies && !ob.br.fail && !ob.bd.reused_run && o->round <= 0)
         rc = run_again(&ob, sr->meter);
@@ -817,13 +818,14 @@ typedef struct exact_sets {
     size_t n;
 } exact_sets;
 
-static pg_meter *worker_meter;
+static pg_meter *worker_meter, *worker_side;
 
 static void exact_end(void *ctx)
 {
     (void)ctx;
     pg_meter_free(worker_meter);
-    worker_meter = NULL;
+    pg_meter_free(worker_side);
+    worker_meter = worker_side = NULL;
 }
 
 /* In a worker: item i's backend series with the worker's own meter (made at
@@ -841,13 +843,19 @@ static int exact_one(void *ctx, size_t i, char **text, size_t *len)
     pg_meter *meter = worker_meter;
     one_bench ob;
     int rc = begin_one(&ob, sr, i, meter);
-    if (rc == 1 && (rc = try_reuse(&ob, sr->o, meter)) == 0) {
+    if (rc == 0) {
+        rc = pg_error_set(PG_EINVAL, "--jobs: benchmark %zu has no run", i);
+    } else if (rc == 1 && (rc = try_reuse(&ob, sr->o, meter)) == 0) {
         rc = run_main(&ob.br, meter, ob.native, &ob.c, &ob.proto);
         pg_reuse_forget(&ob.bd, meter, sr->o->reuse_from != NULL);
-    } else if (rc == 1)
-        rc = 0;
-    else if (rc == 0)
-        rc = pg_error_set(PG_EINVAL, "--jobs: benchmark %zu has no run", i);
+    }
+    rc = rc > 0 ? 0 : rc;   /* reused */
+    /* The series of a backend giving metrics the chosen one does not (DHAT's
+     * heap): exact counts too, so made here as well, with a meter of the worker's. */
+    if (rc == 0 && sr->side && !worker_side)
+        rc = pg_meter_new(&worker_side, &(pg_meter_opts){.backend = pg_meter_backend(sr->side)});
+    if (rc == 0 && sr->side)
+        rc = run_side(&ob.br, sr->set, meter, worker_side, &ob.proto);
     pg_rundoc doc = {.bench = &ob.bd, .nbench = 1, .capbench = 1};
     snprintf(doc.machine.id, sizeof doc.machine.id, "000000000000");
     doc.backend = (char *)pg_backend_name(pg_meter_backend(meter));
@@ -923,7 +931,7 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
     pg_rundoc *own = NULL;
     int rc = open_side(&sr.side, doc, set, meter, o);
     if (rc == 0 && !o->pre && o->round < 0 && !o->one && parallel(set->n, meter, o->jobs))
-        rc = exact_parallel(&own, &sr, 1, o->jobs, o->progress), sr.pre = own;
+        rc = exact_parallel(&own, &sr, 1, o->jobs, o->progress), sr.pre = own, sr.side_in_pre = 1;
     for (size_t i = 0; rc == 0 && i < set->n; i++) {
         if (o->one && i != o->one - 1)
             continue;

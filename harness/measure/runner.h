@@ -11,7 +11,8 @@
  * Metrics that another backend alone gives (pg_backend_giving: DHAT's
  * heap-*), when a benchmark's choice of metrics names them, come from a
  * series of that backend's own, after the native one (round 0 only; with
- * --jobs, one benchmark after the other in this process); the run refuses
+ * --jobs, in the worker after the exact series, but one benchmark after the
+ * other in this process when pg_runner_exact made them); the run refuses
  * before anything runs when that backend cannot work here or cannot
  * measure a benchmark (a Google Benchmark suite under DHAT).
  * A program whose native runs print different things is measured again by
