@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* The registry: every backend's table (backend_ops.h). */
-static const pg_backend_ops *const backends[] = {&pg_backend_perf_ops, &pg_backend_valgrind_ops};
+static const pg_backend_ops *const backends[] = {&pg_backend_perf_ops, &pg_backend_valgrind_ops, &pg_backend_dhat_ops};
 #define NBACKENDS (sizeof backends / sizeof *backends)
 
 const pg_backend_ops *pg_backend_ops_of(pg_backend_kind k)
@@ -164,6 +164,15 @@ pg_backend_kind pg_backend_native(void)
         if (backends[i]->props.native)
             return backends[i]->props.kind;
     return PG_BACKEND_AUTO;     /* unreachable while the registry holds a native backend */
+}
+
+pg_backend_kind pg_backend_giving(const char *metric)
+{
+    for (size_t i = 0; i < NBACKENDS; i++)
+        for (const char *const *m = backends[i]->props.metrics; m && *m; m++)
+            if (!strcmp(*m, metric))
+                return backends[i]->props.kind;
+    return PG_BACKEND_AUTO;
 }
 
 void pg_backend_doctor_tools(const pg_probe *p, pg_doctor_line *line, void *ctx)

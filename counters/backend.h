@@ -56,6 +56,10 @@ const char *const *pg_backend_events(void);
 /* The environment variables the backends' tools need kept (props.env_keep),
  * the i-th from 0; NULL past the end. */
 const char *pg_backend_env_keep(size_t i);
+/* The backend that alone gives the registry metric `metric` (its props'
+ * `metrics`: DHAT's heap-*), measured beside the chosen backend when asked
+ * for; AUTO when every backend may give it. */
+pg_backend_kind pg_backend_giving(const char *metric);
 /* The backend that measures native time beside a simulated one, and the one
  * that samples stacks with perf_event (`record`, `run --sample` natively). */
 pg_backend_kind pg_backend_native(void);

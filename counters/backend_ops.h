@@ -44,6 +44,7 @@ typedef enum pg_backend_kind {
     PG_BACKEND_AUTO = 0,
     PG_BACKEND_PERF,        /* perf_event: hardware counters when there is a PMU, software events always */
     PG_BACKEND_VALGRIND,    /* cachegrind: exact instructions, simulated caches and branches */
+    PG_BACKEND_DHAT,        /* valgrind's DHAT: exact heap allocations, bytes, peak */
 } pg_backend_kind;
 
 /* What a backend's measurements are, for everyone who reads or plans them.
@@ -73,6 +74,9 @@ typedef struct pg_backend_props {
     const char *chosen_why; /* said when --backend auto chose it, or NULL */
     const char *gives;      /* what its measurements are, in a few words ("exact instruction
                              * counts, simulated caches"), for notes and doctor */
+    const char *const *metrics;  /* the registry metrics only it gives, NULL-terminated: asked for
+                             * beside another backend, it measures them in a series of its own
+                             * (pg_backend_giving); NULL: none */
 } pg_backend_props;
 
 typedef void pg_doctor_line(void *ctx, const char *label, int ok, const char *detail);
@@ -196,6 +200,7 @@ typedef struct pg_backend_ops {
 
 extern const pg_backend_ops pg_backend_perf_ops;
 extern const pg_backend_ops pg_backend_valgrind_ops;
+extern const pg_backend_ops pg_backend_dhat_ops;
 
 /* The table of a chosen backend (NULL for AUTO). */
 const pg_backend_ops *pg_backend_ops_of(pg_backend_kind k);

@@ -1,6 +1,7 @@
 /* report/divergence.c — see divergence.h. */
 #include "report/divergence.h"
 #include "util/error.h"
+#include "util/metrics.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -66,7 +67,9 @@ int pg_divergence_find(pg_comparison *c, double factor)
         /* The first gating count that disagrees: gates come first in b->m. */
         for (size_t k = 0; k < b->nm; k++) {
             const pg_metric_cmp *m = &b->m[k];
-            if (!m->gating || strcmp(m->unit, "count"))
+            /* a heap count (DHAT's blocks) says how much memory is asked for, not how long it takes */
+            const pg_metric_info *info = pg_metric_find(m->metric);
+            if (!m->gating || strcmp(m->unit, "count") || (info && info->kind == PG_METRIC_HEAP))
                 continue;
             pg_divergence_kind kind = pg_divergence_check(m, time, c->alpha, factor);
             if (kind == PG_DIVERGENCE_NONE)

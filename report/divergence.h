@@ -5,7 +5,7 @@
  * less run faster. A gate on the count alone then says the opposite of what a
  * user would measure. A benchmark *diverges* (docs/metrics.md) when
  *   - a gating metric that is a count (unit "count": instructions, cycles,
- *     ...) and its native time (`task-clock`, else a native `wall-time`) were
+ *     ...; not a heap count, which is no measure of work) and its native time (`task-clock`, else a native `wall-time`) were
  *     both compared,
  *   - the time change is significant: Mann-Whitney U, Benjamini-Hochberg
  *     adjusted p below the comparison's alpha (report/stats.h, compare.h),

@@ -7,6 +7,7 @@
 #include "report/flamegraph.h"
 #include "report/funcdelta.h"
 #include "util/error.h"
+#include "util/metrics.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,10 @@ int pg_explain_wanted(const pg_bench_cmp *b)
 
 int pg_explain_exact(const pg_comparison *c)
 {
-    return c->base->stacks_exact && c->cand->stacks_exact;
+    /* stacks of two different weights (instructions, heap bytes) are not set
+     * against each other raw */
+    return c->base->stacks_exact && c->cand->stacks_exact && !strcmp(c->base->stacks_unit, c->cand->stacks_unit) &&
+           !strcmp(c->base->stacks_metric, c->cand->stacks_metric);
 }
 
 const char *pg_explain_unit(const pg_comparison *c)

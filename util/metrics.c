@@ -31,6 +31,11 @@ static const pg_metric_info registry[] = {
     /* Google Benchmark's own, per iteration (docs/google-benchmark.md) */
     {"real-time", "ns", 5.0, 0, NULL, PG_METRIC_GBENCH},
     {"cpu-time", "ns", 5.0, 0, NULL, PG_METRIC_GBENCH},
+    /* valgrind's DHAT: exact like valgrind's instructions; last, so that
+     * the bits of a stored choice of metrics (pg_metric_set) keep their meaning (docs/metrics.md, "Heap metrics") */
+    {"heap-allocations", "count", 0.1, 0, NULL, PG_METRIC_HEAP},
+    {"heap-bytes", "bytes", 0.1, 0, NULL, PG_METRIC_HEAP},
+    {"heap-peak", "bytes", 0.1, 0, NULL, PG_METRIC_HEAP},
 };
 #define NREG (sizeof registry / sizeof registry[0])
 
@@ -79,6 +84,12 @@ int pg_metric_load_bound(const char *name, const char *unit)
         return 1;
     const pg_metric_info *m = pg_metric_find(name);
     return m && (!strcmp(m->name, "context-switches") || !strcmp(m->name, "cpu-migrations"));
+}
+
+int pg_metric_counted(const char *name, const char *unit)
+{
+    const pg_metric_info *m = pg_metric_find(name);
+    return (unit && !strcmp(unit, "count")) || (m && m->kind == PG_METRIC_HEAP && unit && !strcmp(unit, m->unit));
 }
 
 double pg_metric_threshold(const char *name)

@@ -18,6 +18,8 @@ typedef enum pg_metric_kind {
                                  * native runs beside a simulating backend */
     PG_METRIC_OS,               /* from the OS without perf_event: wall clock, rusage */
     PG_METRIC_GBENCH,           /* Google Benchmark's own report, per iteration */
+    PG_METRIC_HEAP,             /* the heap, exact: valgrind's DHAT (the dhat backend), only when asked
+                                 * for (--metrics, a gate) unless it is the backend */
 } pg_metric_kind;
 
 typedef struct pg_metric_info {
@@ -50,6 +52,11 @@ int pg_metric_is_calls(const char *name);
  * (context-switches, cpu-migrations). Such samples are compared only
  * between sides measured in one session (report/compare.h). */
 int pg_metric_load_bound(const char *name, const char *unit);
+
+/* Whether a value of `name` in `unit` is a count that an exact backend
+ * repeats run after run: unit "count", or a heap metric (bytes DHAT counts,
+ * not a size the machine measures as max-rss is). */
+int pg_metric_counted(const char *name, const char *unit);
 
 /* The registry in display order: entry i, NULL past the end. */
 const pg_metric_info *pg_metric_at(size_t i);

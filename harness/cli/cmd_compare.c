@@ -334,11 +334,22 @@ static int has_run(const pg_rundoc_list *runs, const char *machine_id, const cha
     return 0;
 }
 
+/* The registry metrics compare gates on: measured by --run-missing even
+ * when another backend alone gives them (DHAT's heap-*). */
+static pg_metric_set gated_metrics(const opts *o)
+{
+    pg_metric_set s = 0;
+    for (size_t i = 0; i < o->gates.n; i++)
+        if (pg_metric_find(o->gates.v[i]))
+            pg_metric_set_add(&s, o->gates.v[i]);
+    return s;
+}
+
 /* How --run-missing measures (and its confirmation round measures again);
  * `native`: the session's meter of native runs, or NULL. */
 static pg_run_opts missing_run_opts(const opts *o, pg_meter *native)
 {
-    return (pg_run_opts){.repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
+    return (pg_run_opts){.also = gated_metrics(o), .repeat = o->repeat > 0 ? o->repeat : -1, .warmup = -1, .cpu = pg_runner_pick_cpu(),
                          .round = -1, .progress = isatty(2),
                          .sample = o->sample || o->flamegraph,   /* flamegraphs need stacks */
                          .metrics = o->metrics,

@@ -97,7 +97,7 @@ static void warn_system(const pg_profile_stats *ps)
 /* The flamegraph of `f` at `path` (the subtitle says how it was sampled), or
  * by its extension a pprof profile or a speedscope file (report/profile_out.h). */
 static int write_output(const char *path, pg_folded *f, const char *title, const char *cmdline,
-                     const pg_sample_result *sr, const pg_sampler_opts *so)
+                     const pg_sample_result *sr, const pg_sampler_opts *so, int exact)
 {
     char t[512], sub[512];
     snprintf(t, sizeof t, "%s", title ? title : cmdline);
@@ -110,11 +110,13 @@ static int write_output(const char *path, pg_folded *f, const char *title, const
              sr->event, so->system_wide ? " on every CPU" : "", rate, so->callgraph == PG_CALLGRAPH_FP ? "frame-pointer" : "DWARF",
              (unsigned long long)sr->profile.samples,
              sr->profile.samples ? 100.0 * (double)sr->profile.truncated / (double)sr->profile.samples : 0.0);
+    if (exact)
+        snprintf(sub, sizeof sub, "%s, exact", sr->event);
     pg_flamegraph_opts fo;
     pg_flamegraph_opts_init(&fo);
     fo.title = t;
     fo.subtitle = sub;
-    fo.unit = "samples";
+    fo.unit = exact ? sr->event : "samples";
     return pg_profile_write_file(path, pg_profile_format_of(path), f, &fo);
 }
 
@@ -138,9 +140,17 @@ typedef struct record_args {
     int ncmd;
     int all;                /* -a: system-wide */
     double duration;        /* -a --duration S: the command is `sleep S` */
+    pg_backend_kind backend;/* --backend: AUTO is perf_event's sampling (pg_backend_native) */
     char *sleep_argv[3];
     char sleep_for[32];
 } record_args;
+
+/* --backend names one that does not sample with perf_event (an exact one:
+ * its stacks weigh what it counts). */
+static int other_backend(const record_args *a)
+{
+    return a->backend != PG_BACKEND_AUTO && a->backend != pg_backend_native();
+}
 
 /* 0, or 1 with the exit status in *status. */
 static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char **argv)
@@ -168,6 +178,9 @@ static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char *
         PG_OPT_SET_INT(0, "no-pin", "do not pin", &a->cpu, -2),
         PG_OPT_FLAG('a', "all-cpus", "every process on every CPU, kernel stacks where the\n"
                     "kernel allows (as perf record -ag)", &a->all),
+        PG_OPT_CALLBACK(0, "backend", "B", "whose stacks: a backend's name (perfgate doctor lists them;\n"
+                        "default: sampling with perf_event); exact ones weigh what they\n"
+                        "count (docs/sampling.md, \"Other backends\")", &a->backend, pg_cmd_opt_backend),
         PG_OPT_DOUBLE(0, "duration", "S", "with -a: record for S seconds instead of while a command runs",
                       &a->duration, 0.001, 1e7),
         PG_OPT_END(),
@@ -186,6 +199,9 @@ static int parse_args(int *status, record_args *a, pg_ctx *ctx, int argc, char *
         *status = pg_die("-a: what to record while: a command (perfgate record -a -- sleep 5) or --duration S");
     else if (a->ncmd == 0 && !a->all)
         *status = pg_die("no command to record: perfgate record [OPTIONS] -- CMD [ARG...]");
+    else if (a->all && a->backend != PG_BACKEND_AUTO && a->backend != pg_backend_native())
+        *status = pg_die("-a records every CPU with perf_event's sampling, not with the %s backend",
+                         pg_backend_name(a->backend));
     else if (a->cpu >= 0 && pg_check_cpu(a->cpu) < 0)
         *status = pg_die_last();
     else
@@ -226,7 +242,7 @@ static int write_results(const record_args *a, pg_folded *f, const char *cmdline
     } else if (a->folded && pg_folded_write_file(f, a->folded) < 0) {
         return pg_die_last();
     }
-    if (a->svg && write_output(a->svg, f, a->title, cmdline, sr, &a->so) < 0)
+    if (a->svg && write_output(a->svg, f, a->title, cmdline, sr, &a->so, other_backend(a)) < 0)
         return pg_die_last();
     return PG_EXIT_OK;
 }
@@ -237,6 +253,16 @@ static void print_summary(const record_args *a, const pg_folded *f, const pg_sam
 {
     const pg_profile_stats *ps = &sr->profile;
     const pg_sampler_opts *so = &a->so;
+    if (other_backend(a)) {
+        fprintf(stderr, "perfgate record: %llu %s in %zu distinct stacks (the %s backend, exact); the command ran "
+                "%.0f ms under it\n", (unsigned long long)pg_folded_total(f), sr->event, pg_folded_count(f),
+                pg_backend_name(a->backend), res->wall_ns / 1e6);
+        if (a->svg)
+            fprintf(stderr, "wrote: %s\n", a->svg);
+        if (a->folded && strcmp(a->folded, "-"))
+            fprintf(stderr, "wrote: %s\n", a->folded);
+        return;
+    }
     fprintf(stderr, "perfgate record: %llu samples (%s, ", (unsigned long long)ps->samples, sr->event);
     if (so->period)
         fprintf(stderr, "every %llu events", (unsigned long long)so->period);
@@ -282,6 +308,29 @@ static int child_status(int status, const pg_spawn_result *res, const char *cmd)
     return PG_EXIT_FAIL;
 }
 
+/* The command's stacks recorded by the backend --backend names, once it
+ * says it works here; -e chooses what they weigh where it can. */
+static int record_with(pg_folded *f, pg_sample_result *sr, pg_spawn_result *res, const pg_spawn_opts *sp,
+                       const record_args *a)
+{
+    memset(sr, 0, sizeof *sr);
+    memset(res, 0, sizeof *res);
+    pg_probe probe;
+    pg_backend_kind k;
+    char notice[1024];
+    pg_backend_probe(&probe, a->backend);
+    int rc = pg_backend_choose(&k, notice, sizeof notice, a->backend, &probe);
+    pg_stackrec *r = NULL;
+    if (rc == 0)
+        rc = pg_stackrec_new(&r, &(pg_stackrec_opts){.backend = k, .sampler = a->so});
+    if (rc == 0)
+        rc = pg_stackrec_run(r, f, sr, res, sp);
+    if (r && !sr->event[0])
+        snprintf(sr->event, sizeof sr->event, "%s", pg_stackrec_weight(r));
+    pg_stackrec_free(r);
+    return rc;
+}
+
 /* Runs the command under the sampler: *status is set when it did not start. */
 static int sample(pg_folded *f, pg_sample_result *sr, pg_spawn_result *res, int *status, const record_args *a)
 {
@@ -289,7 +338,7 @@ static int sample(pg_folded *f, pg_sample_result *sr, pg_spawn_result *res, int 
     pg_spawn_opts sp = {
         .argv = a->cmd, .cpu = a->cpu >= 0 ? a->cpu : -1, .aslr_off = 1, .log_cap = 4u << 20,
     };
-    int rc = pg_sample_run(f, sr, res, &sp, &a->so);
+    int rc = other_backend(a) ? record_with(f, sr, res, &sp, a) : pg_sample_run(f, sr, res, &sp, &a->so);
     replay_output(res, a->folded && !strcmp(a->folded, "-"));
     if (rc < 0 && !res->started)
         *status = pg_die("cannot record %s: %s", a->all ? "every CPU" : a->cmd[0], pg_error_last());
@@ -321,6 +370,9 @@ int pg_cmd_record(pg_ctx *ctx, int argc, char **argv)
             pg_text_warn("note: %s", sr.notice);
         if (rc < 0) {
             status = pg_die_last();
+        } else if (pg_folded_total(f) == 0 && other_backend(&a)) {
+            status = pg_die("no stacks: the %s backend counted nothing of %s (%s)", pg_backend_name(a.backend),
+                            a.cmd[0], sr.event);
         } else if (pg_folded_total(f) == 0) {
             pg_die("no samples: %s ran for %.0f ms%s", a.cmd[0], res.wall_ns / 1e6,
                    sr.sampler.lost ? " and every sample was lost" :

@@ -207,6 +207,9 @@ typedef struct bench_run {
 typedef struct series {
     pg_meter *meter;
     int native;                 /* this is the native series of the valgrind backend */
+    int side;                   /* this is the series of a backend that gives metrics the chosen one
+                                   does not (DHAT's heap metrics): its runs are not the document's */
+    const char *side_name;      /* ...its backend's name, for the progress line and failures */
     int drop_sim_times;         /* the simulator's series of a run that has a native one too */
     int gb;                     /* a Google Benchmark: wrapped and read as counters/gbench.h says */
     int warmup, runs, first, repeat;
@@ -248,7 +251,7 @@ static int collect(bench_run *br, const series *sr, const pg_spawn_result *res, 
         return 0;
     }
     rc = record_readings(br->b, rd, sr->drop_sim_times);
-    br->b->runs += !sr->native;
+    br->b->runs += !sr->native && !sr->side;
     return rc;
 }
 
@@ -277,11 +280,17 @@ static int run_series(bench_run *br, const series *sr)
     int keep[2];
     int rc = 0;
     int total = sr->warmup + sr->runs;
+    char side_run[64] = "", side_warmup[64] = "";
+    if (sr->side) {
+        snprintf(side_run, sizeof side_run, "%s run", sr->side_name);
+        snprintf(side_warmup, sizeof side_warmup, "%s warmup", sr->side_name);
+    }
     for (int j = 0; j < total && !br->fail && rc == 0; j++) {
         int measured = j >= sr->warmup;
         int shown = measured ? sr->first + (j - sr->warmup) + 1 : j + 1;
         progress(o, br->bi, br->bn, br->bench->name,
-                 sr->native ? (measured ? "native run" : "native warmup") : (measured ? "run" : "warmup"), shown,
+                 sr->side ? (measured ? side_run : side_warmup)
+                 : sr->native ? (measured ? "native run" : "native warmup") : (measured ? "run" : "warmup"), shown,
                  measured ? sr->repeat : sr->warmup);
         char **argv = sr->argv;
         if (measured && (rc = sr->gb ? pg_meter_wrap_gbench(sr->meter, &argv, sr->argv)
@@ -293,9 +302,10 @@ static int run_series(bench_run *br, const series *sr)
          * and the exact counts need no extra process before them. */
         so->own_rss = measured && (sr->native || pg_backend_props_of(pg_meter_backend(sr->meter))->max_rss);
         /* A marked program's channel (or its markers turned off), on measured runs only. */
-        sr->env[sr->nenv] = !measured ? NULL : sr->native ? (char *)sr->child_env : (char *)pg_meter_child_env(sr->meter);
+        sr->env[sr->nenv] = !measured ? NULL
+                            : sr->native || sr->side ? (char *)sr->child_env : (char *)pg_meter_child_env(sr->meter);
         so->keep_fds = keep;
-        so->nkeep = measured && !sr->native ? pg_meter_child_fds(sr->meter, keep, 2) : 0;
+        so->nkeep = measured && !sr->native && !sr->side ? pg_meter_child_fds(sr->meter, keep, 2) : 0;
         if ((rc = pg_spawn_run(&res, so)) < 0)
             break;
         if (res.interrupted) {
@@ -311,8 +321,9 @@ static int run_series(bench_run *br, const series *sr)
         if (rc == 0 && (br->fail || j == total - 1))
             rc = write_logs(o->log_dir, br->bench->name, &res, b);
         if (rc == 0 && br->fail) {
-            const char *phase = sr->native ? (measured ? "native run" : "native warmup")
-                                           : (measured ? "measured run" : "warmup");
+            const char *phase = sr->side ? (measured ? side_run : side_warmup)
+                                : sr->native ? (measured ? "native run" : "native warmup")
+                                : (measured ? "measured run" : "warmup");
             rc = record_failure(b, br->fail, phase, shown, &res, br->timeout);
         }
         pg_spawn_result_free(&res);
@@ -347,6 +358,86 @@ static int wants_native(pg_metric_set metrics)
     return 0;
 }
 
+/* The metrics benchmark `bench` asks for: its choice (0: every default),
+ * and those compare gates on besides. */
+static pg_metric_set metrics_of(const pg_benchset *set, const pg_bench *bench, const pg_run_opts *o)
+{
+    return o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
+}
+
+/* The backend whose series of its own gives metrics of `want` (and
+ * `also`) that `primary` does not (pg_backend_giving), into *out, and the
+ * first such metric into *metric; AUTO when there is none. Only metrics
+ * named count: a choice of every default asks for no such series. */
+static int side_kind(pg_backend_kind *out, const char **metric, pg_metric_set want, pg_backend_kind primary)
+{
+    *out = PG_BACKEND_AUTO;
+    for (size_t i = 0; pg_metric_at(i); i++) {
+        pg_backend_kind k = want & (1u << i) ? pg_backend_giving(pg_metric_at(i)->name) : PG_BACKEND_AUTO;
+        if (k == PG_BACKEND_AUTO || k == primary || k == *out)
+            continue;
+        if (*out != PG_BACKEND_AUTO)
+            return pg_error_set(PG_ENOTSUP, "%s and %s are measured by two different backends besides %s: "
+                                            "ask for them in two runs", *metric, pg_metric_at(i)->name,
+                                pg_backend_name(primary));
+        *out = k;
+        *metric = pg_metric_at(i)->name;
+    }
+    return 0;
+}
+
+/* The meter of the series of its own that the set's choices of metrics
+ * ask for (side_kind) into *out (NULL: none), after checking that its
+ * backend works here and can measure every benchmark that asks: refused
+ * before anything runs, in one line. The document lists its backend. */
+static int open_side(pg_meter **out, pg_rundoc *doc, const pg_benchset *set, const pg_meter *meter,
+                     const pg_run_opts *o)
+{
+    *out = NULL;
+    pg_backend_kind primary = pg_meter_backend(meter), kind = PG_BACKEND_AUTO;
+    const char *metric = NULL;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < set->n; i++) {
+        pg_backend_kind k;
+        const char *m = NULL;
+        if ((rc = side_kind(&k, &m, metrics_of(set, &set->v[i], o) | o->also, primary)) == 0 && k != PG_BACKEND_AUTO) {
+            if (kind != PG_BACKEND_AUTO && k != kind)
+                rc = pg_error_set(PG_ENOTSUP, "%s and %s are measured by two different backends besides %s: "
+                                              "ask for them in two runs", metric, m, pg_backend_name(primary));
+            kind = k, metric = m;
+        }
+    }
+    if (rc < 0 || kind == PG_BACKEND_AUTO)
+        return rc;
+    pg_probe probe;
+    pg_backend_probe(&probe, kind);
+    if (probe.fit[kind].fit == PG_FIT_NONE)
+        return pg_error_set(PG_ENOTSUP, "%s needs the %s backend, which cannot work here: %s", metric,
+                            pg_backend_name(kind), probe.fit[kind].why);
+    if ((rc = pg_meter_new(out, &(pg_meter_opts){.backend = kind})) < 0)
+        return rc;
+    /* A backend that cannot measure a Google Benchmark suite (DHAT: no timed
+     * region) says so when asked to wrap one: before anything runs. */
+    for (size_t i = 0; rc == 0 && i < set->n; i++) {
+        pg_backend_kind k;
+        char **w = NULL;
+        if (set->v[i].kind != PG_BENCH_GB_ONE ||
+            side_kind(&k, &metric, metrics_of(set, &set->v[i], o) | o->also, primary) < 0 || k != kind)
+            continue;
+        if (pg_meter_wrap_gbench(*out, &w, set->v[i].argv) < 0) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", pg_error_last());
+            rc = pg_error_set(PG_ENOTSUP, "%s: %s", set->v[i].name, why);
+        }
+    }
+    if (rc == 0)
+        rc = pg_rundoc_add_backend(doc, pg_backend_name(kind));
+    if (rc < 0) {
+        pg_meter_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
 
 /* How many runs of each series a call makes: all of them, or with
  * o->round >= 0 that round's one (an interleaved measurement). */
@@ -454,6 +545,27 @@ static int run_native(bench_run *br, const pg_meter *meter, pg_meter *native, co
     return !br->fail && native && (c->nruns || c->nwarmup) ? run_series(br, &sr) : 0;
 }
 
+/* Then, when the benchmark asks for metrics another backend alone gives,
+ * that backend's series (round 0 only: exact counts, one run): the whole
+ * program (no regions, no calls), its readings beside the others. */
+static int run_side(bench_run *br, const pg_benchset *set, const pg_meter *meter, pg_meter *side, const series *proto)
+{
+    pg_backend_kind k;
+    const char *metric;
+    const pg_run_opts *o = br->o;
+    if (!side || br->fail || o->round > 0 ||
+        side_kind(&k, &metric, metrics_of(set, br->bench, o) | o->also, pg_meter_backend(meter)) < 0 ||
+        k != pg_meter_backend(side))
+        return 0;
+    const pg_backend_props *p = pg_backend_props_of(k);
+    int rc = pg_meter_set_target(side, &(pg_meter_target){.regions = 0});
+    series sr = *proto;
+    sr.meter = side, sr.side = 1, sr.side_name = p->name, sr.gb = 0, sr.drop_sim_times = 1;
+    sr.warmup = p->warmup, sr.runs = sr.repeat = p->repeat, sr.first = 0;
+    sr.child_env = pg_meter_marked(meter) ? PG_METER_MARKERS_OFF : NULL;
+    return rc < 0 ? rc : run_series(br, &sr);
+}
+
 /* The benchmark's entry into the document (and its table on o->out). */
 static int add_bench(pg_rundoc *doc, int *failed, bench_run *br)
 {
@@ -482,6 +594,8 @@ typedef struct set_run {
     pg_meter *meter;
     const pg_run_opts *o;
     pg_rundoc *pre;             /* --jobs: the backend's series already made, benchmark i in pre[i] */
+    pg_meter *side;             /* the series of a backend giving metrics the chosen one does not, or NULL */
+    int side_in_pre;            /* pre's workers made that series too */
 } set_run;
 
 /* One benchmark being measured: what its series share, from begin_one to end_one. */
@@ -531,7 +645,7 @@ static int try_reuse(one_bench *ob, const pg_run_opts *o, const pg_meter *meter)
     for (size_t i = 0; rc == 0 && i < b->nmetrics; i++) {
         const pg_rundoc_metric *m = &b->metrics[i];
         pg_rundoc_metric *dst;
-        if (!m->source || strcmp(m->source, backend) || strcmp(m->unit, "count"))
+        if (!m->source || strcmp(m->source, backend) || !pg_metric_counted(m->name, m->unit))
             continue;   /* times, and what the native runs measure, are measured anew */
         rc = pg_rundoc_metric_get(&dst, &ob->bd, m->name, m->unit, m->source);
         for (size_t k = 0; k < m->n && rc == 0; k++)
@@ -550,7 +664,7 @@ static int begin_one(one_bench *ob, const set_run *sr, size_t bi, pg_meter *mete
     const pg_bench *bench = &set->v[bi];
     const pg_backend_props *be = pg_backend_props_of(pg_meter_backend(meter));
     int gb = bench->kind == PG_BENCH_GB_ONE;
-    pg_metric_set metrics = o->metrics ? o->metrics : bench->metrics ? bench->metrics : set->def_metrics;
+    pg_metric_set metrics = metrics_of(set, bench, o);
     memset(ob, 0, sizeof *ob);
     /* A Google Benchmark's own report is its time per iteration already; a
      * choice of metrics (--metrics) without a native one wants no native runs. */
@@ -619,7 +733,7 @@ static int wobble(const pg_rundoc_bench *b, const char *backend)
     int worst = 0;
     for (size_t i = 0; i < b->nmetrics; i++) {
         const pg_rundoc_metric *m = &b->metrics[i];
-        if (!m->source || strcmp(m->source, backend) || strcmp(m->unit, "count") || m->n < 2)
+        if (!m->source || strcmp(m->source, backend) || !pg_metric_counted(m->name, m->unit) || m->n < 2)
             continue;
         double lo = m->samples[0], hi = m->samples[0];
         for (size_t k = 1; k < m->n; k++) {
@@ -683,6 +797,8 @@ static int run_one(const set_run *sr, size_t bi)
     rc = rc > 0 ? 0 : rc;
     if (rc == 0)
         rc = run_native(&ob.br, sr->meter, ob.native, &ob.c, &ob.proto);
+    if (rc == 0 && !(sr->pre && sr->side_in_pre))
+        rc = run_side(&ob.br, sr->set, sr->meter, sr->side, &ob.proto);
     if (rc == 0 && ob.br.out_varies && !ob.br.fail && !ob.bd.reused_run && o->round <= 0)
         rc = run_again(&ob, sr->meter);
     if (rc == 0 && !ob.br.fail && o->stacks && o->round <= 0)
@@ -702,13 +818,14 @@ typedef struct exact_sets {
     size_t n;
 } exact_sets;
 
-static pg_meter *worker_meter;
+static pg_meter *worker_meter, *worker_side;
 
 static void exact_end(void *ctx)
 {
     (void)ctx;
     pg_meter_free(worker_meter);
-    worker_meter = NULL;
+    pg_meter_free(worker_side);
+    worker_meter = worker_side = NULL;
 }
 
 /* In a worker: item i's backend series with the worker's own meter (made at
@@ -726,13 +843,19 @@ static int exact_one(void *ctx, size_t i, char **text, size_t *len)
     pg_meter *meter = worker_meter;
     one_bench ob;
     int rc = begin_one(&ob, sr, i, meter);
-    if (rc == 1 && (rc = try_reuse(&ob, sr->o, meter)) == 0) {
+    if (rc == 0) {
+        rc = pg_error_set(PG_EINVAL, "--jobs: benchmark %zu has no run", i);
+    } else if (rc == 1 && (rc = try_reuse(&ob, sr->o, meter)) == 0) {
         rc = run_main(&ob.br, meter, ob.native, &ob.c, &ob.proto);
         pg_reuse_forget(&ob.bd, meter, sr->o->reuse_from != NULL);
-    } else if (rc == 1)
-        rc = 0;
-    else if (rc == 0)
-        rc = pg_error_set(PG_EINVAL, "--jobs: benchmark %zu has no run", i);
+    }
+    rc = rc > 0 ? 0 : rc;   /* reused */
+    /* The series of a backend giving metrics the chosen one does not (DHAT's
+     * heap): exact counts too, so made here as well, with a meter of the worker's. */
+    if (rc == 0 && sr->side && !worker_side)
+        rc = pg_meter_new(&worker_side, &(pg_meter_opts){.backend = pg_meter_backend(sr->side)});
+    if (rc == 0 && sr->side)
+        rc = run_side(&ob.br, sr->set, meter, worker_side, &ob.proto);
     pg_rundoc doc = {.bench = &ob.bd, .nbench = 1, .capbench = 1};
     snprintf(doc.machine.id, sizeof doc.machine.id, "000000000000");
     doc.backend = (char *)pg_backend_name(pg_meter_backend(meter));
@@ -806,9 +929,9 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
     pg_spawn_install_sigint();
     set_run sr = {.doc = doc, .failed = nfailed, .set = set, .meter = meter, .o = o, .pre = o->pre};
     pg_rundoc *own = NULL;
-    int rc = 0;
-    if (!o->pre && o->round < 0 && !o->one && parallel(set->n, meter, o->jobs))
-        rc = exact_parallel(&own, &sr, 1, o->jobs, o->progress), sr.pre = own;
+    int rc = open_side(&sr.side, doc, set, meter, o);
+    if (rc == 0 && !o->pre && o->round < 0 && !o->one && parallel(set->n, meter, o->jobs))
+        rc = exact_parallel(&own, &sr, 1, o->jobs, o->progress), sr.pre = own, sr.side_in_pre = 1;
     for (size_t i = 0; rc == 0 && i < set->n; i++) {
         if (o->one && i != o->one - 1)
             continue;
@@ -817,6 +940,7 @@ int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter
             rc = pg_error_set(PG_EINTR, "interrupted");
     }
     pre_free(own, set->n);
+    pg_meter_free(sr.side);
     return rc;
 }
 

@@ -8,6 +8,13 @@
  * A benchmark that fails (exec error, non-zero exit, signal, timeout) in any
  * run is recorded as failed with the reason and the tail of its stderr, and the
  * others still run. Every raw reading of every run is kept.
+ * Metrics that another backend alone gives (pg_backend_giving: DHAT's
+ * heap-*), when a benchmark's choice of metrics names them, come from a
+ * series of that backend's own, after the native one (round 0 only; with
+ * --jobs, in the worker after the exact series, but one benchmark after the
+ * other in this process when pg_runner_exact made them); the run refuses
+ * before anything runs when that backend cannot work here or cannot
+ * measure a benchmark (a Google Benchmark suite under DHAT).
  * A program whose native runs print different things is measured again by
  * the exact backend (PG_VARIES_RUNS): counts that do not repeat get a spread.
  */
@@ -34,6 +41,9 @@ typedef struct pg_run_opts {
     int repeat, warmup;         /* -1: manifest, else backend default */
     double timeout;             /* <= 0: manifest, else none */
     pg_metric_set metrics;      /* --metrics; 0: the manifest's, else every default metric */
+    pg_metric_set also;         /* measured besides (compare's --gate): metrics another backend
+                                   alone gives (DHAT's heap-*) are measured so even when the choice
+                                   above is every default metric */
     int cpu;                    /* -1: choose; -2: do not pin */
     const char *log_dir;        /* per-benchmark stdout/stderr logs go here */
     const char *tree;           /* the root of the tree the benchmarks run from (a work tree, a

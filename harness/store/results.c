@@ -7,6 +7,7 @@
 #include "util/array.h"
 #include "util/error.h"
 #include "util/jsonfile.h"
+#include "util/metrics.h"
 #include "util/strindex.h"
 #include "util/text.h"
 
@@ -60,7 +61,7 @@ static pg_series *metric_get(pg_side *side, pg_bench_result *b, const char *name
     /* What its backend says of it (the run's "backends"): report/ asks these, never a name. */
     pg_rundoc_props p;
     int known = pg_rundoc_backend_props(&p, run, source);
-    m->exact = known && p.exact && !strcmp(unit, "count");
+    m->exact = known && p.exact && pg_metric_counted(name, unit);
     m->simulated = known && p.simulated;
     if (!m->metric || !m->unit || !m->backend || !m->source)
         return NULL;
@@ -315,7 +316,7 @@ static int disagrees(char *why, size_t len, const pg_rundoc_list *runs, size_t f
             const pg_rundoc_metric *m = &b->metrics[k];
             pg_rundoc_props p;
             double lo, hi;
-            if (!m->source || !pg_rundoc_backend_props(&p, r, m->source) || !p.exact || strcmp(m->unit, "count") ||
+            if (!m->source || !pg_rundoc_backend_props(&p, r, m->source) || !p.exact || !pg_metric_counted(m->name, m->unit) ||
                 !local_range(&lo, &hi, runs, from, to, r, i, b->name, m))
                 continue;
             for (size_t j = 0; j < m->n; j++) {

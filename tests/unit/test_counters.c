@@ -316,12 +316,12 @@ static void test_valgrind_others(void)
 static void test_registry_words(void)
 {
     char buf[256];
-    CHECK_STR(pg_backend_expand(buf, sizeof buf, "{backends}"), "auto (default), perf or valgrind");
-    CHECK_STR(pg_backend_expand(buf, sizeof buf, "only ({names})"), "only (perf or valgrind)");
+    CHECK_STR(pg_backend_expand(buf, sizeof buf, "{backends}"), "auto (default), perf, valgrind or dhat");
+    CHECK_STR(pg_backend_expand(buf, sizeof buf, "only ({names})"), "only (perf, valgrind or dhat)");
     CHECK_STR(pg_backend_expand(buf, sizeof buf, "{native-time} backend, {exact}; {takes-events} events"),
-              "valgrind backend, valgrind; perf events");
+              "valgrind or dhat backend, valgrind or dhat; perf events");
     CHECK_STR(pg_backend_expand(buf, sizeof buf, "default: {repeat}; {warmup}; {unknown}"),
-              "default: 5 perf, 1 valgrind; 1 perf, 0 valgrind; {unknown}");
+              "default: 5 perf, 1 valgrind, 1 dhat; 1 perf, 0 valgrind, 0 dhat; {unknown}");
     CHECK_STR(pg_backend_expand(buf, 12, "{backends}"), "auto (defau");    /* cut to fit */
     int d1mr = 0;
     for (const char *const *e = pg_backend_events(); *e; e++)
