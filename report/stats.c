@@ -24,6 +24,19 @@ static void sort_small(double *v, size_t n)
     }
 }
 
+void pg_stats_sort(double *v, size_t n)
+{
+    if (n <= 64)
+        sort_small(v, n);
+    else
+        qsort(v, n, sizeof *v, cmp_double);
+}
+
+double pg_stats_median_sorted(const double *v, size_t n)
+{
+    return n == 0 ? NAN : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double pg_stats_median(const double *v, size_t n)
 {
     if (n == 0)
@@ -34,11 +47,8 @@ double pg_stats_median(const double *v, size_t n)
     if (!w)
         return NAN;
     memcpy(w, v, n * sizeof *w);
-    if (n <= 64)
-        sort_small(w, n);
-    else
-        qsort(w, n, sizeof *w, cmp_double);
-    double m = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
+    pg_stats_sort(w, n);
+    double m = pg_stats_median_sorted(w, n);
     if (w != small)
         free(w);
     return m;
@@ -118,6 +128,37 @@ void pg_stats_forget(void)
     cached.cdf = NULL;
 }
 
+/* U and its p-value from the rank sum of a and the ties' sum of t^3 - t. */
+static int u_test(pg_mwu *out, double rank_a, double ties, size_t na, size_t nb)
+{
+    size_t n = na + nb;
+    double m1 = (double)na, m2 = (double)nb, mn = m1 * m2;
+    out->u1 = rank_a - m1 * (m1 + 1) / 2;
+    out->u2 = mn - out->u1;
+    double u = out->u1 > out->u2 ? out->u1 : out->u2;
+
+    if (ties == 0 && n <= PG_MWU_EXACT_MAX) {
+        /* Two-sided: twice the tail beyond the larger U, by symmetry P(U >= u) = P(U <= mn - u). */
+        double cdf = 1;
+        int rc = exact_cdf(&cdf, na, nb, (size_t)llround(mn - u));
+        if (rc < 0)
+            return rc;
+        out->exact = 1;
+        out->p = fmin(1.0, 2 * cdf);
+        return 0;
+    }
+    out->exact = 0;
+    double N = (double)n;
+    double var = mn / 12 * ((N + 1) - ties / (N * (N - 1)));
+    if (var <= 0) {
+        out->p = 1;     /* every value tied: no evidence of any difference */
+        return 0;
+    }
+    double z = (u - mn / 2 - 0.5) / sqrt(var);
+    out->p = fmin(1.0, erfc(z / sqrt(2.0)));
+    return 0;
+}
+
 int pg_stats_mannwhitney(pg_mwu *out, const double *a, size_t na, const double *b, size_t nb)
 {
     if (na == 0 || nb == 0)
@@ -157,32 +198,30 @@ int pg_stats_mannwhitney(pg_mwu *out, const double *a, size_t na, const double *
     }
     if (r != small)
         free(r);
+    return u_test(out, rank_a, ties, na, nb);
+}
 
-    double m1 = (double)na, m2 = (double)nb, mn = m1 * m2;
-    out->u1 = rank_a - m1 * (m1 + 1) / 2;
-    out->u2 = mn - out->u1;
-    double u = out->u1 > out->u2 ? out->u1 : out->u2;
-
-    if (ties == 0 && n <= PG_MWU_EXACT_MAX) {
-        /* Two-sided: twice the tail beyond the larger U, by symmetry P(U >= u) = P(U <= mn - u). */
-        double cdf = 1;
-        int rc = exact_cdf(&cdf, na, nb, (size_t)llround(mn - u));
-        if (rc < 0)
-            return rc;
-        out->exact = 1;
-        out->p = fmin(1.0, 2 * cdf);
-        return 0;
+int pg_stats_mannwhitney_sorted(pg_mwu *out, const double *a, size_t na, const double *b, size_t nb)
+{
+    if (na == 0 || nb == 0)
+        return pg_error_set(PG_EINVAL, "Mann-Whitney U needs samples on both sides (got %zu and %zu)", na, nb);
+    /* The ranks of the merged samples, a group of equal values at a time:
+     * the sums pg_stats_mannwhitney's ranking makes, added in its order. */
+    double rank_a = 0, ties = 0;
+    size_t i = 0, j = 0;
+    while (i < na || j < nb) {
+        double x = j == nb || (i < na && a[i] <= b[j]) ? a[i] : b[j];
+        size_t i0 = i, j0 = j;
+        while (i < na && a[i] == x)
+            i++;
+        while (j < nb && b[j] == x)
+            j++;
+        double t = (double)(i - i0 + j - j0), mid = (double)(i0 + j0 + i + j + 1) / 2;
+        for (size_t k = i0; k < i; k++)
+            rank_a += mid;
+        ties += t * t * t - t;
     }
-    out->exact = 0;
-    double N = (double)n;
-    double var = mn / 12 * ((N + 1) - ties / (N * (N - 1)));
-    if (var <= 0) {
-        out->p = 1;     /* every value tied: no evidence of any difference */
-        return 0;
-    }
-    double z = (u - mn / 2 - 0.5) / sqrt(var);
-    out->p = fmin(1.0, erfc(z / sqrt(2.0)));
-    return 0;
+    return u_test(out, rank_a, ties, na, nb);
 }
 
 typedef struct indexed {
