@@ -317,6 +317,25 @@ static int holds_nul(const builder *b, const unsigned char *s, size_t len)
     return memchr(s, '\0', len) != NULL;
 }
 
+/* Whether an object's members so far have the key k (no NUL in it). */
+static int key_again(const cJSON *o, const char *k)
+{
+    for (const cJSON *c = o->child; c; c = c->next)
+        if (c->string[0] == k[0] && !strcmp(c->string, k))
+            return 1;
+    return 0;
+}
+
+/* pg_text_utf8_valid, for the short strings of a document (keys, names,
+ * units): ASCII, nearly all of them, seen without a call. */
+static int utf8_valid(const unsigned char *s, size_t len)
+{
+    unsigned char high = 0;
+    for (size_t i = 0; i < len; i++)
+        high |= s[i];
+    return high < 0x80 || pg_text_utf8_valid((const char *)s, len);
+}
+
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
     builder *b = ctx;
@@ -325,20 +344,11 @@ static int on_string(void *ctx, const unsigned char *s, size_t len)
         n = NULL;
     if (n && holds_nul(b, s, len))
         n->type |= CUT_VALUE;
-    else if (n && pg_text_utf8_valid((const char *)s, len))
+    else if (n && utf8_valid(s, len))
         n->type |= STRICT;
     if (n && !(n->type & STRICT) && b->depth)
         b->stack[b->depth - 1].unknown = 1;
     return add_scalar(b, n);
-}
-
-/* Whether an object's members so far have the key k (no NUL in it). */
-static int key_again(const cJSON *o, const char *k)
-{
-    for (const cJSON *c = o->child; c; c = c->next)
-        if (!strcmp(c->string, k))
-            return 1;
-    return 0;
 }
 
 static int on_key(void *ctx, const unsigned char *s, size_t len)
@@ -349,7 +359,7 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
     b->key_cut = holds_nul(b, s, len);
     frame *f = top(b);
     if (f && !f->unknown)
-        f->unknown = b->key_cut || f->count >= STRICT_KEYS || !pg_text_utf8_valid(b->key, len) ||
+        f->unknown = b->key_cut || f->count >= STRICT_KEYS || !utf8_valid(s, len) ||
                      key_again(f->node, b->key);
     return 1;
 }
