@@ -3,6 +3,7 @@
 #include "util/error.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,6 +237,43 @@ static int cmp_indexed(const void *x, const void *y)
     return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 
+/* s[0..n), in the order of their index, sorted by p as cmp_indexed sorts
+ * them: a stable radix sort of p's bits, which order as the numbers do when
+ * every p is +0 or more (a p-value always is; a NaN or a negative zero is
+ * left to qsort: 0). 5 * 10^4 p-values of a large comparison, without
+ * 10^6 calls through a pointer. */
+static int sort_by_p(indexed *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i].p >= 0) || signbit(s[i].p))
+            return 0;
+    indexed *tmp = malloc(n * sizeof *tmp);
+    if (!tmp)
+        return 0;
+    uint64_t first;
+    memcpy(&first, &s[0].p, sizeof first);
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++) {
+            uint64_t bits;
+            memcpy(&bits, &s[i].p, sizeof bits);
+            count[((bits >> shift) & 0xff) + 1]++;
+        }
+        if (count[((first >> shift) & 0xff) + 1] == n)
+            continue;       /* every key has this byte alike */
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++) {
+            uint64_t bits;
+            memcpy(&bits, &s[i].p, sizeof bits);
+            tmp[count[(bits >> shift) & 0xff]++] = s[i];
+        }
+        memcpy(s, tmp, n * sizeof *s);
+    }
+    free(tmp);
+    return 1;
+}
+
 int pg_stats_bh(double *q, const double *p, size_t n)
 {
     if (n == 0)
@@ -245,7 +283,8 @@ int pg_stats_bh(double *q, const double *p, size_t n)
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         s[i] = (indexed){p[i], i};
-    qsort(s, n, sizeof *s, cmp_indexed);
+    if (!sort_by_p(s, n))
+        qsort(s, n, sizeof *s, cmp_indexed);
     double running = 1.0;
     for (size_t k = n; k-- > 0;) {
         double v = s[k].p * (double)n / (double)(k + 1);

@@ -153,8 +153,52 @@ static void test_mwu_sorted(void)
     pg_stats_forget();
 }
 
+/* The adjustment of many p-values with ties (the radix path) against the
+ * procedure written out: q_(k) = min over j >= k of p_(j) * n / j, with the
+ * p-values ranked by value, then by position. */
+static size_t rank_of[4000];
+static const double *ranked_p;
+
+static int by_p_then_index(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    if (ranked_p[a] != ranked_p[b])
+        return ranked_p[a] < ranked_p[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+static void test_bh_many(void)
+{
+    static double p[4000], q[4000], want[4000];
+    unsigned seed = 7;
+    size_t n = 4000;
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        p[i] = i % 5 == 0 ? 1.0 : i % 7 == 0 ? 0.0 : (double)((seed >> 16) % 300) / 1000.0;
+        rank_of[i] = i;
+    }
+    ranked_p = p;
+    qsort(rank_of, n, sizeof *rank_of, by_p_then_index);
+    double running = 1.0;
+    for (size_t k = n; k-- > 0;) {
+        double v = p[rank_of[k]] * (double)n / (double)(k + 1);
+        running = v < running ? v : running;
+        want[rank_of[k]] = running;
+    }
+    CHECK_EQ_INT(pg_stats_bh(q, p, n), 0);
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++)
+        same += q[i] == want[i];
+    CHECK_EQ_INT((int)same, (int)n);
+    /* A negative zero (no p-value is one) is still ranked as a zero. */
+    double z[] = {0.5, -0.0, 0.01};
+    CHECK_EQ_INT(pg_stats_bh(z, z, 3), 0);
+    CHECK(z[1] == 0 && z[2] == 0.015 && z[0] == 0.5);
+}
+
 int main(void)
 {
+    test_bh_many();
     test_median();
     test_mwu_sorted();
     test_mwu_exact();
