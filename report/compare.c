@@ -34,12 +34,77 @@ static int cmp_metric(const void *x, const void *y)
     return c ? c : strcmp(a->backend, b->backend);
 }
 
+/* A benchmark's metrics in report order. No two share a name and a backend,
+ * so the order is total and any sort gives it: a handful by insertion, not
+ * through qsort's calls (10^4 benchmarks). */
+static void sort_metrics(pg_metric_cmp *m, size_t n)
+{
+    if (n > 16) {
+        qsort(m, n, sizeof *m, cmp_metric);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        pg_metric_cmp x = m[i];
+        size_t j = i;
+        for (; j > 0 && cmp_metric(&m[j - 1], &x) > 0; j--)
+            m[j] = m[j - 1];
+        m[j] = x;
+    }
+}
+
+
+/* What follows from a metric's name alone: the registry's metric it is an
+ * alias of, its threshold when the benchmark has none of its own, its place
+ * in the report and whether it gates. The series of a side share their
+ * names (a side's string pool), so a name is known by its pointer, and a
+ * comparison of 10^4 benchmarks looks each up once, not 10^5 times. */
+typedef struct known {
+    const char *metric;
+    const pg_metric_info *alias;
+    double pct;
+    pg_threshold_source src;
+    size_t order;
+    int gating;
+} known;
+
+typedef struct memo {
+    const pg_compare_opts *o;
+    size_t n;
+    known k[16], spare;     /* spare: a name past the 16 kept, found every time */
+} memo;
+
+static const known *known_of(memo *m, const char *metric)
+{
+    for (size_t i = 0; i < m->n; i++)
+        if (m->k[i].metric == metric)
+            return &m->k[i];
+    known *k = m->n < sizeof m->k / sizeof *m->k ? &m->k[m->n++] : &m->spare;
+    k->metric = metric;
+    k->alias = pg_metric_find_alias(metric);
+    k->pct = pg_threshold_for(m->o->thresholds, NULL, metric, &k->src);
+    k->order = order_of(m->o->gates, metric);
+    k->gating = pg_gates_has(m->o->gates, metric);
+    return k;
+}
+
+/* pg_series_duplicate_alias, its alias looked up once. */
+static int duplicate_alias(const pg_bench_result *b, const pg_series *s, memo *m)
+{
+    const known *k = known_of(m, s->metric);
+    return k->alias && pg_bench_find_series(b, k->alias->name, s->backend) != NULL;
+}
 
 /* The threshold in force (command line, manifest, calibration, default:
  * threshold.h) and the measured noise floor, when calibrate measured one. */
-static void set_threshold(pg_metric_cmp *mc, const pg_bench_result *cand, const pg_compare_opts *o)
+static void set_threshold(pg_metric_cmp *mc, const pg_bench_result *cand, const pg_compare_opts *o, memo *m)
 {
-    mc->threshold_pct = pg_threshold_for(o->thresholds, &cand->thresholds, mc->metric, &mc->threshold_source);
+    if (cand->thresholds.n) {
+        mc->threshold_pct = pg_threshold_for(o->thresholds, &cand->thresholds, mc->metric, &mc->threshold_source);
+    } else {
+        const known *k = known_of(m, mc->metric);
+        mc->threshold_pct = k->pct;
+        mc->threshold_source = k->src;
+    }
     const pg_floor *f = pg_floors_find(o->floors, cand->name, mc->metric);
     mc->floor_pct = f ? f->floor_pct : NAN;
     if (f && mc->threshold_source == PG_TH_DEFAULT) {
@@ -48,9 +113,43 @@ static void set_threshold(pg_metric_cmp *mc, const pg_bench_result *cand, const 
     }
 }
 
-/* Medians, delta, threshold and — for deterministic pairs — the verdict. */
-static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb, const pg_bench_result *cb,
-                    const pg_compare_opts *o, size_t min_samples, const pg_comparison *c)
+/* A series' samples sorted once, for its median and its U test; `v` NULL
+ * when they could not be (a NaN among them, or no memory): then the
+ * unsorted samples are handed to pg_stats, which sorts them itself. */
+typedef struct sorted {
+    double *v;
+    double small[64];
+} sorted;
+
+static void sorted_free(sorted *s)
+{
+    if (s->v != s->small)
+        free(s->v);
+    s->v = NULL;
+}
+
+static void sort_series(sorted *s, const pg_series *ser)
+{
+    s->v = ser->n <= 64 ? s->small : malloc(ser->n * sizeof *s->v);
+    for (size_t i = 0; s->v && i < ser->n; i++) {
+        if (isnan(ser->v[i])) {
+            sorted_free(s);
+            return;
+        }
+        s->v[i] = ser->v[i];
+    }
+    if (s->v)
+        pg_stats_sort(s->v, ser->n);
+}
+
+static double median_of(const sorted *s, const pg_series *ser)
+{
+    return s->v ? pg_stats_median_sorted(s->v, ser->n) : pg_stats_median(ser->v, ser->n);
+}
+
+static void measure_sorted(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb, const sorted *wa,
+                           const sorted *wb, const pg_bench_result *cb, const pg_compare_opts *o, size_t min_samples,
+                           const pg_comparison *c, memo *m)
 {
     mc->metric = sa->metric;
     mc->unit = sa->unit;
@@ -58,11 +157,11 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
     mc->simulated = sa->simulated;
     mc->na = sa->n;
     mc->nb = sb->n;
-    mc->base = pg_stats_median(sa->v, sa->n);
-    mc->cand = pg_stats_median(sb->v, sb->n);
+    mc->base = median_of(wa, sa);
+    mc->cand = median_of(wb, sb);
     mc->delta_abs = mc->cand - mc->base;
     mc->delta_pct = mc->base != 0 ? 100 * mc->delta_abs / fabs(mc->base) : (mc->delta_abs == 0 ? 0 : NAN);
-    set_threshold(mc, cb, o);
+    set_threshold(mc, cb, o, m);
     mc->p = mc->q = NAN;
     if (sa->n == 0 || sb->n == 0) {
         mc->verdict = PG_VERDICT_INCONCLUSIVE;
@@ -123,10 +222,24 @@ static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb,
      * false-discovery correction must count all the tests, not only the ones
      * that looked large. */
     pg_mwu u;
-    if (!mc->deterministic && enough && pg_stats_mannwhitney(&u, sa->v, sa->n, sb->v, sb->n) == 0) {
+    if (!mc->deterministic && enough &&
+        (wa->v && wb->v ? pg_stats_mannwhitney_sorted(&u, wa->v, sa->n, wb->v, sb->n)
+                        : pg_stats_mannwhitney(&u, sa->v, sa->n, sb->v, sb->n)) == 0) {
         mc->tested = 1;
         mc->p = u.p;
     }
+}
+
+/* Medians, delta, threshold and — for deterministic pairs — the verdict. */
+static void measure(pg_metric_cmp *mc, const pg_series *sa, const pg_series *sb, const pg_bench_result *cb,
+                    const pg_compare_opts *o, size_t min_samples, const pg_comparison *c, memo *m)
+{
+    sorted wa, wb;
+    sort_series(&wa, sa);
+    sort_series(&wb, sb);
+    measure_sorted(mc, sa, sb, &wa, &wb, cb, o, min_samples, c, m);
+    sorted_free(&wa);
+    sorted_free(&wb);
 }
 
 pg_verdict pg_verdict_combine(const size_t count[4])
@@ -154,7 +267,7 @@ static int add_metric(pg_bench_cmp *bc, size_t *cap, pg_metric_cmp **out)
 /* A metric that cannot be compared: measured on one side only (`s`, of the
  * baseline when `in_base`), or by another backend on the other side. */
 static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const pg_bench_result *cand,
-                      const pg_compare_opts *o)
+                      const pg_compare_opts *o, memo *m)
 {
     mc->metric = s->metric;
     mc->unit = s->unit;
@@ -168,14 +281,14 @@ static void one_sided(pg_metric_cmp *mc, const pg_series *s, int in_base, const 
         mc->nb = s->n;
         mc->cand = pg_stats_median(s->v, s->n);
     }
-    set_threshold(mc, cand, o);
+    set_threshold(mc, cand, o, m);
     mc->not_compared = 1;
     mc->verdict = PG_VERDICT_INCONCLUSIVE;
 }
 
 /* Every metric pair of one benchmark present on both sides. */
 static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_bench_result *b,
-                         const pg_compare_opts *o, size_t min_samples, const pg_comparison *c)
+                         const pg_compare_opts *o, size_t min_samples, const pg_comparison *c, memo *m)
 {
     /* Sized for the usual case, both sides measured the same metrics: in a
      * suite of 10^4 benchmarks, a doubling array's slack was 10 MB. */
@@ -186,17 +299,17 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
         return pg_error_set(PG_ENOMEM, "out of memory");
     for (size_t i = 0; i < a->nm; i++) {
         const pg_series *sa = &a->m[i];
-        if (pg_series_duplicate_alias(a, sa))
+        if (duplicate_alias(a, sa, m))
             continue;
         const pg_series *sb = pg_bench_find_series(b, sa->metric, sa->backend);
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
         if (sb) {
-            measure(mc, sa, sb, b, o, min_samples, c);
+            measure(mc, sa, sb, b, o, min_samples, c, m);
             continue;
         }
         const pg_series *other = pg_bench_find_series(b, sa->metric, NULL);
-        one_sided(mc, sa, 1, b, o);
+        one_sided(mc, sa, 1, b, o, m);
         if (other)
             pg_note_set(&mc->note, PG_NOTE_METRIC, "not compared: measured by %s in the baseline, by %s in the candidate",
                      sa->backend, other->backend);
@@ -205,11 +318,11 @@ static int compare_bench(pg_bench_cmp *bc, const pg_bench_result *a, const pg_be
     }
     for (size_t i = 0; i < b->nm; i++) {
         const pg_series *sb = &b->m[i];
-        if (pg_bench_find_series(a, sb->metric, NULL) || pg_series_duplicate_alias(b, sb))
+        if (pg_bench_find_series(a, sb->metric, NULL) || duplicate_alias(b, sb, m))
             continue;   /* compared above, or already named as measured by another backend */
         if ((rc = add_metric(bc, &cap, &mc)) < 0)
             return rc;
-        one_sided(mc, sb, 0, b, o);
+        one_sided(mc, sb, 0, b, o, m);
         pg_note_set(&mc->note, PG_NOTE_METRIC, "not compared: not measured in the baseline");
     }
     if (bc->nm && bc->nm < cap) {
@@ -238,12 +351,12 @@ static void reason_add(pg_missing *ms, const char *fmt, ...)
 /* The benchmark's verdict from its gating metrics (see compare.h); what kept
  * a gating metric from being compared goes into *ms. */
 static void bench_verdict(pg_bench_cmp *bc, pg_missing *ms, size_t *ngated, const pg_bench_result *a,
-                          const pg_bench_result *b, const pg_gates *g)
+                          const pg_bench_result *b, const pg_gates *g, memo *mm)
 {
     size_t count[4] = {0};
     for (size_t i = 0; i < bc->nm; i++) {
         pg_metric_cmp *m = &bc->m[i];
-        m->gating = pg_gates_has(g, m->metric);
+        m->gating = known_of(mm, m->metric)->gating;
         if (!m->gating)
             continue;
         count[m->verdict]++;
@@ -308,6 +421,7 @@ typedef struct half {
 static int compare_half(void *arg)
 {
     const half *h = arg;
+    memo m = {.o = h->o};
     int rc = 0;
     for (size_t i = h->from; i < h->to && rc == 0; i++) {
         const pg_bench_result *a = h->a[i], *b = h->b[i];
@@ -319,7 +433,7 @@ static int compare_half(void *arg)
         bc->failed_a = a->failed;
         bc->failed_b = b->failed;
         bc->stacks_note = b->stacks_note ? b->stacks_note : a->stacks_note;
-        rc = compare_bench(bc, a, b, h->o, h->min_samples, h->out);
+        rc = compare_bench(bc, a, b, h->o, h->min_samples, h->out, &m);
         note_reused(bc, a, b);
     }
     pg_stats_forget();      /* a thread's cached table goes with it (this one rebuilds it once) */
@@ -387,8 +501,6 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
      * pay for one: a comparison of 10^4 benchmarks runs 5 * 10^4 Mann-Whitney tests. */
     if (rc == 0)
         rc = pg_pair_run(compare_half, &h[0], &h[1], h[1].to - h[1].from >= 256);
-    free(pa);
-    free(pb);
     size_t ntested = 0;
     for (size_t i = 0; i < out->nbench && rc == 0; i++)
         for (size_t k = 0; k < out->bench[i].nm; k++)
@@ -431,19 +543,16 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     free(p);
 
     /* Pass 3: per-benchmark and overall verdicts. */
+    memo m = {.o = o};
     for (size_t i = 0; i < out->nbench && rc == 0; i++) {
         pg_bench_cmp *bc = &out->bench[i];
-        size_t ja = 0, jb = 0;
-        pg_strindex_get(&ia, bc->name, &ja);
-        pg_strindex_get(&ib, bc->name, &jb);
         pg_missing ms = {.bench = bc->name};
-        bench_verdict(bc, &ms, &out->ngated, &base->b[ja], &cand->b[jb], o->gates);
+        bench_verdict(bc, &ms, &out->ngated, pa[i], pb[i], o->gates, &m);
         if (ms.reason[0])
             rc = missing_add(out, &capmissing, &ms);
         for (size_t k = 0; k < bc->nm; k++)
-            bc->m[k].order = order_of(o->gates, bc->m[k].metric);
-        if (bc->nm)     /* a benchmark that failed on both sides has no metric: qsort(NULL) is undefined */
-            qsort(bc->m, bc->nm, sizeof *bc->m, cmp_metric);
+            bc->m[k].order = known_of(&m, bc->m[k].metric)->order;
+        sort_metrics(bc->m, bc->nm);
         out->count[bc->verdict]++;
     }
     /* A benchmark on one side only was not gated either. */
@@ -455,6 +564,8 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     out->fail_on_divergence = o->fail_on_divergence;
     if (rc == 0)
         rc = pg_divergence_find(out, o->divergence_factor > 0 ? o->divergence_factor : PG_DIVERGENCE_FACTOR);
+    free(pa);
+    free(pb);
     pg_strindex_free(&ia);
     pg_strindex_free(&ib);
     if (rc < 0)

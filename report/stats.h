@@ -19,6 +19,13 @@
 /* The median of v[0..n) (v is not modified); NAN when n == 0. */
 double pg_stats_median(const double *v, size_t n);
 
+/* Sorts v[0..n) ascending (no NaN among them). */
+void pg_stats_sort(double *v, size_t n);
+
+/* The median of v[0..n) already sorted ascending; NAN when n == 0. So that
+ * a caller who also tests the samples sorts them once. */
+double pg_stats_median_sorted(const double *v, size_t n);
+
 /* 1 when every value of v[0..n) is equal (also for n <= 1). */
 int pg_stats_all_equal(const double *v, size_t n);
 
@@ -36,6 +43,10 @@ typedef struct pg_mwu {
 /* Two-sided Mann-Whitney U test of a[0..na) against b[0..nb). PG_EINVAL when a
  * sample is empty; PG_ENOMEM. */
 int pg_stats_mannwhitney(pg_mwu *out, const double *a, size_t na, const double *b, size_t nb);
+
+/* The same of a[0..na) and b[0..nb) each sorted ascending, without NaN: the
+ * same U and p as pg_stats_mannwhitney, from a merge instead of a sort. */
+int pg_stats_mannwhitney_sorted(pg_mwu *out, const double *a, size_t na, const double *b, size_t nb);
 
 /* pg_stats_mannwhitney keeps, per thread, the exact table of the last sample
  * sizes it tested. A thread that tested pairs calls this before it ends, or

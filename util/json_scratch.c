@@ -21,6 +21,7 @@
 #include "util/json_scratch.h"
 #include "util/array.h"
 #include "util/error.h"
+#include "util/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +39,8 @@
 #define PACKED (1 << 14)            /* a type bit cJSON does not use: cJSON_IsArray still holds */
 #define CUT_VALUE (1 << 15)         /* its string held a "\u0000": C sees it end there */
 #define CUT_KEY (1 << 16)           /* its key did */
+#define STRICT (1 << 17)            /* pg_json_strict_known: what pg_json_check_strict asks, known */
+#define STRICT_KEYS 16              /* objects of more keys are left to pg_json_check_strict's map */
 
 typedef struct chunk {
     struct chunk *next;
@@ -74,6 +77,8 @@ typedef struct frame {
     size_t record;                  /* R_RECORD: its index among the records; SIZE_MAX: the root */
     const char *outer;              /* R_RECORD: the root's key holding it, or NULL */
     mark at;                        /* an element of R_STREAMED being built: the scratch before it */
+    int unknown;                    /* not known strict (pg_json_strict_known): a string or key not
+                                     * UTF-8 or cut, a key twice, too many keys, or such a child */
 } frame;
 
 typedef struct builder {
@@ -87,7 +92,24 @@ typedef struct builder {
     int oom;
     const pg_json_stream *stream;   /* NULL: the whole tree is kept */
     int rc;                         /* the callback's error, which stopped the parse */
+    double *spare;                  /* a closed array's buffer of numbers, for the next one: */
+    size_t spare_cap;               /* 10^5 arrays of a document, not 10^5 mallocs */
 } builder;
+
+/* The numbers' buffer of a frame that no longer needs it, kept for the
+ * next array (the larger of two kept). */
+static void give_back(builder *b, frame *f)
+{
+    if (f->cap > b->spare_cap) {
+        free(b->spare);
+        b->spare = f->nums;
+        b->spare_cap = f->cap;
+    } else {
+        free(f->nums);
+    }
+    f->nums = NULL;
+    f->cap = 0;
+}
 
 static void *take(pg_json_scratch *s, size_t n)
 {
@@ -200,9 +222,8 @@ static int unpack(builder *b, frame *f)
             return 0;
         attach(b, n);
     }
-    free(f->nums);
-    f->nums = NULL;
-    f->n = f->cap = 0;
+    give_back(b, f);
+    f->n = 0;
     return 1;
 }
 
@@ -250,8 +271,8 @@ static double number_of(const char *s, size_t len)
     if (len - i <= 15) {
         uint64_t v = 0;
         size_t j = i;
-        while (j < len && s[j] >= '0' && s[j] <= '9')
-            v = v * 10 + (uint64_t)(s[j++] - '0');
+        for (unsigned dig; j < len && (dig = (unsigned char)s[j] - (unsigned)'0') < 10; j++)
+            v = v * 10 + dig;
         if (j == len)
             return i ? -(double)v : (double)v;
     }
@@ -270,8 +291,8 @@ static int on_number(void *ctx, const char *s, size_t len)
     builder *b = ctx;
     double d = number_of(s, len);
     frame *f = top(b);
-    if (f && f->all_numbers) {
-        if (pg_array_grow(&f->nums, &f->cap, f->n, sizeof *f->nums, 16) < 0)
+    if (f && f->all_numbers) {      /* most of a document's values: grown only when full */
+        if (f->n == f->cap && pg_array_grow(&f->nums, &f->cap, f->n, sizeof *f->nums, 16) < 0)
             return b->oom = 1, 0;
         f->nums[f->n++] = d;
         f->count++;
@@ -296,6 +317,25 @@ static int holds_nul(const builder *b, const unsigned char *s, size_t len)
     return memchr(s, '\0', len) != NULL;
 }
 
+/* Whether an object's members so far have the key k (no NUL in it). */
+static int key_again(const cJSON *o, const char *k)
+{
+    for (const cJSON *c = o->child; c; c = c->next)
+        if (c->string[0] == k[0] && !strcmp(c->string, k))
+            return 1;
+    return 0;
+}
+
+/* pg_text_utf8_valid, for the short strings of a document (keys, names,
+ * units): ASCII, nearly all of them, seen without a call. */
+static int utf8_valid(const unsigned char *s, size_t len)
+{
+    unsigned char high = 0;
+    for (size_t i = 0; i < len; i++)
+        high |= s[i];
+    return high < 0x80 || pg_text_utf8_valid((const char *)s, len);
+}
+
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
     builder *b = ctx;
@@ -304,6 +344,10 @@ static int on_string(void *ctx, const unsigned char *s, size_t len)
         n = NULL;
     if (n && holds_nul(b, s, len))
         n->type |= CUT_VALUE;
+    else if (n && utf8_valid(s, len))
+        n->type |= STRICT;
+    if (n && !(n->type & STRICT) && b->depth)
+        b->stack[b->depth - 1].unknown = 1;
     return add_scalar(b, n);
 }
 
@@ -313,6 +357,10 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
     if (!(b->key = copy(b, s, len)))
         return b->oom = 1, 0;
     b->key_cut = holds_nul(b, s, len);
+    frame *f = top(b);
+    if (f && !f->unknown)
+        f->unknown = b->key_cut || f->count >= STRICT_KEYS || !utf8_valid(s, len) ||
+                     key_again(f->node, b->key);
     return 1;
 }
 
@@ -355,6 +403,12 @@ static int open_container(builder *b, int type)
     frame *nf = &b->stack[b->depth++];
     *nf = (frame){.node = n, .all_numbers = type == cJSON_Array, .at = at};
     place(b, nf, parent, key);
+    if (nf->all_numbers && b->spare) {
+        nf->nums = b->spare;
+        nf->cap = b->spare_cap;
+        b->spare = NULL;
+        b->spare_cap = 0;
+    }
     return 1;
 }
 
@@ -366,6 +420,10 @@ static int on_end(void *ctx)
 {
     builder *b = ctx;
     frame *f = &b->stack[b->depth - 1];
+    if (!f->unknown)
+        f->node->type |= STRICT;
+    else if (b->depth > 1)
+        f[-1].unknown = 1;
     if (f->all_numbers && f->n) {
         double *v = f->n <= INT_MAX ? take(b->mem, f->n * sizeof *v) : NULL;
         if (!v && f->n <= INT_MAX)
@@ -379,7 +437,7 @@ static int on_end(void *ctx)
             return b->oom = 1, 0;
         }
     }
-    free(f->nums);
+    give_back(b, f);
     b->depth--;
     frame *parent = top(b);
     if (parent && parent->role == R_STREAMED)
@@ -467,6 +525,7 @@ static int parser_finish(parser *p, cJSON **out, pg_json_scratch **scratch)
         rc = pg_error_set(PG_EINVAL, "%s:%zu:%zu: invalid JSON", p->name, p->line, p->col);
     for (size_t i = 0; i < p->b.depth; i++)
         free(p->b.stack[i].nums);
+    free(p->b.spare);
     free(p->b.stack);
     yajl_free(p->h);
     *out = NULL;
@@ -622,6 +681,11 @@ int pg_json_packed(const cJSON *a, const double **v, size_t *n)
     *v = (const double *)(const void *)a->valuestring;
     *n = (size_t)a->valueint;
     return 1;
+}
+
+int pg_json_strict_known(const cJSON *v)
+{
+    return v && (v->type & STRICT);
 }
 
 int pg_json_cut(const cJSON *v)

@@ -60,6 +60,14 @@ int pg_json_packed(const cJSON *a, const double **v, size_t *n);
  * than take a shorter name or text for the one written. Else 0. */
 int pg_json_cut(const cJSON *v);
 
+/* 1 when the parse found what pg_json_check_strict (util/jsonfile.h) checks
+ * of `v` (a scratch document's node) and all under it: every string and key
+ * valid UTF-8 and whole (no "\u0000"), no object with a key twice (nor
+ * with more than 16 keys: those are left to the check's map). 0: not
+ * known, either way; the check then walks it. So a result document's
+ * values are looked at once, as they are parsed, not again in a walk. */
+int pg_json_strict_known(const cJSON *v);
+
 /* The number of values of array `a`, packed or not. */
 size_t pg_json_array_len(const cJSON *a);
 

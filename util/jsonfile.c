@@ -2,6 +2,7 @@
 #include "util/jsonfile.h"
 #include "util/error.h"
 #include "util/fileio.h"
+#include "util/json_scratch.h"
 #include "util/strindex.h"
 #include "util/text.h"
 
@@ -104,6 +105,8 @@ static int strict_fail(const strict_path *p, const char *name, const char *why)
 
 static int strict_item(const cJSON *v, strict_path *p, const char *name)
 {
+    if (pg_json_strict_known(v))
+        return 0;       /* a scratch document's node, checked as it was parsed */
     if (cJSON_IsString(v) && !pg_text_utf8_valid(v->valuestring, strlen(v->valuestring)))
         return strict_fail(p, name, "a string that is not UTF-8");
     int object = cJSON_IsObject(v), rc = 0;

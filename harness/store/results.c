@@ -17,10 +17,58 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A run's metric strings are mostly the same few (rundoc.c keeps the known
+ * words once) and a side's 5 * 10^4 series share them: what each string is
+ * in the side's pool, and what a run's backend of a source says, are kept
+ * by pointer for the length of one pg_results_collect (whose runs stay put),
+ * not looked up per series. */
+#define MEMO 32
+
+typedef struct source_memo {
+    const pg_rundoc *run;
+    const char *source;
+    int known;
+    pg_rundoc_props props;
+} source_memo;
+
 typedef struct collector {
     pg_side *side;
     pg_strindex index;      /* bench name -> position in side->b */
+    const char *in[MEMO], *pooled[MEMO];    /* a string -> the pool's copy */
+    size_t nin;
+    source_memo src[MEMO];
+    size_t nsrc;
+    const pg_rundoc *origin_run;            /* the last origin made: its run, directory and text */
+    const char *origin_cwd, *origin;
 } collector;
+
+/* pg_strpool_intern(&side->pool, s), found by pointer when it was before. */
+static const char *intern(collector *c, const char *s)
+{
+    for (size_t i = 0; i < c->nin; i++)
+        if (c->in[i] == s)
+            return c->pooled[i];
+    const char *p = pg_strpool_intern(&c->side->pool, s);
+    if (p && c->nin < MEMO) {
+        c->in[c->nin] = s;
+        c->pooled[c->nin++] = p;
+    }
+    return p;
+}
+
+/* pg_rundoc_backend_props(out, run, source), found by pointer when it was before. */
+static int backend_props(collector *c, pg_rundoc_props *out, const pg_rundoc *run, const char *source)
+{
+    for (size_t i = 0; i < c->nsrc; i++)
+        if (c->src[i].run == run && c->src[i].source == source) {
+            *out = c->src[i].props;
+            return c->src[i].known;
+        }
+    int known = pg_rundoc_backend_props(out, run, source);
+    if (c->nsrc < MEMO)
+        c->src[c->nsrc++] = (source_memo){run, source, known, *out};
+    return known;
+}
 
 static pg_bench_result *bench_get(collector *c, const char *name)
 {
@@ -45,7 +93,7 @@ static pg_bench_result *bench_get(collector *c, const char *name)
  * (b->m has room for one more). A wall-time measured under valgrind is not
  * one measured natively: metrics are keyed by what measured them as well as
  * their name (measured_by()). */
-static pg_series *metric_get(pg_side *side, pg_bench_result *b, const char *name, const char *unit,
+static pg_series *metric_get(collector *c, pg_bench_result *b, const char *name, const char *unit,
                              const char *backend, const char *source, const pg_rundoc *run)
 {
     for (size_t i = 0; i < b->nm; i++)
@@ -53,14 +101,14 @@ static pg_series *metric_get(pg_side *side, pg_bench_result *b, const char *name
             return &b->m[i];
     pg_series *m = &b->m[b->nm];       /* collect_bench made room */
     memset(m, 0, sizeof *m);
-    pg_strpool *pool = &side->pool;     /* side->pooled: the side's strings are its pool's */
-    m->metric = (char *)pg_strpool_intern(pool, name);
-    m->unit = (char *)pg_strpool_intern(pool, unit);
-    m->backend = (char *)pg_strpool_intern(pool, backend);
-    m->source = (char *)pg_strpool_intern(pool, source);
+    /* side->pooled: the side's strings are its pool's */
+    m->metric = (char *)intern(c, name);
+    m->unit = (char *)intern(c, unit);
+    m->backend = (char *)intern(c, backend);
+    m->source = (char *)intern(c, source);
     /* What its backend says of it (the run's "backends"): report/ asks these, never a name. */
     pg_rundoc_props p;
-    int known = pg_rundoc_backend_props(&p, run, source);
+    int known = backend_props(c, &p, run, source);
     m->exact = known && p.exact && pg_metric_counted(name, unit);
     m->simulated = known && p.simulated;
     if (!m->metric || !m->unit || !m->backend || !m->source)
@@ -83,23 +131,39 @@ static int set_str(char **dst, const char *s)
  * valgrind run), else the run's. So the native time of a valgrind run is set
  * against native time only, and never against valgrind's slowed wall-time of
  * a document older than native runs. */
-static const char *measured_by(const char *source, const pg_rundoc *run)
+static const char *measured_by(collector *c, const char *source, const pg_rundoc *run)
 {
     pg_rundoc_props p;
-    if (pg_rundoc_backend_props(&p, run, source) || !*run->backend)
+    if (backend_props(c, &p, run, source) || !*run->backend)
         return source;
     return run->backend;
 }
 
-static int collect_bench(pg_side *side, pg_bench_result *b, const pg_rundoc_bench *rb, const pg_rundoc *run,
+/* Where the samples came from, should an exact metric disagree: the run
+ * and the directory it ran in (a work tree, a temporary checkout). One a
+ * run and directory, in the side's pool; most benchmarks of a run share
+ * the last one made. */
+static const char *origin_of(collector *c, const pg_rundoc *run, const char *cwd)
+{
+    if (c->origin && c->origin_run == run &&
+        (cwd == c->origin_cwd || (cwd && c->origin_cwd && !strcmp(cwd, c->origin_cwd))))
+        return c->origin;
+    char buf[600];
+    snprintf(buf, sizeof buf, "run %.100s%s%.400s", run->id ? run->id : "without id", cwd ? " in " : "",
+             cwd ? cwd : "");
+    const char *origin = pg_strpool_intern(&c->side->pool, buf);
+    if (origin) {
+        c->origin_run = run;
+        c->origin_cwd = cwd;
+        c->origin = origin;
+    }
+    return origin;
+}
+
+static int collect_bench(collector *c, pg_bench_result *b, const pg_rundoc_bench *rb, const pg_rundoc *run,
                          const char *stacks_base)
 {
-    char buf[600];
-    /* Where the samples came from, should an exact metric disagree: the run
-     * and the directory it ran in (a work tree, a temporary checkout). */
-    snprintf(buf, sizeof buf, "run %.100s%s%.400s", run->id ? run->id : "without id", rb->cwd ? " in " : "",
-             rb->cwd ? rb->cwd : "");
-    const char *origin = pg_strpool_intern(&side->pool, buf);  /* one a run and directory */
+    const char *origin = origin_of(c, run, rb->cwd);
     if (!origin)
         return PG_ENOMEM;
     b->failed = rb->failed;
@@ -135,7 +199,7 @@ static int collect_bench(pg_side *side, pg_bench_result *b, const pg_rundoc_benc
     }
     for (size_t i = 0; i < rb->nmetrics && rc == 0; i++) {
         const pg_rundoc_metric *rm = &rb->metrics[i];
-        pg_series *m = metric_get(side, b, rm->name, rm->unit, measured_by(rm->source, run), rm->source, run);
+        pg_series *m = metric_get(c, b, rm->name, rm->unit, measured_by(c, rm->source, run), rm->source, run);
         if (!m)
             return pg_error_set(PG_ENOMEM, "out of memory");
         /* "Ir" beside "instructions" is the same number: said once. */
@@ -194,7 +258,7 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
         pg_bench_result *b = bench_get(c, run->bench[i].name);
         if (!b)
             return pg_error_set(PG_ENOMEM, "out of memory");
-        rc = collect_bench(side, b, &run->bench[i], run, stacks_base);
+        rc = collect_bench(c, b, &run->bench[i], run, stacks_base);
     }
     return rc;
 }

@@ -247,8 +247,44 @@ static void test_many_empty_runs(void)
     free(t);
 }
 
+/* What the parse finds strict (pg_json_strict_known) and what it leaves to
+ * pg_json_check_strict's walk: never a node the walk would refuse. */
+static void test_strict_known(void)
+{
+    struct { const char *doc, *path; int known; } cases[] = {
+        {"{\"a\": [1, 2], \"b\": {\"c\": \"d\", \"e\": [\"f\", null, true]}}", "", 1},
+        {"{\"a\": {\"c\": 1, \"c\": 2}, \"b\": {\"c\": 1}}", "a", 0},
+        {"{\"a\": {\"c\": 1, \"c\": 2}, \"b\": {\"c\": 1}}", "", 0},
+        {"{\"a\": {\"c\": 1, \"c\": 2}, \"b\": {\"c\": 1}}", "b", 1},
+        {"{\"a\": {\"n\": \"x\\u0000y\"}, \"b\": [\"\\u00e9\"]}", "a", 0},     /* cut: the walk says so */
+        {"{\"a\": {\"n\": \"x\\u0000y\"}, \"b\": [\"\\u00e9\"]}", "b", 1},     /* escaped, valid */
+        {"{\"a\": {\"k\\u0000\": 1}}", "a", 0},
+        {"{\"a\": [\"\xff\"], \"b\": {\"\xc3\": 1}, \"c\": [1]}", "a", 0},        /* not UTF-8 */
+        {"{\"a\": [\"\xff\"], \"b\": {\"\xc3\": 1}, \"c\": [1]}", "b", 0},
+        {"{\"a\": [\"\xff\"], \"b\": {\"\xc3\": 1}, \"c\": [1]}", "c", 1},
+        {"{\"a\": [{\"k\": 1, \"k\": 1}], \"b\": 1}", "a", 0},   /* a child's repeat */
+        {"{\"k0\":0,\"k1\":0,\"k2\":0,\"k3\":0,\"k4\":0,\"k5\":0,\"k6\":0,\"k7\":0,\"k8\":0,\"k9\":0,"
+         "\"ka\":0,\"kb\":0,\"kc\":0,\"kd\":0,\"ke\":0,\"kf\":0}", "", 1},             /* 16 keys */
+        {"{\"k0\":0,\"k1\":0,\"k2\":0,\"k3\":0,\"k4\":0,\"k5\":0,\"k6\":0,\"k7\":0,\"k8\":0,\"k9\":0,"
+         "\"ka\":0,\"kb\":0,\"kc\":0,\"kd\":0,\"ke\":0,\"kf\":0,\"kg\":0}", "", 0},   /* 17: the map's */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        cJSON *doc;
+        pg_json_scratch *mem;
+        CHECK_EQ_INT(pg_json_parse_stream(&doc, &mem, cases[i].doc, strlen(cases[i].doc), "d.json", NULL), 0);
+        const cJSON *v = *cases[i].path ? cJSON_GetObjectItemCaseSensitive(doc, cases[i].path) : doc;
+        CHECK(v != NULL);
+        if (pg_json_strict_known(v) != cases[i].known)
+            fprintf(stderr, "case %zu (%s): strict known %d\n", i, cases[i].path, pg_json_strict_known(v));
+        CHECK_EQ_INT(pg_json_strict_known(v), cases[i].known);
+        pg_json_scratch_free(mem);
+    }
+    CHECK(!pg_json_strict_known(NULL));
+}
+
 int main(void)
 {
+    test_strict_known();
     test_stream_elements();
     test_read_file_in_pieces();
     test_long_tokens_in_pieces();

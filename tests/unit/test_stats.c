@@ -122,9 +122,85 @@ static void test_bh(void)
     CHECK_EQ_INT(pg_stats_bh(q, p, 0), 0);
 }
 
+/* compare sorts each side once and tests the sorted samples by a merge: the
+ * same U and p to the last bit as the test of the samples as they came, with
+ * ties within and across the sides, exact and normal, up to the malloc path. */
+static void test_mwu_sorted(void)
+{
+    unsigned seed = 12345;
+    for (int round = 0; round < 2000; round++) {
+        double a[80], b[80], sa[80], sb[80];
+        size_t na = 1 + (size_t)round % 37, nb = 1 + (size_t)(round * 7) % 80;
+        int levels = 2 + round % 40;    /* few levels: many ties; many: none */
+        for (size_t i = 0; i < na; i++)
+            sa[i] = a[i] = (double)(((seed = seed * 1103515245u + 12345u) >> 16) % (unsigned)levels);
+        for (size_t i = 0; i < nb; i++)
+            sb[i] = b[i] = (double)(((seed = seed * 1103515245u + 12345u) >> 16) % (unsigned)levels) + (round % 3 == 0 ? 0.5 : 0);
+        pg_stats_sort(sa, na);
+        pg_stats_sort(sb, nb);
+        for (size_t i = 1; i < na; i++)
+            CHECK(sa[i - 1] <= sa[i]);
+        CHECK_NEAR(pg_stats_median_sorted(sa, na), pg_stats_median(a, na), 0);
+        pg_mwu u, v;
+        CHECK_EQ_INT(pg_stats_mannwhitney(&u, a, na, b, nb), 0);
+        CHECK_EQ_INT(pg_stats_mannwhitney_sorted(&v, sa, na, sb, nb), 0);
+        CHECK(u.u1 == v.u1 && u.u2 == v.u2 && u.p == v.p && u.exact == v.exact);
+    }
+    pg_mwu u;
+    double one[] = {1};
+    CHECK_EQ_INT(pg_stats_mannwhitney_sorted(&u, one, 0, one, 1), PG_EINVAL);
+    CHECK(isnan(pg_stats_median_sorted(one, 0)));
+    pg_stats_forget();
+}
+
+/* The adjustment of many p-values with ties (the radix path) against the
+ * procedure written out: q_(k) = min over j >= k of p_(j) * n / j, with the
+ * p-values ranked by value, then by position. */
+static size_t rank_of[4000];
+static const double *ranked_p;
+
+static int by_p_then_index(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    if (ranked_p[a] != ranked_p[b])
+        return ranked_p[a] < ranked_p[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+static void test_bh_many(void)
+{
+    static double p[4000], q[4000], want[4000];
+    unsigned seed = 7;
+    size_t n = 4000;
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        p[i] = i % 5 == 0 ? 1.0 : i % 7 == 0 ? 0.0 : (double)((seed >> 16) % 300) / 1000.0;
+        rank_of[i] = i;
+    }
+    ranked_p = p;
+    qsort(rank_of, n, sizeof *rank_of, by_p_then_index);
+    double running = 1.0;
+    for (size_t k = n; k-- > 0;) {
+        double v = p[rank_of[k]] * (double)n / (double)(k + 1);
+        running = v < running ? v : running;
+        want[rank_of[k]] = running;
+    }
+    CHECK_EQ_INT(pg_stats_bh(q, p, n), 0);
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++)
+        same += q[i] == want[i];
+    CHECK_EQ_INT((int)same, (int)n);
+    /* A negative zero (no p-value is one) is still ranked as a zero. */
+    double z[] = {0.5, -0.0, 0.01};
+    CHECK_EQ_INT(pg_stats_bh(z, z, 3), 0);
+    CHECK(z[1] == 0 && z[2] == 0.015 && z[0] == 0.5);
+}
+
 int main(void)
 {
+    test_bh_many();
     test_median();
+    test_mwu_sorted();
     test_mwu_exact();
     test_mwu_normal();
     test_bh();
