@@ -50,7 +50,7 @@ measure() {   # label, then the two commands as functions bare_$1 / pg_$1
     t2=$(now)
     b+=("$(awk "BEGIN{print $t1 - $t0}")"); p+=("$(awk "BEGIN{print $t2 - $t1}")")
     r+=("$(awk "BEGIN{print ($t2 - $t1) / ($t1 - $t0)}")")
-    [ -n "$bc" ] && [ -n "$pc" ] && c+=("$(awk "BEGIN{print $pc / $bc}")")
+    if [ -n "$bc" ] && [ -n "$pc" ]; then c+=("$(awk "BEGIN{print $pc / $bc}")"); fi
   done
   local mb mp mr
   mb=$(printf '%s\n' "${b[@]}" | med); mp=$(printf '%s\n' "${p[@]}" | med); mr=$(printf '%s\n' "${r[@]}" | med)
