@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,40 @@ static int read_version(char *out, size_t len, const char *path)
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 && !strncmp(out, "valgrind-", 9) ? 0 : -1;
 }
 
+/* The version of the launcher at `path`, asked once per process and file:
+ * the probe, the meter and the stack recorder each open valgrind, and each
+ * `valgrind --version` was a fork and two execs (~4 ms) before anything was
+ * measured. Keyed by the file's id, so that another valgrind at the same
+ * path (reinstalled, or a test's stand-in rewritten) is asked again. */
+static struct {
+    pthread_mutex_t lock;
+    char path[PATH_MAX], version[64];
+    pg_file_id id;
+} known = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int version_of(char *out, size_t len, const char *path)
+{
+    pg_file_id id;
+    int have = pg_file_id_of(&id, path) == 0;
+    pthread_mutex_lock(&known.lock);
+    int hit = have && known.version[0] && !strcmp(known.path, path) && pg_file_id_eq(&known.id, &id);
+    if (hit)
+        snprintf(out, len, "%s", known.version);
+    pthread_mutex_unlock(&known.lock);
+    if (hit)
+        return 0;
+    if (read_version(out, len, path) < 0)
+        return -1;
+    if (have) {
+        pthread_mutex_lock(&known.lock);
+        snprintf(known.path, sizeof known.path, "%s", path);
+        snprintf(known.version, sizeof known.version, "%s", out);
+        known.id = id;
+        pthread_mutex_unlock(&known.lock);
+    }
+    return 0;
+}
+
 /* Debian and Ubuntu install valgrind as a shell script that exports a few
  * variables (debug libraries on LD_LIBRARY_PATH, GLIBCXX_FORCE_NEW) and
  * execs valgrind.bin, the launcher itself. The shell adds PWD to the
@@ -115,7 +150,7 @@ int pg_valgrind_new(pg_valgrind **out)
         return pg_error_set(PG_ENOTSUP, "valgrind is not installed (not on PATH); fix: sudo apt-get install valgrind");
     }
     launcher_of(vg->path, sizeof vg->path);
-    if (read_version(vg->version, sizeof vg->version, vg->path) < 0) {
+    if (version_of(vg->version, sizeof vg->version, vg->path) < 0) {
         free(vg);
         return pg_error_set(PG_ENOTSUP, "%s does not run ('valgrind --version' failed)", env && *env ? env : "valgrind");
     }

@@ -53,6 +53,23 @@ int pg_fd_read(char **out, size_t *len, int fd, const char *name)
     return 0;
 }
 
+int pg_file_id_of(pg_file_id *out, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return -1;
+    *out = (pg_file_id){.dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+                        .mtime_sec = st.st_mtim.tv_sec, .mtime_nsec = st.st_mtim.tv_nsec,
+                        .ctime_sec = st.st_ctim.tv_sec, .ctime_nsec = st.st_ctim.tv_nsec};
+    return 0;
+}
+
+int pg_file_id_eq(const pg_file_id *a, const pg_file_id *b)
+{
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime_sec == b->mtime_sec &&
+           a->mtime_nsec == b->mtime_nsec && a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec;
+}
+
 int pg_file_read(char **out, size_t *len, const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -14,6 +14,23 @@ int pg_file_read(char **out, size_t *len, const char *path);
  * `name` is what messages call it ("<stdin>"). */
 int pg_fd_read(char **out, size_t *len, int fd, const char *name);
 
+/* Which file a path names and which version of its bytes, as far as the
+ * file system tells without reading them: a cache of what was read from a
+ * file stays valid while its id does. A write or a utimensat() changes the
+ * ctime, which a process cannot set back (short of the clock); a change
+ * within the timestamp granularity of the one before may leave it as it
+ * was, so a cache keeps no file whose ctime is that recent ("racy" git). */
+typedef struct pg_file_id {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    long long mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+} pg_file_id;
+
+/* `path`'s id (stat(), links followed); -1 with errno when it cannot be had. */
+int pg_file_id_of(pg_file_id *out, const char *path);
+int pg_file_id_eq(const pg_file_id *a, const pg_file_id *b);
+
 /* Writes `data` to `path` atomically: a temporary file in the same directory,
  * fsync, rename over `path`, fsync of the directory. A reader sees the old
  * file or the new one, never a part. On failure nothing is left behind. */

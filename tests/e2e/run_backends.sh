@@ -48,6 +48,18 @@ sys.exit(not (len(s)==3 and len(set(s))==1))"
   check "valgrind: branch-misses = Bcm+Bim" [ "$(json "$T/out" "(lambda m: m['branch-misses']['samples'][0] == m['Bcm']['samples'][0]+m['Bim']['samples'][0])(d['benchmarks'][0]['metrics'])")" = True ]
   check "valgrind: the benchmark's stdout is not mixed with valgrind's" [ "$(json "$T/out" "d['benchmarks'][0]['status']")" = ok ]
   lacks "$T/err" "warning: L3 cache"
+
+  # valgrind's version is asked once per perfgate: the probe and the meter
+  # both open valgrind, and each asked it (a fork and two execs before
+  # anything was measured). A stand-in that logs each time it is asked:
+  vgbin=$(command -v valgrind); [ -x "$vgbin.bin" ] && vgbin=$vgbin.bin
+  printf '#!/bin/sh\n[ "$1" = --version ] && echo asked >> "%s"\nexec "%s" "$@"\n' "$T/vg-asked" "$vgbin" > "$T/vg-logged"
+  chmod +x "$T/vg-logged"
+  expect_exit 0 "valgrind through a stand-in" env PERFGATE_VALGRIND="$T/vg-logged" "$PG" run --backend valgrind \
+    --no-store --repeat 2 --native-repeat 1 --format json -- "$PROGS/work" 1000
+  check "valgrind --version asked once in a run" [ "$(wc -l < "$T/vg-asked")" = 1 ]
+  check "its version in the machine's description" [ "$(json "$T/out" "d['machine']['backend_version']")" = "$("$vgbin" --version)" ]
+  check "its counts" [ "$(json "$T/out" "len(d['benchmarks'][0]['metrics']['instructions']['samples'])")" = 2 ]
 fi
 
 # Forcing a backend that cannot work fails clearly, before anything runs.

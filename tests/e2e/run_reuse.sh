@@ -144,6 +144,56 @@ check "prog's count grew" [ "$grown" -gt 0 ]
 same "launched: prog's new count in it" "$((launched + grown))" "$(count launched)"
 same "shell: prog's new count in it" "$((shell + grown))" "$(count shell)"
 
+# A file's key is taken from what this perfgate already read of it only
+# while it is the same file, unchanged: here the first of two benchmarks
+# with one command rewrites their input in its run, to the same size and
+# with its old mtime restored (-j 1: one after the other).
+mkdir -p same
+cat > same/prog.c <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static volatile unsigned long sink;
+int main(int argc, char **argv)
+{
+    long n = 1000;
+    FILE *f = fopen(argv[1], "r");
+    for (int c; f && (c = fgetc(f)) != EOF;)
+        n += c;
+    if (f)
+        fclose(f);
+    struct stat st;
+    if (argc > 1 && unlink("rewrite-me") == 0 && stat(argv[1], &st) == 0 && (f = fopen(argv[1], "r+"))) {
+        fputs("XXXX", f);
+        fclose(f);
+        struct timespec t[2] = {st.st_atim, st.st_mtim};
+        utimensat(AT_FDCWD, argv[1], t, 0);
+    }
+    for (long i = 0; i < n; i++)
+        sink += (unsigned long)i;
+    return 0;
+}
+C
+echo "abcd" > same/input.txt
+cat > same/perfgate.json <<JSON
+{ "build": "cc -O1 $sf -o same/prog same/prog.c",
+  "benchmarks": [ { "name": "first", "command": ["./prog", "input.txt"] },
+                  { "name": "second", "command": ["./prog", "input.txt"] } ] }
+JSON
+printf 'prog\nrewrite-me\n' > same/.gitignore
+git add -A && git commit -qm same
+key() { field "$1" "['reuse_key']"; }
+expect_exit 0 "one command twice" "$PG" run --no-native -j 1 same/
+same "one command, one input: one key" "$(key first)" "$(key second)"
+touch same/rewrite-me
+sleep 2     # input.txt older than the racy window, so that its key's reading is kept and must be dropped
+expect_exit 0 "one command twice, the first rewriting its input" "$PG" run --no-native -j 1 same/
+check "the input rewritten" [ "$(cat same/input.txt)" = XXXX ]
+check "the second's key is another (its input is)" [ "$(key first)" != "$(key second)" ]
+check "and so is its count" [ "$(count first)" != "$(count second)" ]
+git checkout -q same/input.txt
+
 expect_exit 0 "the perf backend: a note, every benchmark measured" "$PG" run --backend perf --no-store --reuse-unchanged bench/
 contains "$T/err" "--reuse-unchanged: the perf backend's counts depend on the machine's load"
 finish
