@@ -12,6 +12,9 @@
 # Targets: fetch at most 1x python's json.load; its peak memory (max RSS)
 # over that of the fetch that brings nothing under twice the largest note;
 # the fetch that brings nothing under 50 ms.
+# PERFGATE_BASE=<another perfgate> (main's, say) times that one's fetch too,
+# into a clone of its own in each round, interleaved with this one's (on a
+# shared machine the two see the same load), and prints the ratio.
 # Usage: bench/tools/notes-scale.sh [BUILD_DIR] [COMMITS] [BENCHES] [ROUNDS]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd); commits=${2:-1000}; benches=${3:-50}; rounds=${4:-3}
@@ -90,8 +93,17 @@ med() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[N
 peak() { python3 -c 'import resource, subprocess, sys
 r = subprocess.run(sys.argv[2:], stdout=open(sys.argv[1], "w"))
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r.returncode == 0 else -1)' "$dir/peak.out" "$@"; }
-f=(); p=()
+base=${PERFGATE_BASE:-}
+f=(); p=(); fb=()
 for r in $(seq "$rounds"); do
+  if [ -n "$base" ]; then
+    rm -rf "$dir/clone"
+    git clone -q --no-local "$dir/origin.git" "$dir/clone"
+    cd "$dir/clone"
+    t0=$(now); "$base" fetch > /dev/null; t1=$(now)
+    fb+=("$(awk "BEGIN{print $t1 - $t0}")")
+    cd "$dir"
+  fi
   rm -rf "$dir/clone"
   git clone -q --no-local "$dir/origin.git" "$dir/clone"
   cd "$dir/clone"
@@ -104,6 +116,7 @@ for r in $(seq "$rounds"); do
   cd "$dir"
 done
 mf=$(printf '%s\n' "${f[@]}" | med); mp=$(printf '%s\n' "${p[@]}" | med)
+[ -z "$base" ] || mb=$(printf '%s\n' "${fb[@]}" | med)
 cd "$dir/clone"
 [ "$(git notes --ref perfgate list | wc -l)" = "$commits" ] || { echo "the fetch did not bring every note" >&2; exit 1; }
 n=(); for _ in 1 2 3 4 5; do
@@ -125,6 +138,8 @@ printf 'notes: %d commits x %d benchmarks, %.1f MiB of JSON, largest note %d KiB
   "$(awk "BEGIN{print $note_bytes / 1048576}")" $((largest / 1024))
 printf 'perfgate fetch into a fresh clone, %d notes: %.3f s (median of %d); python3 json.load of the same notes: %.3f s; ratio %.2f; target <= 1: %s\n' \
   "$commits" "$mf" "$rounds" "$mp" "$(awk "BEGIN{print $mf / $mp}")" "$(awk "BEGIN{print ($mf <= $mp) ? \"met\" : \"MISSED\"}")"
+[ -z "$base" ] || printf '%s fetch into a fresh clone: %.3f s (median of %d; rounds: %s); this one: %s; ratio this/base %.2f\n' \
+  "$base" "$mb" "$rounds" "${fb[*]}" "${f[*]}" "$(awk "BEGIN{print $mf / $mb}")"
 printf 'memory: max RSS %d MiB, %d KiB over a fetch that brings nothing (%d MiB): %.1fx the largest note; target < 2x: %s\n' \
   $((rss / 1024)) "$grow" $((rss_noop / 1024)) "$(awk "BEGIN{print $grow * 1024 / $largest}")" \
   "$(awk "BEGIN{print ($grow * 1024 < 2 * $largest) ? \"met\" : \"MISSED\"}")"

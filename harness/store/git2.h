@@ -19,6 +19,7 @@
     X(git_blob_lookup) \
     X(git_blob_rawcontent) \
     X(git_blob_rawsize) \
+    X(git_buf_dispose) \
     X(git_checkout_options_init) \
     X(git_checkout_tree) \
     X(git_commit_create) \
@@ -61,10 +62,14 @@
     X(git_object_id) \
     X(git_object_peel) \
     X(git_object_type2string) \
+    X(git_odb_add_backend) \
+    X(git_odb_backend_loose) \
     X(git_odb_exists) \
+    X(git_odb_exists_ext) \
     X(git_odb_free) \
     X(git_odb_hash) \
     X(git_odb_hashfile) \
+    X(git_odb_new) \
     X(git_odb_object_data) \
     X(git_odb_object_free) \
     X(git_odb_object_size) \
@@ -105,6 +110,7 @@
     X(git_remote_url) \
     X(git_repository_config_snapshot) \
     X(git_repository_free) \
+    X(git_repository_item_path) \
     X(git_repository_odb) \
     X(git_repository_open) \
     X(git_repository_open_ext) \
@@ -158,6 +164,7 @@ int pg_git2_load(void);
 #define git_blob_lookup (*pg_git2.git_blob_lookup)
 #define git_blob_rawcontent (*pg_git2.git_blob_rawcontent)
 #define git_blob_rawsize (*pg_git2.git_blob_rawsize)
+#define git_buf_dispose (*pg_git2.git_buf_dispose)
 #define git_checkout_options_init (*pg_git2.git_checkout_options_init)
 #define git_checkout_tree (*pg_git2.git_checkout_tree)
 #define git_commit_create (*pg_git2.git_commit_create)
@@ -200,10 +207,14 @@ int pg_git2_load(void);
 #define git_object_id (*pg_git2.git_object_id)
 #define git_object_peel (*pg_git2.git_object_peel)
 #define git_object_type2string (*pg_git2.git_object_type2string)
+#define git_odb_add_backend (*pg_git2.git_odb_add_backend)
+#define git_odb_backend_loose (*pg_git2.git_odb_backend_loose)
 #define git_odb_exists (*pg_git2.git_odb_exists)
+#define git_odb_exists_ext (*pg_git2.git_odb_exists_ext)
 #define git_odb_free (*pg_git2.git_odb_free)
 #define git_odb_hash (*pg_git2.git_odb_hash)
 #define git_odb_hashfile (*pg_git2.git_odb_hashfile)
+#define git_odb_new (*pg_git2.git_odb_new)
 #define git_odb_object_data (*pg_git2.git_odb_object_data)
 #define git_odb_object_free (*pg_git2.git_odb_object_free)
 #define git_odb_object_size (*pg_git2.git_odb_object_size)
@@ -244,6 +255,7 @@ int pg_git2_load(void);
 #define git_remote_url (*pg_git2.git_remote_url)
 #define git_repository_config_snapshot (*pg_git2.git_repository_config_snapshot)
 #define git_repository_free (*pg_git2.git_repository_free)
+#define git_repository_item_path (*pg_git2.git_repository_item_path)
 #define git_repository_odb (*pg_git2.git_repository_odb)
 #define git_repository_open (*pg_git2.git_repository_open)
 #define git_repository_open_ext (*pg_git2.git_repository_open_ext)

@@ -262,6 +262,8 @@ typedef struct merging {
     const char *from;
     size_t max;             /* the largest note taken */
     pg_notestat *st;
+    const pg_notejudged *judged;    /* judged before the merge, sorted (judged_cmp) */
+    size_t njudged;
 } merging;
 
 static void size_text(char *out, size_t len, size_t bytes)
@@ -426,6 +428,38 @@ typedef struct judgement {
     size_t runs;
 } judgement;
 
+void pg_notes_judge(pg_notejudged *j, const pg_notekind *kind, size_t max, const void *data, size_t len)
+{
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid target;
+    j->intact = 0;
+    j->runs = 0;
+    if (len > max)
+        return;                                     /* not judged: the merge warns */
+    memcpy(target.id, j->target, GIT_OID_RAWSZ);
+    git_oid_tostr(hex, sizeof hex, &target);
+    pg_notetext a = {data, len, "a fetched note"};
+    j->intact = pg_notedoc_intact(&j->runs, &a, hex, kind) ? 1 : 2;
+}
+
+static int judged_cmp(const void *a, const void *b)
+{
+    const pg_notejudged *x = a, *y = b;
+    int c = memcmp(x->target, y->target, GIT_OID_RAWSZ);
+    return c ? c : memcmp(x->blob, y->blob, GIT_OID_RAWSZ);
+}
+
+/* The judgement made before the merge of the note `e`, else NULL. */
+static const pg_notejudged *judged_before(const merging *m, const note_ent *e)
+{
+    pg_notejudged key;
+    if (!m->njudged)
+        return NULL;
+    memcpy(key.target, e->target.id, GIT_OID_RAWSZ);
+    memcpy(key.blob, e->blob.id, GIT_OID_RAWSZ);
+    return bsearch(&key, m->judged, m->njudged, sizeof key, judged_cmp);
+}
+
 /* Half of theirs' notes to judge, on a repository handle of its own (libgit2
  * objects are not shared between threads). */
 typedef struct judging {
@@ -450,16 +484,18 @@ static int judge_half(void *arg)
         size_t size;
         git_object_t type;
         git_odb_object *o = NULL;
-        char hex[GIT_OID_HEXSZ + 1];
         if (v->intact != -1)
             continue;
         v->intact = 0;
         if (git_odb_read_header(&size, &type, odb, &j->t->v[k].blob) < 0 || type != GIT_OBJECT_BLOB ||
             size > j->m->max || git_odb_read(&o, odb, &j->t->v[k].blob) < 0)
             continue;
-        git_oid_tostr(hex, sizeof hex, &j->t->v[k].target);
-        pg_notetext a = {git_odb_object_data(o), git_odb_object_size(o), "a fetched note"};
-        v->intact = pg_notedoc_intact(&v->runs, &a, hex, j->m->kind) ? 1 : 2;
+        pg_notejudged one;
+        memcpy(one.blob, j->t->v[k].blob.id, GIT_OID_RAWSZ);
+        memcpy(one.target, j->t->v[k].target.id, GIT_OID_RAWSZ);
+        pg_notes_judge(&one, j->m->kind, j->m->max, git_odb_object_data(o), git_odb_object_size(o));
+        v->intact = one.intact;
+        v->runs = one.runs;
         git_odb_object_free(o);
     }
     git_odb_free(odb);
@@ -468,7 +504,8 @@ static int judge_half(void *arg)
 }
 
 /* Judges on two cores the notes of theirs that may be kept as they came:
- * the notes of commits ours has no note of, given once. */
+ * the notes of commits ours has no note of, given once, but for those
+ * judged before the merge. */
 static int judge(judgement **out, const merging *m, const note_tree *o, const note_tree *t)
 {
     judgement *v = calloc(t->n ? t->n : 1, sizeof *v);
@@ -481,7 +518,11 @@ static int judge(judgement **out, const merging *m, const note_tree *o, const no
         int held = i < o->n && git_oid_equal(&o->v[i].target, &t->v[k].target);
         int twice = (k > 0 && git_oid_equal(&t->v[k - 1].target, &t->v[k].target)) ||
                     (k + 1 < t->n && git_oid_equal(&t->v[k + 1].target, &t->v[k].target));
-        if (!held && !twice) {
+        const pg_notejudged *before = held || twice ? NULL : judged_before(m, &t->v[k]);
+        if (before && before->intact) {
+            v[k].intact = before->intact;
+            v[k].runs = before->runs;
+        } else if (!held && !twice) {
             v[k].intact = -1;
             n++;
         }
@@ -701,6 +742,12 @@ static int check_commit(git_repository *repo, const git_oid *theirs, const char 
 int pg_notes_merge(int *changed, pg_notestat *st, pg_repo *r, const pg_notekind *kind, const char *theirs_hex,
                    const char *from)
 {
+    return pg_notes_merge_judged(changed, st, r, kind, theirs_hex, from, NULL, 0);
+}
+
+int pg_notes_merge_judged(int *changed, pg_notestat *st, pg_repo *r, const pg_notekind *kind, const char *theirs_hex,
+                          const char *from, pg_notejudged *judged, size_t njudged)
+{
     git_repository *repo = pg_repo_git(r);
     git_oid theirs;
     git_signature *sig = NULL;
@@ -711,7 +758,10 @@ int pg_notes_merge(int *changed, pg_notestat *st, pg_repo *r, const pg_notekind 
     int rc = check_commit(repo, &theirs, kind->ref, from);
     if (rc == 0)
         rc = signature(&sig, repo);
-    merging m = {repo, kind, sig, from, pg_notes_config_size(r, kind->max_key, kind->max_default), st};
+    merging m = {repo, kind, sig, from, pg_notes_config_size(r, kind->max_key, kind->max_default), st,
+                 judged, njudged};
+    if (njudged > 1)
+        qsort(judged, njudged, sizeof *judged, judged_cmp);
     for (int t = 0; rc == 0 && t < CAS_TRIES; t++) {
         git_oid tip, next, merged, theirs_tree;
         int exists;

@@ -60,6 +60,21 @@ void pg_notes_describe(char *out, size_t len, const pg_rundoc *run, size_t n);
  * them. A note that is not a note document at all is an error naming it. */
 int pg_notes_load(pg_rundoc_list *runs, size_t *added, pg_repo *r, const char *commit);
 
+/* A fetched note judged where its bytes were already in memory (a fetch
+ * from a local remote judges each note as it copies it, on two cores):
+ * whether the blob `blob` may be kept as it came as the note of `target`
+ * (pg_notedoc_intact), so that the merge need not read it again. */
+typedef struct pg_notejudged {
+    unsigned char blob[20], target[20];
+    int intact;             /* 1 intact, 2 not, 0 not judged (over the size limit: the merge says so) */
+    size_t runs;            /* intact: its runs */
+} pg_notejudged;
+
+/* Judges `data`, the blob j->blob as the note of j->target, for `kind` with
+ * the size limit `max`: sets j->intact and j->runs. Safe beside itself on
+ * another thread. */
+void pg_notes_judge(pg_notejudged *j, const pg_notekind *kind, size_t max, const void *data, size_t len);
+
 /* Merges the notes commit `theirs` (40 hex, present in the repository,
  * fetched from `from`) into `kind`'s ref. Every note of `theirs` goes
  * through the gate (harness/store/notedoc.h) into a union with ours: nothing held
@@ -73,5 +88,11 @@ int pg_notes_load(pg_rundoc_list *runs, size_t *added, pg_repo *r, const char *c
  * added and dropped. `theirs` not a commit: PG_EINVAL, nothing changes. */
 int pg_notes_merge(int *changed, pg_notestat *st, pg_repo *r, const pg_notekind *kind, const char *theirs,
                    const char *from);
+
+/* pg_notes_merge, taking the judgements of `judged` (n of them, any order:
+ * sorted here in place) for the notes they name, blob and commit alike; the
+ * others are judged as pg_notes_merge judges them. */
+int pg_notes_merge_judged(int *changed, pg_notestat *st, pg_repo *r, const pg_notekind *kind, const char *theirs,
+                          const char *from, pg_notejudged *judged, size_t n);
 
 #endif

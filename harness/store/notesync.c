@@ -4,8 +4,12 @@
 #include "harness/store/gittls.h"
 #include "harness/store/notes.h"
 #include "harness/store/notes_stacks.h"
+#include "util/array.h"
 #include "util/error.h"
+#include "util/pair.h"
 #include "util/text.h"
+
+#include <git2/sys/odb_backend.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,8 +113,10 @@ static void ref_delete(git_repository *repo, const char *name)
     }
 }
 
-/* Merges what was fetched to `tmp` (when the remote had the ref) into `kind`'s ref. */
-static int merge_fetched(int *result, pg_repo *r, const pg_notekind *kind, const char *tmp, const char *name)
+/* Merges what was fetched to `tmp` (when the remote had the ref) into `kind`'s ref,
+ * with the judgements made as it was copied (n of them). */
+static int merge_fetched(int *result, pg_repo *r, const pg_notekind *kind, const char *tmp, const char *name,
+                         pg_notejudged *judged, size_t n)
 {
     git_repository *repo = pg_repo_git(r);
     git_oid theirs;
@@ -121,7 +127,7 @@ static int merge_fetched(int *result, pg_repo *r, const pg_notekind *kind, const
     int changed;
     pg_notestat st;
     git_oid_tostr(hex, sizeof hex, &theirs);
-    int rc = pg_notes_merge(&changed, &st, r, kind, hex, name);
+    int rc = pg_notes_merge_judged(&changed, &st, r, kind, hex, name, judged, n);
     *result = changed ? PG_FETCH_MERGED : PG_FETCH_UPTODATE;
     ref_delete(repo, tmp);
     return rc;
@@ -149,6 +155,39 @@ static void sweep_fetch_refs(git_repository *repo)
 }
 
 /* ---- fetching from a local repository ---- */
+
+/* Whether ours holds `id`. An object not found makes libgit2 list the pack
+ * directory again, in case a pack came meanwhile: at each object a fetch
+ * brings. Without that, an object packed here by a concurrent repack is at
+ * worst copied once more, as a loose object. */
+static int held(git_odb *ours, const git_oid *id)
+{
+    return git_odb_exists_ext(ours, id, GIT_ODB_LOOKUP_NO_REFRESH);
+}
+
+/* Our object database for writing only: its loose objects, as libgit2
+ * writes them (zlib's fastest level), without the packs. Through the
+ * repository's own, each new object is first looked for in every pack, and
+ * not found there, the pack directory is listed again: two listings per
+ * object (strace of a fetch of 200 notes: 1,199 of them). */
+static int loose_odb(git_odb **out, git_repository *repo)
+{
+    git_buf dir = {NULL, 0, 0};
+    git_odb_backend *loose = NULL;
+    *out = NULL;
+    int rc = git_repository_item_path(&dir, repo, GIT_REPOSITORY_ITEM_OBJECTS) < 0 || git_odb_new(out) < 0 ||
+             git_odb_backend_loose(&loose, dir.ptr, -1, 0, 0, 0) < 0 ? -1 : 0;
+    if (rc == 0 && git_odb_add_backend(*out, loose, 1) < 0) {
+        loose->free(loose);
+        rc = -1;
+    }
+    git_buf_dispose(&dir);
+    if (rc < 0) {
+        git_odb_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
 
 /* The objects copied so far, by id (open addressing; ids are hashes). */
 typedef struct oidset {
@@ -191,8 +230,18 @@ static int oidset_add(oidset *s, const git_oid *id)
 typedef struct copier {
     const char *path;       /* src's, for messages */
     git_repository *src;
-    git_odb *from, *to;
+    git_odb *from, *to;     /* src's; ours, to look objects up */
+    git_odb *out;           /* ours, to write objects (loose_odb) */
     oidset seen;
+    const pg_notekind *kind;
+    /* The blobs to copy, after the walk and on two cores: each note (its
+     * path a commit's id: intact -1 until judged) judged as it is copied. */
+    pg_notejudged *blobs;
+    size_t nblobs, cap;
+    git_oid *trees;         /* each after the trees it names */
+    size_t ntrees, trees_cap;
+    git_oid *commits;       /* newest first, as walked */
+    size_t ncommits, commits_cap;
 } copier;
 
 /* An object is read from src unverified (see pg_notes_fetch): the id it is
@@ -207,54 +256,168 @@ static int written_as(const copier *c, const git_oid *written, const git_oid *id
                         git_oid_tostr_s(written));
 }
 
+/* The object `id` read from `from` (src's) and written to `to` (ours); kept
+ * in *o when that is not NULL (free it), for a look at its bytes. */
+static int copy_raw(git_odb_object **o, const copier *c, git_odb *from, git_odb *to, const git_oid *id)
+{
+    git_odb_object *obj = NULL;
+    git_oid written;
+    int rc;
+    if (git_odb_read(&obj, from, id) < 0)
+        rc = git_fail("cannot read the notes of", c->path);
+    else if (git_odb_write(&written, to, git_odb_object_data(obj), git_odb_object_size(obj),
+                           git_odb_object_type(obj)) < 0)
+        rc = git_fail("cannot copy the notes of", c->path);
+    else
+        rc = written_as(c, &written, id);
+    if (o && rc == 0)
+        *o = obj;
+    else
+        git_odb_object_free(obj);
+    return rc;
+}
+
 /* `id` copied from src into ours unless seen or held: 1 when it was. */
 static int copy_object(copier *c, const git_oid *id)
 {
     int rc = oidset_add(&c->seen, id);
     if (rc != 0)
         return rc;
-    if (git_odb_exists(c->to, id))
+    if (held(c->to, id))
         return 1;
-    git_odb_object *o = NULL;
-    git_oid written;
-    if (git_odb_read(&o, c->from, id) < 0)
-        return git_fail("cannot read the notes of", c->path);
-    rc = git_odb_write(&written, c->to, git_odb_object_data(o), git_odb_object_size(o), git_odb_object_type(o));
-    git_odb_object_free(o);
-    return rc < 0 ? git_fail("cannot copy the notes of", c->path) : written_as(c, &written, id);
+    return copy_raw(NULL, c, c->from, c->out, id);
 }
 
-/* The tree `id` and everything under it that we lack. A tree held is held
- * whole (git's rule), so nothing under it is looked at again. */
-static int copy_tree(copier *c, const git_oid *id, int depth)
+/* A tree or commit to write once the blobs are in (so that whatever we hold,
+ * we hold whole: a fetch cut short leaves no tree without its notes, no
+ * commit without its tree and parents). */
+static int defer_write(git_oid **v, size_t *n, size_t *cap, const git_oid *id)
+{
+    if (pg_array_grow(v, cap, *n, sizeof **v, 256) < 0)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    (*v)[(*n)++] = *id;
+    return 0;
+}
+
+/* Whether `name` is lowercase hex that, after the `plen` digits of the
+ * directories above it, makes `want` digits in all. */
+static int hex_name(const char *name, size_t plen, size_t want)
+{
+    size_t n = strlen(name);
+    if (plen + n != want)
+        return 0;
+    for (; *name; name++)
+        if (!((*name >= '0' && *name <= '9') || (*name >= 'a' && *name <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* The blob `id` at `name` in a tree whose directories spell `prefix` (plen
+ * hex digits; SIZE_MAX: not a note's path), to copy after the walk: a note
+ * when its path is a commit's id (the merge's reading of a notes tree). */
+static int defer_blob(copier *c, const git_oid *id, const char *prefix, size_t plen, const char *name)
+{
+    int rc = oidset_add(&c->seen, id);
+    if (rc != 0 || held(c->to, id))
+        return rc < 0 ? rc : 0;
+    if (pg_array_grow(&c->blobs, &c->cap, c->nblobs, sizeof *c->blobs, 256) < 0)
+        return pg_error_set(PG_ENOMEM, "out of memory");
+    pg_notejudged *b = &c->blobs[c->nblobs++];
+    memset(b, 0, sizeof *b);
+    memcpy(b->blob, id->id, GIT_OID_RAWSZ);
+    if (plen != SIZE_MAX && hex_name(name, plen, GIT_OID_HEXSZ)) {
+        char hex[GIT_OID_HEXSZ + 1];
+        git_oid target;
+        snprintf(hex, sizeof hex, "%.*s%s", (int)plen, prefix, name);
+        if (git_oid_fromstr(&target, hex) == 0) {
+            memcpy(b->target, target.id, GIT_OID_RAWSZ);
+            b->intact = -1;
+        }
+    }
+    return 0;
+}
+
+/* The tree `id` and everything under it that we lack, its blobs deferred
+ * (defer_blob). A tree held is held whole (git's rule), so nothing under it
+ * is looked at again. `prefix`, `plen`: the hex its directories spell. */
+static int copy_tree(copier *c, const git_oid *id, int depth, const char *prefix, size_t plen)
 {
     if (depth > 64)
         return pg_error_set(PG_EINVAL, "a notes tree nested over 64 deep");
     int rc = oidset_add(&c->seen, id);
-    if (rc != 0 || git_odb_exists(c->to, id))
+    if (rc != 0 || held(c->to, id))
         return rc < 0 ? rc : 0;
     git_tree *t = NULL;
     if (git_tree_lookup(&t, c->src, id) < 0)
         return git_fail("cannot read the notes of", c->path);
     for (size_t i = 0; rc >= 0 && i < git_tree_entrycount(t); i++) {
         const git_tree_entry *e = git_tree_entry_byindex(t, i);
-        if (git_tree_entry_type(e) == GIT_OBJECT_TREE)
-            rc = copy_tree(c, git_tree_entry_id(e), depth + 1);
-        else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB)
-            rc = copy_object(c, git_tree_entry_id(e));
+        const char *name = git_tree_entry_name(e);
+        if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+            char sub[GIT_OID_HEXSZ + 1] = "";
+            int fanout = plen != SIZE_MAX && hex_name(name, plen, plen + 2) && plen + 2 < GIT_OID_HEXSZ;
+            if (fanout)
+                snprintf(sub, sizeof sub, "%.*s%s", (int)plen, prefix, name);
+            rc = copy_tree(c, git_tree_entry_id(e), depth + 1, sub, fanout ? plen + 2 : SIZE_MAX);
+        } else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+            rc = defer_blob(c, git_tree_entry_id(e), prefix, plen, name);
+        }
     }
     git_tree_free(t);
-    if (rc >= 0) {
+    return rc < 0 ? rc : defer_write(&c->trees, &c->ntrees, &c->trees_cap, id);
+}
+
+/* Half of the blobs of a copier, copied on repository handles of its own
+ * (libgit2 objects are not shared between threads). */
+typedef struct copy_half {
+    const copier *c;
+    git_repository *repo;   /* ours: only its objects directory is read */
+    size_t from, to;
+} copy_half;
+
+static int copy_blobs(void *arg)
+{
+    const copy_half *h = arg;
+    const copier *c = h->c;
+    git_repository *src = NULL;
+    git_odb *from = NULL, *to = NULL;
+    int rc = 0;
+    if (h->from < h->to && (git_repository_open(&src, git_repository_path(c->src)) < 0 ||
+                            git_repository_odb(&from, src) < 0 || loose_odb(&to, h->repo) < 0))
+        rc = git_fail("cannot read the notes of", c->path);
+    for (size_t k = h->from; rc == 0 && k < h->to; k++) {
+        pg_notejudged *b = &c->blobs[k];
         git_odb_object *o = NULL;
-        git_oid written;
-        if (git_odb_read(&o, c->from, id) < 0 ||
-            git_odb_write(&written, c->to, git_odb_object_data(o), git_odb_object_size(o), GIT_OBJECT_TREE) < 0)
-            rc = git_fail("cannot copy the notes of", c->path);
-        else
-            rc = written_as(c, &written, id);
+        git_oid id;
+        memcpy(id.id, b->blob, GIT_OID_RAWSZ);
+        rc = copy_raw(&o, c, from, to, &id);
+        /* The note's bytes, hashed to its id, are in memory here: judged now,
+         * the merge does not read them again. */
+        if (rc == 0 && b->intact == -1 && c->kind && git_odb_object_type(o) == GIT_OBJECT_BLOB)
+            pg_notes_judge(b, c->kind, c->kind->max_default, git_odb_object_data(o), git_odb_object_size(o));
+        else if (b->intact == -1)
+            b->intact = 0;
         git_odb_object_free(o);
     }
-    return rc < 0 ? rc : 0;
+    git_odb_free(to);
+    git_odb_free(from);
+    git_repository_free(src);
+    return rc;
+}
+
+/* The blobs found by the walk, on two cores (from 16 of them), then the
+ * trees that name them, then the commits, oldest first. */
+static int copy_deferred(copier *c, git_repository *repo)
+{
+    copy_half a = {c, repo, 0, c->nblobs / 2}, b = a;
+    b.from = a.to;
+    b.to = c->nblobs;
+    int rc = pg_pair_run(copy_blobs, &a, &b, c->nblobs >= 16);
+    for (size_t k = 0; rc == 0 && k < c->ntrees; k++)
+        rc = copy_raw(NULL, c, c->from, c->out, &c->trees[k]);
+    for (size_t k = c->ncommits; rc == 0 && k > 0; k--)
+        rc = copy_raw(NULL, c, c->from, c->out, &c->commits[k - 1]);
+    return rc;
 }
 
 /* Hides from `walk` (of src) our tip of `ref` and its parents, those src
@@ -282,13 +445,14 @@ static int copy_history(copier *c, const git_oid *tip, git_repository *repo, con
     int rc = git_revwalk_new(&walk, c->src) < 0 || git_revwalk_push(walk, tip) < 0 ||
              hide_ours(walk, c, repo, ref) < 0 ? 1 : 0, next = 0;
     while (rc == 0 && (next = git_revwalk_next(&id, walk)) == 0) {
-        if (git_odb_exists(c->to, &id))
+        if (held(c->to, &id))
             continue;                       /* held, and all it names */
         git_commit *commit = NULL;
         if (git_commit_lookup(&commit, c->src, &id) < 0)
             rc = 1;
-        else if ((rc = copy_tree(c, git_commit_tree_id(commit), 0)) == 0)
-            rc = copy_object(c, &id) < 0 ? PG_ERROR : 0;
+        else if ((rc = copy_tree(c, git_commit_tree_id(commit), 0, "", 0)) == 0 &&
+                 (rc = oidset_add(&c->seen, &id)) >= 0)
+            rc = defer_write(&c->commits, &c->ncommits, &c->commits_cap, &id);
         git_commit_free(commit);
     }
     git_revwalk_free(walk);
@@ -303,43 +467,60 @@ static int copy_history(copier *c, const git_oid *tip, git_repository *repo, con
  * (a hundred kilobytes of similar JSON each) that was most of a fetch
  * (bench/tools/notes-scale.sh). Here each object we lack is read from src
  * and written here, once. A ref that is not there: nothing (not an error). */
-static int fetch_local_ref(git_repository *repo, git_repository *src, const char *path, const char *ref,
-                           const char *tmp)
+static int fetch_local_ref(pg_notejudged **judged, size_t *njudged, git_repository *repo, git_repository *src,
+                           const char *path, const char *ref, const char *tmp, const pg_notekind *kind)
 {
     git_oid tip;
     git_object_t type = GIT_OBJECT_INVALID;
     size_t size;
+    *judged = NULL;
+    *njudged = 0;
     int rc = git_reference_name_to_id(&tip, src, ref);
     if (rc == GIT_ENOTFOUND)
         return 0;
-    copier c = {path, src, NULL, NULL, {NULL, 0, 0}};
+    copier c = {path, src, NULL, NULL, NULL, {NULL, 0, 0}, kind, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0};
     if (rc < 0 || git_repository_odb(&c.from, src) < 0 || git_repository_odb(&c.to, repo) < 0 ||
-        (!git_odb_exists(c.to, &tip) && git_odb_read_header(&size, &type, c.from, &tip) < 0))
+        loose_odb(&c.out, repo) < 0 || (!held(c.to, &tip) && git_odb_read_header(&size, &type, c.from, &tip) < 0))
         rc = git_fail("cannot read the notes of", path);
     else if (type == GIT_OBJECT_COMMIT)
         rc = copy_history(&c, &tip, repo, ref);
     else if (type == GIT_OBJECT_TREE)
-        rc = copy_tree(&c, &tip, 0);
+        rc = copy_tree(&c, &tip, 0, "", SIZE_MAX);
     else if (type != GIT_OBJECT_INVALID)
         rc = copy_object(&c, &tip) < 0 ? PG_ERROR : 0;  /* the merge refuses it, by name */
+    if (rc == 0)
+        rc = copy_deferred(&c, repo);
     git_reference *made = NULL;
     if (rc == 0 && git_reference_create(&made, repo, tmp, &tip, 1, "perfgate fetch") < 0)
         rc = git_fail("cannot fetch the notes of", path);
     git_reference_free(made);
     free(c.seen.v);
+    free(c.trees);
+    free(c.commits);
+    *judged = c.blobs;
+    *njudged = rc == 0 ? c.nblobs : 0;
     git_odb_free(c.from);
     git_odb_free(c.to);
+    git_odb_free(c.out);
     return rc;
 }
 
-static int fetch_local(git_repository *repo, const char *path, char *const refs[2][2])
+/* The notes fetched from a local remote, with the judgement of each note
+ * copied, per ref. */
+typedef struct local_fetch {
+    pg_notejudged *judged[2];
+    size_t n[2];
+} local_fetch;
+
+static int fetch_local(local_fetch *f, git_repository *repo, const char *path, char *const refs[2][2])
 {
+    static const pg_notekind *const kinds[2] = {&pg_notekind_runs, &pg_notekind_stacks};
     git_repository *src = NULL;
     if (git_repository_open(&src, path) < 0)
         return git_fail("cannot open the remote repository", path);
     int rc = 0;
     for (int i = 0; rc == 0 && i < 2; i++)
-        rc = fetch_local_ref(repo, src, path, refs[i][0], refs[i][1]);
+        rc = fetch_local_ref(&f->judged[i], &f->n[i], repo, src, path, refs[i][0], refs[i][1], kinds[i]);
     git_repository_free(src);
     return rc;
 }
@@ -381,8 +562,9 @@ int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
     git_strarray refspecs = {specs, 2};
     char *const refs[2][2] = {{PG_NOTES_REF, tmp}, {PG_NOTES_STACKS_REF, tmp_stacks}};
     const char *url = git_remote_url(remote) ? git_remote_url(remote) : name;
+    local_fetch f = {{NULL, NULL}, {0, 0}};
     if (local_path(path, sizeof path, url))
-        rc = fetch_local(repo, path, refs);
+        rc = fetch_local(&f, repo, path, refs);
     else if (git_remote_fetch(remote, &refspecs, &fo, "perfgate fetch") < 0)
         rc = git_fail("cannot fetch the notes of", name);
     headers_free(&h);
@@ -390,15 +572,17 @@ int pg_notes_fetch(int *result, int *stacks, pg_repo *r, const char *name)
     /* Each ref on its own: a remote ref that cannot be merged (not a notes
      * commit) does not keep the other from being merged; it is said last. */
     int rc_stacks = 0;
-    if (rc == 0 && (rc = merge_fetched(result, r, &pg_notekind_runs, tmp, name)) == PG_EINVAL) {
+    if (rc == 0 && (rc = merge_fetched(result, r, &pg_notekind_runs, tmp, name, f.judged[0], f.n[0])) == PG_EINVAL) {
         char first[600];
         snprintf(first, sizeof first, "%s", pg_error_last());
-        if ((rc_stacks = merge_fetched(stacks, r, &pg_notekind_stacks, tmp_stacks, name)) < 0)
+        if ((rc_stacks = merge_fetched(stacks, r, &pg_notekind_stacks, tmp_stacks, name, f.judged[1], f.n[1])) < 0)
             pg_text_warn("error: %s", pg_error_last());
         pg_error_set(rc, "%s", first);
     } else if (rc == 0) {
-        rc = merge_fetched(stacks, r, &pg_notekind_stacks, tmp_stacks, name);
+        rc = merge_fetched(stacks, r, &pg_notekind_stacks, tmp_stacks, name, f.judged[1], f.n[1]);
     }
+    free(f.judged[0]);
+    free(f.judged[1]);
     ref_delete(repo, tmp);
     ref_delete(repo, tmp_stacks);
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);

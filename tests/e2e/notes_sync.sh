@@ -180,4 +180,37 @@ expect_exit 0 "fetch the same notes under another commit" "$PG" fetch
 contains "$T/out" "notes merged into $NOTES"
 same "the merge keeps the tree" "$tree" "$(git rev-parse "$NOTES^{tree}")"
 check "the merge has both parents" [ "$(git rev-list --parents -n 1 $NOTES | wc -w)" = 3 ]
+
+# A fetch from a local remote copies the notes on two cores (from 16 of
+# them) and judges each as it copies it: as the note of the commit whose
+# path it is at. The very blob that is HEAD~1's whole note is, as HEAD~2's,
+# the note of another commit: kept as it came for HEAD~1, not merged for HEAD~2.
+cd "$T/W"
+for i in $(seq 6 22); do echo "$i" >> README && git commit -qam "c$i"; done
+# one python for the 18 notes (it takes seconds to start on a loaded machine)
+python3 - "$T/w.json" "$T" $(git rev-parse HEAD~1 HEAD~3 HEAD~4 HEAD~5 HEAD~6 HEAD~7 HEAD~8 HEAD~9 HEAD~10 HEAD~11 \
+  HEAD~12 HEAD~13 HEAD~14 HEAD~15 HEAD~16 HEAD~17 HEAD~18) <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+for k, commit in enumerate(sys.argv[3:]):
+    d = json.loads(json.dumps(run)); d["commit"] = commit; d["id"] = "2000-many-%d" % k
+    with open("%s/many-%s.json" % (sys.argv[2], commit), "w") as f:
+        json.dump({"schema": "perfgate-notes/1", "commit": commit, "runs": [d]}, f)
+PY
+for f in "$T"/many-*.json; do c=${f##*/many-}; git notes --ref "$NOTES" add -f -F "$f" "${c%.json}" 2> /dev/null; done
+git notes --ref "$NOTES" add -f -C "$(blob_of . HEAD~1)" HEAD~2
+git push -q "$P" main "$NOTES:$NOTES"
+git clone -q --no-local "$P" "$T/Z"      # its objects not copied with it
+cd "$T/Z"
+expect_exit 0 "fetch 17 notes and one twice into a fresh clone" "$PG" fetch
+contains "$T/err" "the fetched note of $(git rev-parse --short=12 HEAD~2) from origin not merged: the fetched note of $(git rev-parse --short=12 HEAD~2) from origin: commit: not the commit this note annotates"
+same "HEAD~1's note is kept as it came" "$(blob_of "$T/W" HEAD~1)" "$(blob_of . HEAD~1)"
+check "HEAD~2 has no note" [ -z "$(blob_of . HEAD~2)" ]
+for n in 3 10 18; do
+  same "HEAD~$n's note is kept as it came" "$(blob_of "$T/W" "HEAD~$n")" "$(blob_of . "HEAD~$n")"
+done
+check "17 notes here of the remote's 18" [ "$(git notes --ref "$NOTES" list | wc -l)" = \
+  "$(( $(git -C "$T/W" notes --ref "$NOTES" list | wc -l) - 1 ))" ]
+check "every object fetched is whole" git fsck --no-dangling --no-progress
+
 finish
