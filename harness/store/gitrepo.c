@@ -2,6 +2,7 @@
 #include "harness/store/gitrepo.h"
 #include "harness/store/git2.h"
 #include "harness/store/gittls.h"
+#include "harness/store/worktree.h"
 #include "util/error.h"
 
 #include <pthread.h>
@@ -46,6 +47,12 @@ git_repository *pg_repo_git(pg_repo *r) { return r->repo; }
 
 int pg_repo_open(pg_repo **out, const char *path)
 {
+    /* Outside every repository (a benchmark run in /tmp), the file system
+     * says so in microseconds; loading libgit2 and its libraries to hear the
+     * same costs milliseconds of every such command (bench/tools/fixed-costs.sh). */
+    char abs[4096], root[4096];
+    if (realpath(path, abs) && pg_worktree_find(root, sizeof root, abs) == PG_WORKTREE_NONE)
+        return pg_error_set(PG_ENOTFOUND, "%s is not inside a git repository", path);
     int rc = lib_init();
     if (rc < 0)
         return rc;
