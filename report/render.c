@@ -117,9 +117,14 @@ size_t pg_render_func_extra(pg_func_extra out[3], const pg_bench_cmp *b)
     }
     const pg_metric_cmp *h = b->funcs_headline ? pg_bench_cmp_metric(b, b->funcs_headline) : NULL;
     if (h) {
-        snprintf(out[n].label, sizeof out[n].label, "%s", PG_UNATTRIBUTED_LABEL);
-        out[n].row = b->funcs_unattributed;
-        out[n++].is_total = 0;
+        /* The two runs' difference, where there is one (DHAT's stacks and
+         * counts agree to the byte: nothing to account for) */
+        const pg_func_row *u = &b->funcs_unattributed;
+        if (u->base != 0 || u->cand != 0 || u->delta != 0) {
+            snprintf(out[n].label, sizeof out[n].label, "%s", PG_UNATTRIBUTED_LABEL);
+            out[n].row = *u;
+            out[n++].is_total = 0;
+        }
         snprintf(out[n].label, sizeof out[n].label, "= %s (headline)", h->metric);
         out[n].row = (pg_func_row){NULL, h->base, h->cand, h->delta_abs};
         out[n++].is_total = 1;
