@@ -224,7 +224,7 @@ static dhat_rec *rec_of(pg_stackrec *r) { return (dhat_rec *)r; }
 
 /* A frame of DHAT's frame table, "0x4005D6: big (alloc.c:8)" or "0x48417B4:
  * malloc (in /usr/lib/x.so)" or "0x1234: ???", as its function's name into
- * out; 0 for the allocator's own frames (in valgrind's preloaded library),
+ * out (a frame with no symbol: "[x.so]", the file it is in, else "[unknown]"); 0 for the allocator's own frames (in valgrind's preloaded library),
  * which every stack would end in: the leaf is the function that allocated. */
 static int frame_name(char *out, size_t len, const char *f)
 {
@@ -238,7 +238,10 @@ static int frame_name(char *out, size_t len, const char *f)
         open = p;
     if (open && n && s[n - 1] == ')')
         n = (size_t)(open - s);
-    if (n == 0 || (n == 3 && !strncmp(s, "???", 3)))
+    const char *in = open && !strncmp(open, " (in /", 6) ? strrchr(open, '/') + 1 : NULL;
+    if (n == 3 && !strncmp(s, "???", 3) && in && strlen(in) > 1)
+        snprintf(out, len, "[%.*s]", (int)(strlen(in) - 1), in);   /* no symbol: its file, as "[libgit2.so.1.5.1]" */
+    else if (n == 0 || (n == 3 && !strncmp(s, "???", 3)))
         snprintf(out, len, "[unknown]");
     else
         snprintf(out, len, "%.*s", (int)n, s);

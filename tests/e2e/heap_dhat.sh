@@ -134,6 +134,12 @@ contains "$T/err" "an allocation point names a frame its table does not have"
 fake "$pp"'{"tb":5,"tbk":1,"gb":5,"fs":[1]}]}'
 PERFGATE_VALGRIND=$T/fakevg expect_exit 0 "a well-formed output" "$PG" run --backend dhat --no-store --no-native --format json one.json
 check "its figures read" [ "$(mv_ "$T/out" heap heap-bytes)" = 5 ]
+# A frame without a symbol is named by its file, as a profile of a stripped
+# library reads (perfgate's own fetch: [libgit2.so.1.5.1]), not "[unknown]".
+fake '{"dhatFileVersion":2,"mode":"heap","ftbl":["[root]","0x4: ??? (in /usr/lib/libfoo.so.1)","0x5: ???","0x6: g (g.c:2)"],"pps":[{"tb":5,"tbk":1,"gb":5,"fs":[1,3]},{"tb":2,"tbk":1,"gb":0,"fs":[2]}]}'
+PERFGATE_VALGRIND=$T/fakevg expect_exit 0 "frames without a symbol" "$PG" record --backend dhat --folded - -- "$HEAP"
+contains "$T/out" "g;[libfoo.so.1] 5"
+contains "$T/out" "[unknown] 2"
 
 # A Google Benchmark suite: no per-iteration heap figures, refused in one line.
 if [ -x "$PROGS/gb_demo" ]; then
