@@ -53,6 +53,11 @@ int pg_repo_open(pg_repo **out, const char *path)
     char abs[4096], root[4096];
     if (realpath(path, abs) && pg_worktree_find(root, sizeof root, abs) == PG_WORKTREE_NONE)
         return pg_error_set(PG_ENOTFOUND, "%s is not inside a git repository", path);
+    return pg_repo_open_git(out, path);
+}
+
+int pg_repo_open_git(pg_repo **out, const char *path)
+{
     int rc = lib_init();
     if (rc < 0)
         return rc;

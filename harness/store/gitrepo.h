@@ -7,8 +7,12 @@
 typedef struct pg_repo pg_repo;
 
 /* Finds the repository containing `path` (searching upwards, like git).
- * PG_ENOTFOUND when `path` is in no repository. */
+ * PG_ENOTFOUND when `path` is in no repository: where the file system says
+ * so (worktree.h, PG_WORKTREE_NONE), without loading libgit2. */
 int pg_repo_open(pg_repo **out, const char *path);
+/* The same, always asked of libgit2 (tests/unit/test_worktree.c holds the
+ * file system's answer against it). */
+int pg_repo_open_git(pg_repo **out, const char *path);
 void pg_repo_free(pg_repo *r);
 
 /* The work tree root, with a trailing '/' (NULL for a bare repository). */

@@ -29,7 +29,7 @@ static int find(char *out, size_t len, const char *rel)
     if (r == PG_WORKTREE_ASK_GIT)
         return r;   /* (libgit2 1.5 leaks a little opening a core.worktree repository) */
     pg_repo *repo = NULL;
-    int rc = pg_repo_open(&repo, path);
+    int rc = pg_repo_open_git(&repo, path);
     if (r == PG_WORKTREE_FOUND) {
         CHECK_EQ_INT(rc, 0);
         if (rc == 0)
