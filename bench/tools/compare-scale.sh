@@ -12,6 +12,7 @@ set -euo pipefail
 build=${1:-build}; benches=${2:-10000}; samples=${3:-10}; rounds=${4:-5}
 pg=$build/perfgate
 [ -x "$pg" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
+case $pg in /*) ;; *) pg=$PWD/$pg ;; esac     # max_rss runs it from another directory too
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pg-compare-scale.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
@@ -53,13 +54,20 @@ done
 mc=$(printf '%s\n' "${c[@]}" | med); mp=$(printf '%s\n' "${p[@]}" | med)
 size=$(du -m "$dir/a.json" | cut -f1)
 docs_kb=$(( ($(stat -c %s "$dir/a.json") + $(stat -c %s "$dir/b.json")) / 1024 ))
-# Peak memory: one more run, outside the timed ones (its children's max RSS, in KiB).
-rss_kb=$(python3 -c 'import resource, subprocess, sys
+# Peak memory: one more run, outside the timed ones (its children's max RSS,
+# in KiB), from here and from the documents' directory ($TMPDIR): inside a git
+# repository compare opens it (libgit2) to look up the store's calibration,
+# 6 MiB more than outside one (measured 44.4 against 38.4 MiB).
+max_rss() {
+  (cd "$1" && python3 -c 'import resource, subprocess, sys
 subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$pg" compare "$dir/a.json" "$dir/b.json" --format json)
+}
+rss_kb=$(max_rss .); rss_out_kb=$(max_rss "$dir")
 verdicts=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["benchmarks"]), "benchmarks compared,", d["counts"])' "$dir/report.json")
 printf 'documents: %d benchmarks x %d samples x 5 metrics (%s MiB each); %s\n' "$benches" "$samples" "$size" "$verdicts"
 printf 'perfgate compare --format json: %.3f s (median of %d); python3 json.load of both: %.3f s; ratio %.2f; target <= 0.2: %s\n' \
   "$mc" "$rounds" "$mp" "$(awk "BEGIN{print $mc / $mp}")" "$(awk "BEGIN{print ($mc <= 0.2 * $mp) ? \"met\" : \"MISSED\"}")"
-printf 'memory: max RSS %d MiB for documents of %d MiB together: %.1fx; target <= 2x: %s\n' \
-  $((rss_kb / 1024)) $((docs_kb / 1024)) "$(awk "BEGIN{print $rss_kb / $docs_kb}")" "$(awk "BEGIN{print ($rss_kb <= 2 * $docs_kb) ? \"met\" : \"MISSED\"}")"
+printf 'memory: max RSS %d MiB for documents of %d MiB together: %.1fx; target <= 2x: %s (outside a repository: %d MiB, %.1fx)\n' \
+  $((rss_kb / 1024)) $((docs_kb / 1024)) "$(awk "BEGIN{print $rss_kb / $docs_kb}")" "$(awk "BEGIN{print ($rss_kb <= 2 * $docs_kb) ? \"met\" : \"MISSED\"}")" \
+  $((rss_out_kb / 1024)) "$(awk "BEGIN{print $rss_out_kb / $docs_kb}")"

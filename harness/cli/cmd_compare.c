@@ -709,7 +709,11 @@ static int compare(const cmp *k)
         return pg_exit_status(rc);
     /* In turn, not at once: the first side's documents are freed before the
      * second's samples are gathered (a 10^4-benchmark compare peaked here at
-     * both sides' documents and both sides' samples, 49 MiB; now 46). */
+     * both sides' documents and both sides' samples, 49 MiB; now 46). Measured
+     * again with compare-scale.sh's documents (19.7 MiB together): at once,
+     * max RSS 43-45 MiB (2.2x, over issue 25's 2x) for a collect of 143M
+     * instructions, about half of which would leave the critical path
+     * (~5% of the main thread's 1.5G); in turn, 38.5 MiB (1.9x). */
     side_task ta = {k, side, 0}, tb = {k, side, 1};
     rc = pg_pair_run(collect_side, &ta, &tb, 0);
     /* What the documents held, freed on two threads' arenas, back to the
