@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -302,26 +301,10 @@ void pg_valgrind_log_error(char *out, size_t len, const char *path)
     free(text);
 }
 
-/* Less room than this left where valgrind wrote: an output it could not
- * read is taken as cut short by a full file system. */
-#define NO_ROOM_BYTES (1u << 20)
-
-/* When the file system of `dir` is (nearly) full, PG_ENOSPC saying so, with
- * `what` (what could not be read there); else `rc`. valgrind says nothing
- * when its writes fail: its output just ends, and without this the
- * benchmark would be blamed for the machine's TMPDIR. */
-static int no_room(int rc, const char *dir, const char *what)
-{
-    struct statvfs st;
-    if (statvfs(dir, &st) < 0)
-        return rc;
-    unsigned long long avail = (unsigned long long)st.f_bavail * st.f_frsize;
-    if (avail >= NO_ROOM_BYTES && !(st.f_files && st.f_favail == 0))
-        return rc;
-    return pg_error_set(PG_ENOSPC, "no space left on device in %s (%llu KiB free): %s; free some, or set TMPDIR "
-                        "to a larger file system", dir, avail >> 10, what);
-}
-
+/* valgrind says nothing when its writes fail: its output just ends. An
+ * output that cannot be read where the file system is full is said so
+ * (pg_file_no_room), so that the benchmark is not blamed for the
+ * machine's TMPDIR. */
 int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_output_fn *fn, void *ctx)
 {
     DIR *d = opendir(outdir);
@@ -347,7 +330,7 @@ int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_outp
             char what[PATH_MAX + 64];
             snprintf(what, sizeof what, "valgrind's output %s was cut short", path);
             if ((rc = fn(ctx, text, len, path)) < 0)
-                rc = no_room(rc, outdir, what);
+                rc = pg_file_no_room(rc, outdir, what);
             files++;
         }
         free(text);
@@ -357,9 +340,9 @@ int pg_valgrind_outputs(const char *outdir, const char *prefix, pg_valgrind_outp
     if (rc < 0)
         return rc;
     if (files == 0)
-        return no_room(pg_error_set(PG_EIO, "valgrind wrote no results: %s",
-                                    vglog[0] ? vglog : "the program could not start under valgrind"),
-                       outdir, "valgrind wrote no results");
+        return pg_file_no_room(pg_error_set(PG_EIO, "valgrind wrote no results: %s",
+                                            vglog[0] ? vglog : "the program could not start under valgrind"),
+                               outdir, "valgrind wrote no results");
     return files;
 }
 

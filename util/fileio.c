@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 int pg_fd_read(char **out, size_t *len, int fd, const char *name)
@@ -259,4 +260,16 @@ ssize_t pg_write_nosigpipe(int fd, const void *buf, size_t n)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = err;
     return w;
+}
+
+int pg_file_no_room(int rc, const char *dir, const char *what)
+{
+    struct statvfs st;
+    if (rc == PG_ENOSPC || statvfs(dir, &st) < 0)
+        return rc;
+    unsigned long long avail = (unsigned long long)st.f_bavail * st.f_frsize;
+    if (avail >= (1u << 20) && !(st.f_files && st.f_favail == 0))
+        return rc;
+    return pg_error_set(PG_ENOSPC, "no space left on device in %s (%llu KiB free): %s; free some, or set TMPDIR "
+                        "to a larger file system", dir, avail >> 10, what);
 }

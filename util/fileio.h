@@ -87,6 +87,12 @@ void pg_path_safe_name(char out[PG_SAFE_NAME_SIZE], const char *name);
  * /tmp) into `out`. PG_EIO naming where it could not be made. */
 int pg_mkdtemp(char *out, size_t len, const char *prefix);
 
+/* `rc`, or when the file system of `dir` is full (under 1 MiB or no inode
+ * free), PG_ENOSPC saying so with `what` (the failure as it was said): the
+ * write that failed may have been any of several, each with its own
+ * message, and "no space" is the one the user can act on. */
+int pg_file_no_room(int rc, const char *dir, const char *what);
+
 /* rm -rf `path`, following no symbolic link; a missing `path` is no error. */
 int pg_remove_tree(const char *path);
 

@@ -3,6 +3,7 @@
 #include "util/forksafe.h"
 #include "harness/measure/spawn.h"
 #include "util/error.h"
+#include "util/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -336,16 +336,9 @@ static const char *how_ended(char *buf, size_t len, int st)
 static int no_room(int rc)
 {
     const char *tmp = getenv("TMPDIR");
-    struct statvfs st;
-    if (rc == PG_ENOSPC || statvfs(tmp && *tmp ? tmp : "/tmp", &st) < 0)
-        return rc;
-    unsigned long long avail = (unsigned long long)st.f_bavail * st.f_frsize;
-    if (avail >= (1u << 20) && !(st.f_files && st.f_favail == 0))
-        return rc;
     char was[1024];
     snprintf(was, sizeof was, "%s", pg_error_last());
-    return pg_error_set(PG_ENOSPC, "no space left on device in %s (%llu KiB free): %s; free some, or set TMPDIR to a "
-                        "larger file system", tmp && *tmp ? tmp : "/tmp", avail >> 10, was);
+    return pg_file_no_room(rc, tmp && *tmp ? tmp : "/tmp", was);
 }
 
 int pg_jobs_run(pg_jobs *j, size_t n, int jobs, pg_job_fn *fn, pg_job_end_fn *end, void *ctx)
