@@ -114,7 +114,7 @@ static double wall_time(const pg_rundoc_list *runs, const char *name)
     size_t n = 0, cap = 0;
     double *v = NULL;
     for (size_t r = 0; r < runs->n; r++) {
-        const pg_rundoc_bench *b = pg_rundoc_find_bench(&runs->v[r], name);
+        const pg_rundoc_bench *b = pg_rundoc_bench_find(&runs->v[r], name);
         const pg_rundoc_metric *m = b ? pg_rundoc_metric_find(b, "wall-time") : NULL;
         for (size_t k = 0; m && k < m->n; k++) {
             if (n == cap) {

@@ -329,7 +329,7 @@ const pg_rundoc_bench *pg_reuse_find(const pg_rundoc **run, const pg_rundoc_list
         const pg_rundoc *d = &runs->v[r];
         if (strcmp(d->machine.id, machine_id) || !d->backend || strcmp(d->backend, backend))
             continue;
-        const pg_rundoc_bench *b = pg_rundoc_find_bench((pg_rundoc *)d, name);
+        const pg_rundoc_bench *b = pg_rundoc_bench_find(d, name);
         if (b && !b->failed && b->reuse_key && !strcmp(b->reuse_key, key)) {
             *run = d;
             return b;

@@ -354,7 +354,7 @@ static int local_range(double *lo, double *hi, const pg_rundoc_list *runs, size_
             continue;
         /* Runs of one suite list its benchmarks in one order: its place first. */
         const pg_rundoc_bench *b = at < r->nbench && r->bench[at].name && !strcmp(r->bench[at].name, name)
-                                       ? &r->bench[at] : pg_rundoc_find_bench((pg_rundoc *)r, name);
+                                       ? &r->bench[at] : pg_rundoc_bench_find(r, name);
         for (size_t k = 0; b && k < b->nmetrics; k++) {
             const pg_rundoc_metric *m = &b->metrics[k];
             if (strcmp(m->name, metric->name) || !m->source || !metric->source || strcmp(m->source, metric->source))

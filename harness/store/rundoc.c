@@ -197,12 +197,18 @@ int pg_rundoc_add_bench(pg_rundoc_bench **out, pg_rundoc *r)
     return 0;
 }
 
-pg_rundoc_bench *pg_rundoc_find_bench(pg_rundoc *r, const char *name)
+const pg_rundoc_bench *pg_rundoc_bench_find(const pg_rundoc *r, const char *name)
 {
     for (size_t i = 0; i < r->nbench; i++)
         if (r->bench[i].name && !strcmp(r->bench[i].name, name))
             return &r->bench[i];
     return NULL;
+}
+
+pg_rundoc_bench *pg_rundoc_find_bench(pg_rundoc *r, const char *name)
+{
+    /* r is the caller's to change, so its benchmark is too */
+    return (pg_rundoc_bench *)pg_rundoc_bench_find(r, name);
 }
 
 const pg_rundoc_metric *pg_rundoc_metric_find(const pg_rundoc_bench *b, const char *name)

@@ -146,7 +146,8 @@ int pg_rundoc_strings_add(pg_rundoc_strings *l, const char *s);
 
 /* Appends a zeroed benchmark (repeat and warmup -1) to `r`. */
 int pg_rundoc_add_bench(pg_rundoc_bench **out, pg_rundoc *r);
-/* The benchmark named `name` in `r`, or NULL. */
+/* The benchmark named `name` in `r`, or NULL: to read, and to change. */
+const pg_rundoc_bench *pg_rundoc_bench_find(const pg_rundoc *r, const char *name);
 pg_rundoc_bench *pg_rundoc_find_bench(pg_rundoc *r, const char *name);
 
 /* Room for n more samples, exactly (a document says how many it holds). */
