@@ -117,7 +117,11 @@ measured direct
 same "direct: the count the .valgrindrc does not change" "$direct" "$(count direct)"
 expect_exit 0 "a run without reuse, with the .valgrindrc" wrun
 same "launched: every process counted still" "$launched" "$(count launched)"
-same "shell: every process counted still" "$shell" "$(count shell)"
+# (sh forks ./prog and waits: whether the child has ended when it waits moves
+# the shell's own count by a few dozen instructions from run to run, so its
+# counts are held to 100 instructions, far below prog's 40000 rounds)
+near() { if [ "$(( $2 > $3 ? $2 - $3 : $3 - $2 ))" -le 100 ]; then ok; else bad "$1"; printf '  first | %s\n  second| %s\n' "$2" "$3" >&2; fi; }
+near "shell: every process counted still" "$shell" "$(count shell)"
 
 echo '--trace-children-skip=*prog*' > "$T/home/.valgrindrc"
 expect_exit 0 "a ~/.valgrindrc" wrun --reuse-unchanged
@@ -142,7 +146,7 @@ contains "$T/err" "perfgate: shell: measured, not reused: its executable"
 grown=$(( $(count direct) - direct ))
 check "prog's count grew" [ "$grown" -gt 0 ]
 same "launched: prog's new count in it" "$((launched + grown))" "$(count launched)"
-same "shell: prog's new count in it" "$((shell + grown))" "$(count shell)"
+near "shell: prog's new count in it" "$((shell + grown))" "$(count shell)"
 
 # A file's key is taken from what this perfgate already read of it only
 # while it is the same file, unchanged: here the first of two benchmarks
