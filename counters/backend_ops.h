@@ -184,6 +184,7 @@ typedef struct pg_backend_ops {
     int (*rec_open)(pg_stackrec *r);
     void (*rec_close)(pg_stackrec *r);
     int (*rec_begin)(pg_stackrec *r, char ***argv_out, char *const *argv, int cpu);
+    /* optional (NULL: nothing to attach, nothing to drain while it runs) */
     int (*rec_attach)(pg_stackrec *r, pid_t pid);
     size_t (*rec_pollfds)(pg_stackrec *r, int *fds, size_t max);
     int (*rec_readable)(pg_stackrec *r);

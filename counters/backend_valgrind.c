@@ -188,24 +188,6 @@ static int rec_begin(pg_stackrec *r, char ***argv_out, char *const *argv, int cp
 /* Whatever callgrind left is read out of the directory (and removed), so the
  * next run's stacks are that run's alone; a run that did not happen has
  * none to keep. A timed run's dumps are chosen by its report: rec_collect_timed. */
-static int rec_attach(pg_stackrec *r, pid_t pid)
-{
-    (void)r, (void)pid;
-    return 0;
-}
-
-static size_t rec_pollfds(pg_stackrec *r, int *fds, size_t max)
-{
-    (void)r, (void)fds, (void)max;
-    return 0;
-}
-
-static int rec_readable(pg_stackrec *r)
-{
-    (void)r;
-    return 0;
-}
-
 static void rec_reset(pg_stackrec *r)
 {
     pg_valgrind_argv_free(vr(r)->argv);
@@ -292,9 +274,6 @@ const pg_backend_ops pg_backend_valgrind_ops = {
     .rec_open = rec_open,
     .rec_close = rec_close,
     .rec_begin = rec_begin,
-    .rec_attach = rec_attach,
-    .rec_pollfds = rec_pollfds,
-    .rec_readable = rec_readable,
     .rec_reset = rec_reset,
     .rec_end = rec_end,
     .rec_collect_timed = rec_collect_timed,

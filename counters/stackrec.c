@@ -50,9 +50,14 @@ int pg_stackrec_begin(pg_stackrec *r, char ***argv_out, char *const *argv, int c
     return r->ops->rec_begin(r, argv_out, argv, cpu);
 }
 
-int pg_stackrec_attach(pg_stackrec *r, pid_t pid) { return r->ops->rec_attach(r, pid); }
-size_t pg_stackrec_pollfds(pg_stackrec *r, int *fds, size_t max) { return r->ops->rec_pollfds(r, fds, max); }
-int pg_stackrec_readable(pg_stackrec *r) { return r->ops->rec_readable(r); }
+/* A recorder that reads its stacks after the run (valgrind's tools) has
+ * nothing to attach and nothing to drain: those entries are NULL. */
+int pg_stackrec_attach(pg_stackrec *r, pid_t pid) { return r->ops->rec_attach ? r->ops->rec_attach(r, pid) : 0; }
+size_t pg_stackrec_pollfds(pg_stackrec *r, int *fds, size_t max)
+{
+    return r->ops->rec_pollfds ? r->ops->rec_pollfds(r, fds, max) : 0;
+}
+int pg_stackrec_readable(pg_stackrec *r) { return r->ops->rec_readable ? r->ops->rec_readable(r) : 0; }
 
 int pg_stackrec_end(pg_stackrec *r, int ran, pg_stackrec_stats *stats)
 {
