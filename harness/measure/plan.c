@@ -298,10 +298,14 @@ static int build_here(const pg_measure_plan *p, pg_benchset *set)
 static int measure_here(pg_measure_out *out, const pg_measure_plan *p, side *sides, pg_owned_dir *tmp)
 {
     const pg_measure_here *h = p->here;
-    int rc = p->store_root ? pg_store_check(p->store_root, sides[0].commit, p->sess->machine.id)
+    int rc = pg_runner_check(h->set, p->sess->meter, p->ro);    /* before the build and the header */
+    if (rc == 0)
+        rc = p->store_root ? pg_store_check(p->store_root, sides[0].commit, p->sess->machine.id)
                            : pg_owned_mkdtemp(tmp, h->logs_prefix);
     if (rc == 0)
         rc = build_here(p, h->set);
+    if (rc == 0)        /* again: a Google Benchmark suite is listed by now */
+        rc = pg_runner_check(h->set, p->sess->meter, p->ro);
     if (rc == 0)
         pg_contain_prepare();   /* while `before` may still wait for its caller's other thread */
     for (size_t k = 0; k < h->copies && rc == 0; k++) {

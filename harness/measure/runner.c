@@ -386,43 +386,56 @@ static int side_kind(pg_backend_kind *out, const char **metric, pg_metric_set wa
     return 0;
 }
 
-/* The meter of the series of its own that the set's choices of metrics
- * ask for (side_kind) into *out (NULL: none), after checking that its
- * backend works here and can measure every benchmark that asks: refused
- * before anything runs, in one line. The document lists its backend. */
-static int open_side(pg_meter **out, pg_rundoc *doc, const pg_benchset *set, const pg_meter *meter,
-                     const pg_run_opts *o)
+/* The backend of the series of its own that the set's choices of metrics
+ * ask for (side_kind) into *kind (PG_BACKEND_AUTO: none), after checking
+ * that it works here; *metric names a metric that asks for it. */
+static int side_backend(pg_backend_kind *kind, const char **metric, const pg_benchset *set, pg_backend_kind primary,
+                        const pg_run_opts *o)
 {
-    *out = NULL;
-    pg_backend_kind primary = pg_meter_backend(meter), kind = PG_BACKEND_AUTO;
-    const char *metric = NULL;
+    *kind = PG_BACKEND_AUTO;
+    *metric = NULL;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < set->n; i++) {
         pg_backend_kind k;
         const char *m = NULL;
         if ((rc = side_kind(&k, &m, metrics_of(set, &set->v[i], o) | o->also, primary)) == 0 && k != PG_BACKEND_AUTO) {
-            if (kind != PG_BACKEND_AUTO && k != kind)
+            if (*kind != PG_BACKEND_AUTO && k != *kind)
                 rc = pg_error_set(PG_ENOTSUP, "%s and %s are measured by two different backends besides %s: "
-                                              "ask for them in two runs", metric, m, pg_backend_name(primary));
-            kind = k, metric = m;
+                                              "ask for them in two runs", *metric, m, pg_backend_name(primary));
+            *kind = k, *metric = m;
         }
     }
-    if (rc < 0 || kind == PG_BACKEND_AUTO)
+    if (rc < 0 || *kind == PG_BACKEND_AUTO)
         return rc;
     pg_probe probe;
-    pg_backend_probe(&probe, kind);
-    if (probe.fit[kind].fit == PG_FIT_NONE)
-        return pg_error_set(PG_ENOTSUP, "%s needs the %s backend, which cannot work here: %s", metric,
-                            pg_backend_name(kind), probe.fit[kind].why);
-    if ((rc = pg_meter_new(out, &(pg_meter_opts){.backend = kind})) < 0)
+    pg_backend_probe(&probe, *kind);
+    if (probe.fit[*kind].fit == PG_FIT_NONE)
+        return pg_error_set(PG_ENOTSUP, "%s needs the %s backend, which cannot work here: %s", *metric,
+                            pg_backend_name(*kind), probe.fit[*kind].why);
+    return 0;
+}
+
+/* The meter of that side series into *out (NULL: none; *kind its backend),
+ * after checking that its backend can measure every benchmark that asks:
+ * refused before anything runs, in one line. */
+static int side_meter(pg_meter **out, pg_backend_kind *kind, const pg_benchset *set, const pg_meter *meter,
+                      const pg_run_opts *o)
+{
+    *out = NULL;
+    pg_backend_kind primary = pg_meter_backend(meter);
+    const char *metric;
+    int rc = side_backend(kind, &metric, set, primary, o);
+    if (rc < 0 || *kind == PG_BACKEND_AUTO)
+        return rc;
+    if ((rc = pg_meter_new(out, &(pg_meter_opts){.backend = *kind})) < 0)
         return rc;
     /* A backend that cannot measure a Google Benchmark suite (DHAT: no timed
-     * region) says so when asked to wrap one: before anything runs. */
+     * region) says so when asked to wrap one. */
     for (size_t i = 0; rc == 0 && i < set->n; i++) {
         pg_backend_kind k;
         char **w = NULL;
         if (set->v[i].kind != PG_BENCH_GB_ONE ||
-            side_kind(&k, &metric, metrics_of(set, &set->v[i], o) | o->also, primary) < 0 || k != kind)
+            side_kind(&k, &metric, metrics_of(set, &set->v[i], o) | o->also, primary) < 0 || k != *kind)
             continue;
         if (pg_meter_wrap_gbench(*out, &w, set->v[i].argv) < 0) {
             char why[512];
@@ -430,9 +443,29 @@ static int open_side(pg_meter **out, pg_rundoc *doc, const pg_benchset *set, con
             rc = pg_error_set(PG_ENOTSUP, "%s: %s", set->v[i].name, why);
         }
     }
-    if (rc == 0)
-        rc = pg_rundoc_add_backend(doc, pg_backend_name(kind));
     if (rc < 0) {
+        pg_meter_free(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int pg_runner_check(const pg_benchset *set, const pg_meter *meter, const pg_run_opts *o)
+{
+    pg_meter *side;
+    pg_backend_kind kind;
+    int rc = side_meter(&side, &kind, set, meter, o);
+    pg_meter_free(side);
+    return rc;
+}
+
+/* side_meter's meter, its backend listed in the document. */
+static int open_side(pg_meter **out, pg_rundoc *doc, const pg_benchset *set, const pg_meter *meter,
+                     const pg_run_opts *o)
+{
+    pg_backend_kind kind;
+    int rc = side_meter(out, &kind, set, meter, o);
+    if (rc == 0 && *out && (rc = pg_rundoc_add_backend(doc, pg_backend_name(kind))) < 0) {
         pg_meter_free(*out);
         *out = NULL;
     }

@@ -94,6 +94,12 @@ int pg_runner_pick_cpu(void);
 int pg_runner_run(pg_rundoc *doc, int *nfailed, const pg_benchset *set, pg_meter *meter,
                   const pg_run_opts *o);
 
+/* 0 when the metrics `set` asks for (with o->also) can be measured here
+ * beside `meter`'s backend; else the one-line refusal pg_runner_run would
+ * give (two side backends asked for, or one that cannot work here), so a
+ * caller can refuse before building or printing anything. */
+int pg_runner_check(const pg_benchset *set, const pg_meter *meter, const pg_run_opts *o);
+
 /* Resolved repeat count of benchmark i (command line, manifest, the
  * default of backend `b`). */
 int pg_runner_repeat(const pg_benchset *set, size_t i, const pg_run_opts *o, const pg_backend_props *b);

@@ -99,6 +99,7 @@ n=$(find .perfgate/results -name '*.json' | wc -l)
 PERFGATE_VALGRIND=/nonexistent expect_exit 2 "heap metrics without DHAT" "$PG" run --backend perf --metrics instructions,heap-bytes b/
 contains "$T/err" "perfgate: heap-bytes needs the dhat backend, which cannot work here: PERFGATE_VALGRIND=/nonexistent"
 check "the refusal is one line" [ "$(grep -c . "$T/err" | tail -1)" -le 2 ]
+lacks "$T/out" "perfgate run:" "no run header before the refusal"
 check "nothing stored" [ "$(find .perfgate/results -name '*.json' | wc -l)" = "$n" ]
 
 # DHAT's output is the benchmark's to overwrite (it runs in its process):
@@ -145,5 +146,6 @@ contains "$T/out" "[unknown] 2"
 if [ -x "$PROGS/gb_demo" ]; then
   expect_exit 2 "heap metrics of a Google Benchmark suite" "$PG" run --backend valgrind --no-store --metrics heap-bytes "$PROGS/gb_demo"
   contains "$T/err" "heap metrics of a Google Benchmark suite cannot be measured per iteration"
+  lacks "$T/out" "perfgate run:" "no run header before the gbench refusal"
 fi
 finish
