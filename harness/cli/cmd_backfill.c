@@ -16,6 +16,7 @@
 #include "harness/cli/commands.h"
 #include "harness/measure/plan.h"
 #include "harness/measure/session.h"
+#include "harness/store/gitrange.h"
 #include "harness/store/gitrepo.h"
 #include "harness/store/notes.h"
 #include "util/error.h"
@@ -71,24 +72,15 @@ static int opt_part(const pg_opt *opt, const char *name, const char *arg)
 /* The commits an operand names, oldest first, appended to *line (grown). */
 static int add_operand(char (**line)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *repo, const char *arg)
 {
-    const char *dots = strstr(arg, "..");
-    char a[PG_OID_HEXSZ + 1], b[PG_OID_HEXSZ + 1], from[256];
+    char b[PG_OID_HEXSZ + 1];
     char (*part)[PG_OID_HEXSZ + 1] = NULL;
     unsigned long np = 1;
     int rc;
-    if (!dots) {
+    if (!strstr(arg, "..")) {
         if ((rc = pg_repo_resolve(b, repo, arg)) < 0)
             return rc;
-    } else {
-        if (strstr(dots + 2, ".."))
-            return pg_error_set(PG_EINVAL, "'%s': a range is A..B", arg);
-        snprintf(from, sizeof from, "%.*s", (int)(dots - arg), arg);
-        if ((rc = pg_repo_resolve(a, repo, *from ? from : "HEAD")) < 0 ||
-            (rc = pg_repo_resolve(b, repo, dots[2] ? dots + 2 : "HEAD")) < 0)
-            return rc;
-        if ((rc = pg_repo_first_parents(&part, &np, repo, a, b)) < 0)
-            return pg_error_wrap(rc, "%s: the first commit must be a first-parent ancestor of the second", arg);
-    }
+    } else if ((rc = pg_repo_range(&part, &np, repo, arg)) < 0)
+        return rc;
     void *grown = realloc(*line, (*n + np + 1) * sizeof **line);
     if (!grown) {
         free(part);

@@ -12,6 +12,7 @@
 #include "counters/backend.h"
 #include "harness/cli/builtin.h"
 #include "harness/cli/commands.h"
+#include "harness/store/gitrange.h"
 #include "harness/store/gitrepo.h"
 #include "harness/store/notes_stacks.h"
 #include "harness/store/results.h"
@@ -92,21 +93,15 @@ static void note_loads(pg_history *h, const pg_rundoc_list *runs)
 /* The commits of RANGE, oldest first. */
 static int range_commits(char (**line)[PG_OID_HEXSZ + 1], unsigned long *n, pg_repo *repo, const char *range, int max)
 {
-    const char *dots = strstr(range, "..");
-    char a[PG_OID_HEXSZ + 1], b[PG_OID_HEXSZ + 1];
+    char b[PG_OID_HEXSZ + 1];
     int rc;
-    if (!dots) {
+    if (!strstr(range, "..")) {
         if ((rc = pg_repo_resolve(b, repo, range)) < 0)
             return rc;
         return pg_repo_last_first_parents(line, n, repo, b, (unsigned long)max);
     }
-    char from[256];
-    snprintf(from, sizeof from, "%.*s", (int)(dots - range), range);
-    const char *to = dots[2] ? dots + 2 : "HEAD";
-    if ((rc = pg_repo_resolve(a, repo, *from ? from : "HEAD")) < 0 || (rc = pg_repo_resolve(b, repo, to)) < 0)
+    if ((rc = pg_repo_range(line, n, repo, range)) < 0)
         return rc;
-    if ((rc = pg_repo_first_parents(line, n, repo, a, b)) < 0)
-        return pg_error_wrap(rc, "%s: the first commit must be a first-parent ancestor of the second", range);
     if (*n > (unsigned long)max) {    /* the newest --max-count */
         memmove(*line, *line + (*n - (unsigned long)max), (size_t)max * sizeof **line);
         *n = (unsigned long)max;

@@ -135,6 +135,8 @@ expect_exit 2 "--commit-url without %H" "$PG" history --commit-url https://x.inv
 contains "$T/err" "--commit-url 'https://x.invalid/' has no %H"
 expect_exit 2 "A not an ancestor of B" "$PG" history "${c[5]}..${c[1]}" -o "$T/page/h.html"
 contains "$T/err" "first-parent ancestor"
+expect_exit 2 "A..B..C" "$PG" history "${c[1]}..${c[5]}..HEAD" -o "$T/page/h.html"
+contains "$T/err" "..HEAD': a range is A..B"
 expect_exit 2 "-o in a directory that does not exist" "$PG" history -o "$T/nodir/h.html"
 contains "$T/err" "--output $T/nodir/h.html: no directory $T/nodir to write it in"
 make_repo "$T/empty"
