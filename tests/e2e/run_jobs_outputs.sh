@@ -7,7 +7,8 @@
 # sibling's stored count is its count alone, and the hostile one never sees
 # its directory. That needs a mount namespace of the benchmark's own
 # (`perfgate doctor`: "its tree at"); without one (PERFGATE_NO_CANON_TREE=1)
-# the directory is there to be found, as documented.
+# the directory is there to be found, as documented. As root and, where the
+# kernel allows one, as nobody in a user namespace.
 . "$(dirname "$0")/lib/common.sh"
 require valgrind
 R=$T/repo
@@ -44,7 +45,7 @@ count() { json "$1" "[b['metrics']['instructions']['samples'] for b in d['runs']
 
 # The sibling alone, the shell its FIFO's writer (killed when the sibling
 # never opened it).
-writer() { ( exec 3>"$T/go" ) & wpid=$!; }
+writer() { ( exec 3>"${1:-$T/go}" ) & wpid=$!; }
 writer_end() { kill $wpid 2>/dev/null; wait $wpid 2>/dev/null; }
 writer
 expect_exit 0 "the sibling alone" "$PG" run --backend valgrind --no-native --metrics instructions --timeout 120 solo.json
@@ -73,4 +74,32 @@ PERFGATE_NO_CANON_TREE=1 expect_exit 0 "-j 2 without a namespace" "$PG" run --ba
   --metrics instructions --timeout 120 -j 2 pair.json
 contains "$(hostile_log 2)" "forged $T/" "without a namespace, the sibling's directory is reached"
 check "without a namespace, the sibling's count is forged" [ "$(count "$doc" 2)" != "$solo" ]
+
+# Not as root: the same, in a user namespace mapping the user to itself,
+# where the kernel allows one (`perfgate doctor` says; skipped elsewhere).
+[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || { echo "skipped: not as another user"; finish; }
+U=$T/tmpu
+chmod 755 "$T" && mkdir -m 1777 "$U" && mkdir -m 755 "$U/w" && mkfifo -m 666 "$U/go"
+as_user() { setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/ TMPDIR="$U" "$@"; }
+sed "s|$T/go|$U/go|g; s|\"outputs\", \"$T\"|\"outputs\", \"$U\"|" solo.json > "$U/w/solo.json"
+# What the hostile one finds goes to a file: the logs of a run not stored are not kept.
+sed "s|$T/go|$U/go|g; s|\"outputs\", \"$T\", \"$U/go\"|&, \"$U/report\"|; s|\"outputs\", \"$T\"|\"outputs\", \"$U\"|" \
+  pair.json > "$U/w/pair.json"
+cd "$U/w"
+as_user "$PG" doctor > "$T/doctor" 2>&1
+grep -q "its tree at /run/perfgate/tree     ok   (not root" "$T/doctor" ||
+  { echo "skipped: no user namespace here: $(grep 'its tree at' "$T/doctor")"; finish; }
+ucount() { json "$1" "[b['metrics']['instructions']['samples'] for b in d['benchmarks'] if b['name'] == 'sibling']"; }
+writer "$U/go"
+expect_exit 0 "not root: the sibling alone" as_user "$PG" run --no-store --format json --backend valgrind --no-native \
+  --metrics instructions --timeout 120 solo.json
+writer_end
+usolo=$(ucount "$T/out")
+expect_exit 0 "not root: -j 2 with the hostile benchmark" as_user "$PG" run --no-store --format json --backend valgrind \
+  --no-native --metrics instructions --timeout 120 -j 2 pair.json
+same "not root: the sibling's count is its own, exactly" "$(ucount "$T/out")" "$usolo"
+ulog=$U/report
+contains "$ulog" "own $U/" "not root: the hostile benchmark found its own output directory"
+contains "$ulog" "cannot reach $U/" "not root: the sibling's directory cannot be reached by its name"
+lacks "$ulog" "saw " "not root: the hostile benchmark saw no other output directory"
 finish

@@ -10,7 +10,7 @@
  *   jobs_hostile wait FIFO            opens FIFO for reading (blocked in the
  *       kernel until a writer comes: no instruction counted while it waits)
  *       and reads it to its end: a count that does not depend on how long.
- *   jobs_hostile outputs TMPDIR FIFO  the sibling of `wait` under --jobs:
+ *   jobs_hostile outputs TMPDIR FIFO [REPORT]  the sibling of `wait` under --jobs:
  *       once `wait` is there (FIFO has a reader; at most a minute), looks for
  *       valgrind's output of any other measured process, by every path a
  *       benchmark has: the perfgate-{vg,cg,dhat}-* directories up to two
@@ -20,7 +20,9 @@
  *       holding valgrind.log.<its pid>) is said as "own DIR"; another's named
  *       one as "named DIR"; one it can reach as "saw DIR", and into which it
  *       puts a cachegrind output of a million instructions ("forged PATH").
- *       Then it closes FIFO, and `wait` ends. Not tried: /proc/PID/root,
+ *       What it found goes to stderr, or is appended to REPORT (a run
+ *       whose logs are not kept). Then it closes FIFO, and `wait` ends.
+ *       Not tried: /proc/PID/root,
  *       which a process of the same user can read (docs/processes.md).
  *   jobs_hostile fill DIR             writes DIR/fill until the file system
  *       is full (at most 256 MiB) and leaves it there.
@@ -158,6 +160,7 @@ static void forge_store(const char *store)
 /* ---- outputs: a sibling's valgrind output, reached or not ---- */
 
 static char own[4096];
+static FILE *report;    /* what it found: stderr, or the file it was given */
 
 static int output_name(const char *name)
 {
@@ -173,19 +176,19 @@ static void try_dir(const char *dir)
     snprintf(log, sizeof log, "%s/valgrind.log.%d", dir, (int)getpid());
     if (!access(log, F_OK)) {
         if (strcmp(own, dir))
-            fprintf(stderr, "own %s\n", dir);
+            fprintf(report, "own %s\n", dir);
         snprintf(own, sizeof own, "%s", dir);
         return;
     }
     if (access(dir, F_OK)) {
-        fprintf(stderr, "cannot reach %s: %s\n", dir, strerror(errno));
+        fprintf(report, "cannot reach %s: %s\n", dir, strerror(errno));
         return;
     }
-    fprintf(stderr, "saw %s\n", dir);
+    fprintf(report, "saw %s\n", dir);
     snprintf(cg, sizeof cg, "%s/cachegrind.out.1", dir);
     FILE *f = fopen(cg, "w");
     if (f && fputs("events: Ir\nsummary: 1000000\n", f) >= 0 && fclose(f) == 0)
-        fprintf(stderr, "forged %s\n", cg);
+        fprintf(report, "forged %s\n", cg);
     else if (f)
         fclose(f);
 }
@@ -236,7 +239,7 @@ static void named(const char *tmpdir)
             snprintf(dir, sizeof dir, "%.*s", (int)(slash - eq - 6), eq + 6);
             const char *base = strrchr(dir, '/');
             if (base && output_name(base + 1) && strcmp(dir, own) && !strncmp(dir, tmpdir, tl) && dir[tl] == '/') {
-                fprintf(stderr, "named %s\n", dir);
+                fprintf(report, "named %s\n", dir);
                 try_dir(dir);
             }
         }
@@ -251,7 +254,7 @@ static void outputs(const char *tmpdir, const char *fifo)
     for (int i = 0; i < 1200 && (fd = open(fifo, O_WRONLY | O_NONBLOCK)) < 0; i++)
         nanosleep(&(struct timespec){0, 50000000}, NULL);
     if (fd < 0)
-        fprintf(stderr, "no reader of %s: %s\n", fifo, strerror(errno));
+        fprintf(report, "no reader of %s: %s\n", fifo, strerror(errno));
     scan(tmpdir, 2);
     named(tmpdir);
     if (fd >= 0)
@@ -300,14 +303,18 @@ int main(int argc, char **argv)
         forge_jobs(argv[2]);
     } else if (argc == 3 && !strcmp(argv[1], "wait")) {
         wait_fifo(argv[2]);
-    } else if (argc == 4 && !strcmp(argv[1], "outputs")) {
+    } else if ((argc == 4 || argc == 5) && !strcmp(argv[1], "outputs")) {
+        report = argc == 5 ? fopen(argv[4], "a") : stderr;
+        if (!report)
+            return 1;
         outputs(argv[2], argv[3]);
+        fclose(report);
     } else if (argc == 3 && !strcmp(argv[1], "fill")) {
         fill(argv[2]);
     } else if (argc == 3 && !strcmp(argv[1], "waitfull")) {
         wait_full(argv[2]);
     } else {
-        fprintf(stderr, "usage: jobs_hostile forge TMPDIR STORE | wait FIFO | outputs TMPDIR FIFO | fill DIR | waitfull DIR\n");
+        fprintf(stderr, "usage: jobs_hostile forge TMPDIR STORE | wait FIFO | outputs TMPDIR FIFO [REPORT] | fill DIR | waitfull DIR\n");
         return 2;
     }
     return 0;
