@@ -10,8 +10,10 @@
  * a link), and a measured process that gets a mount namespace of its own
  * (harness/measure/canon.h) sees that parent as an empty, read-only tmpfs in
  * which only the directories its own command names are brought back:
- * nothing of another run's output can be reached by a path. Where no
- * namespace is made, the parent is an ordinary directory (docs/processes.md).
+ * nothing of another run's output is in its view of the files (another
+ * process's view, /proc/PID/root, still shows it: docs/processes.md says
+ * what remains). Where no namespace is made, the parent is an ordinary
+ * directory.
  */
 #ifndef PG_COUNTERS_OUTDIR_H
 #define PG_COUNTERS_OUTDIR_H

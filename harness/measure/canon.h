@@ -44,9 +44,9 @@
  *            (counters/outdir.h: valgrind writes where the program can) is
  *            covered by an empty, read-only tmpfs, in which only the
  *            directories the command names are brought back, at their
- *            paths: a benchmark cannot reach by a path what another
- *            measured at the same time (run --jobs, another perfgate)
- *            writes there. Left as they are (the host's paths): an absolute
+ *            paths: what another measured at the same time (run --jobs,
+ *            another perfgate with the same TMPDIR) writes there is not in
+ *            the benchmark's view of the files. Left as they are (the host's paths): an absolute
  *            path (argv as written), and a benchmark whose relative argv[0]
  *            (or an existing relative argument) leaves T by more than one
  *            level, or reaches a sibling named "tree": it runs where it is
@@ -94,7 +94,7 @@ typedef struct pg_canon_layout {
     /* The tools' output (counters/outdir.h): their parent, covered by an
      * empty read-only tmpfs ("" when there is none), and the directories
      * in it that the command names (an argument holding "<parent>/NAME"),
-     * brought back at their paths; no other run's output can be reached. */
+     * brought back at their paths; no other run's output is in view. */
     char outs_parent[4096];
     char outs[PG_CANON_MAX_OUTS][4096];
     size_t nouts;
