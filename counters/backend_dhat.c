@@ -21,10 +21,10 @@
  * metrics are refused rather than given per program run, unlike its
  * instructions, which are per iteration (docs/metrics.md). */
 #include "counters/backend_ops.h"
+#include "counters/outdir.h"
 #include "counters/valgrind.h"
 #include "util/error.h"
 #include "util/jsonfile.h"
-#include "util/owned_dir.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -148,7 +148,7 @@ static int meter_open(pg_meter *m, const pg_meter_opts *o)
     pg_owned_init(&d->dir);
     int rc = pg_valgrind_new(&d->vg);
     if (rc == 0)
-        rc = pg_owned_mkdtemp(&d->dir, "perfgate-dhat-");
+        rc = pg_outdir_make(&d->dir, PG_OUTDIR_HEAP);
     if (rc == 0)
         snprintf(m->version, sizeof m->version, "%s", pg_valgrind_version(d->vg));
     return rc;
@@ -324,7 +324,7 @@ static int rec_open(pg_stackrec *r)
         return pg_error_set(PG_EINVAL, "the dhat backend weighs stacks by heap-bytes or heap-allocations, not '%s'", ev);
     d->blocks = ev && !strcmp(ev, "heap-allocations");
     int rc = pg_valgrind_new(&d->vg);
-    return rc < 0 ? rc : pg_owned_mkdtemp(&d->dir, "perfgate-dhat-");
+    return rc < 0 ? rc : pg_outdir_make(&d->dir, PG_OUTDIR_HEAP);
 }
 
 static void rec_close(pg_stackrec *r)

@@ -5,9 +5,9 @@
 #include "counters/backend_ops.h"
 #include "counters/callgrind.h"
 #include "counters/gbench.h"
+#include "counters/outdir.h"
 #include "counters/valgrind.h"
 #include "util/error.h"
-#include "util/owned_dir.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +44,7 @@ static int meter_open(pg_meter *m, const pg_meter_opts *o)
     vm(m)->sims = PG_VALGRIND_CACHE_SIM | PG_VALGRIND_BRANCH_SIM;
     int rc = pg_valgrind_new(&vm(m)->vg);
     if (rc == 0)
-        rc = pg_owned_mkdtemp(&vm(m)->outdir, "perfgate-vg-");
+        rc = pg_outdir_make(&vm(m)->outdir, PG_OUTDIR_COUNTS);
     if (rc == 0)
         snprintf(m->version, sizeof m->version, "%s", pg_valgrind_version(vm(m)->vg));
     return rc;
@@ -167,7 +167,7 @@ static int rec_open(pg_stackrec *r)
 {
     pg_owned_init(&vr(r)->tmp);
     int rc = pg_valgrind_new(&vr(r)->vg);
-    return rc < 0 ? rc : pg_owned_mkdtemp(&vr(r)->tmp, "perfgate-cg-");
+    return rc < 0 ? rc : pg_outdir_make(&vr(r)->tmp, PG_OUTDIR_STACKS);
 }
 
 static void rec_close(pg_stackrec *r)

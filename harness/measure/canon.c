@@ -2,6 +2,7 @@
 #include "harness/measure/canon.h"
 #include "counters/backend.h"
 #include "counters/control.h"
+#include "counters/outdir.h"
 #include "harness/measure/contain.h"
 #include "util/error.h"
 
@@ -210,6 +211,36 @@ static int write_text(const char *path, const char *text)
     return w == n ? 0 : -1;
 }
 
+/* Where a directory of the command's own output waits while its parent is
+ * covered (in the PG_CANON_ROOT tmpfs, still writable; gone before the program runs). */
+static const char *const out_stage[PG_CANON_MAX_OUTS] = {PG_CANON_ROOT "/.out0", PG_CANON_ROOT "/.out1",
+                                                         PG_CANON_ROOT "/.out2", PG_CANON_ROOT "/.out3"};
+
+/* The tools' output parent covered by an empty tmpfs, and the command's own
+ * directories brought back at their paths through a stage: once covered,
+ * the parent no longer leads to them. Before the tree is bound, so that a
+ * parent inside the tree is covered in the tree's view too. Read-only, so
+ * nothing can be made in it. */
+static int cover_outputs(const pg_canon_layout *l)
+{
+    if (!l->outs_parent[0])
+        return 0;
+    for (size_t i = 0; i < l->nouts; i++)
+        if (mkdir(out_stage[i], 0700) < 0 || mount(l->outs[i], out_stage[i], NULL, MS_BIND, NULL) < 0)
+            return -1;
+    /* With nothing to bring back (a native run), read-only at once: one mount. */
+    unsigned long ro = l->nouts ? 0 : MS_RDONLY;
+    if (mount("perfgate-out", l->outs_parent, "tmpfs", MS_NOSUID | MS_NODEV | ro, "mode=700,size=16k") < 0)
+        return -1;
+    if (ro)
+        return 0;
+    for (size_t i = 0; i < l->nouts; i++)
+        if (mkdir(l->outs[i], 0700) < 0 || mount(out_stage[i], l->outs[i], NULL, MS_BIND, NULL) < 0 ||
+            umount2(out_stage[i], MNT_DETACH) < 0 || rmdir(out_stage[i]) < 0)
+            return -1;
+    return mount(NULL, l->outs_parent, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
+}
+
 int pg_canon_enter(const pg_canon_layout *l)
 {
     if (l->userns) {
@@ -223,7 +254,8 @@ int pg_canon_enter(const pg_canon_layout *l)
     }
     /* The store read-only first, so that the tree's view of it is too. */
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || pg_contain_protect_apply() < 0 ||
-        mount("perfgate", PG_CANON_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k") < 0)
+        mount("perfgate", PG_CANON_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k") < 0 ||
+        cover_outputs(l) < 0)
         return -1;
     for (size_t i = 0; i < l->n; i++)
         if (mkdir(l->at[i], 0755) < 0 || mount(l->from[i], l->at[i], NULL, MS_BIND | MS_REC, NULL) < 0)
@@ -360,6 +392,37 @@ static int place(pg_canon_layout *l, const char *t, const char *cwd, const char 
     return 0;
 }
 
+/* The tools' output parent into l (when it can be had: else nothing is
+ * covered, and a tool's run, which needs it too, fails on its own), and the
+ * directories in it that argv names: "<parent>/NAME" anywhere in an
+ * argument ("--log-file=<parent>/NAME/..."), NAME a directory there. */
+static void outputs(pg_canon_layout *l, char *const *argv)
+{
+    char *p = l->outs_parent;
+    struct stat st;
+    if (pg_outdir_parent(p, sizeof l->outs_parent, 1) < 0 || below(p, PG_CANON_ROOT)) {
+        pg_error_clear();
+        p[0] = '\0';
+        return;
+    }
+    size_t pl = strlen(p);
+    for (size_t i = 0; argv && argv[i]; i++) {
+        for (const char *a = strstr(argv[i], p); a && l->nouts < PG_CANON_MAX_OUTS; a = strstr(a + 1, p)) {
+            const char *name = a + pl + 1;
+            size_t nl = a[pl] == '/' ? strcspn(name, "/") : 0;
+            char *at = l->outs[l->nouts];
+            if (!nl || (name[0] == '.' && (nl == 1 || (nl == 2 && name[1] == '.'))) ||
+                snprintf(at, sizeof l->outs[0], "%s/%.*s", p, (int)nl, name) >= (int)sizeof l->outs[0] ||
+                lstat(at, &st) < 0 || !S_ISDIR(st.st_mode))
+                continue;
+            size_t k = 0;
+            while (k < l->nouts && strcmp(l->outs[k], at))
+                k++;
+            l->nouts += k == l->nouts;      /* a new one kept */
+        }
+    }
+}
+
 int pg_canon_layout_make(pg_canon_layout *out, const char *tree, const char *cwd, char *const *argv)
 {
     char here[4096], t[4096], rt[4096];
@@ -384,6 +447,7 @@ int pg_canon_layout_make(pg_canon_layout *out, const char *tree, const char *cwd
         if (a[0] != '/' && strchr(a, '/') && place(out, t, here, a, i > 0) < 0)
             return 0;
     }
+    outputs(out, argv);
     as_user(out);
     return 1;
 }

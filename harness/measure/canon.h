@@ -40,7 +40,13 @@
  *            the same files in the namespace as outside, and only the
  *            layout relative to T is seen, never where T is. The mounts go
  *            with the process; the tmpfs is read-only, so nothing can be
- *            left in it. Left as they are (the host's paths): an absolute
+ *            left in it. The parent of every tool's output directory
+ *            (counters/outdir.h: valgrind writes where the program can) is
+ *            covered by an empty, read-only tmpfs, in which only the
+ *            directories the command names are brought back, at their
+ *            paths: what another measured at the same time (run --jobs,
+ *            another perfgate with the same TMPDIR) writes there is not in
+ *            the benchmark's view of the files. Left as they are (the host's paths): an absolute
  *            path (argv as written), and a benchmark whose relative argv[0]
  *            (or an existing relative argument) leaves T by more than one
  *            level, or reaches a sibling named "tree": it runs where it is
@@ -76,7 +82,7 @@ int pg_canon_tree_ready(void);
 /* How (ready) or why not, one line for `perfgate doctor`. */
 const char *pg_canon_tree_how(void);
 
-enum { PG_CANON_MAX_MOUNTS = 4 };
+enum { PG_CANON_MAX_MOUNTS = 4, PG_CANON_MAX_OUTS = 4 };
 
 /* A measured process's namespace: made by the parent before the fork, so
  * that the child, entering it, allocates nothing. */
@@ -85,6 +91,13 @@ typedef struct pg_canon_layout {
     char at[PG_CANON_MAX_MOUNTS][4096];     /* where each is mounted */
     size_t n;
     char cwd[4096];                         /* the working directory in the namespace */
+    /* The tools' output (counters/outdir.h): their parent, covered by an
+     * empty read-only tmpfs ("" when there is none), and the directories
+     * in it that the command names (an argument holding "<parent>/NAME"),
+     * brought back at their paths; no other run's output is in view. */
+    char outs_parent[4096];
+    char outs[PG_CANON_MAX_OUTS][4096];
+    size_t nouts;
     int userns;                             /* not root: a user namespace, these maps */
     char uid_map[32], gid_map[32];
 } pg_canon_layout;

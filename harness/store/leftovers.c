@@ -1,5 +1,6 @@
 /* harness/store/leftovers.c — see leftovers.h. */
 #include "harness/store/leftovers.h"
+#include "counters/outdir.h"
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/owned_dir.h"
@@ -150,6 +151,10 @@ int pg_leftovers_sweep(const char *store_root)
     static const char *const prefixes[] = {"perfgate-rev-", "perfgate-vg-", "perfgate-cg-", "perfgate-jobs-",
                                            PG_LEFTOVERS_CALIBRATE_PREFIX, PG_LEFTOVERS_LOGS_PREFIX, NULL};
     int n = pg_owned_sweep(tmp, prefixes);
+    char outs[PATH_MAX];    /* valgrind's output, in its private parent (counters/outdir.h) */
+    if (pg_outdir_parent(outs, sizeof outs, 0) == 0)
+        n += pg_owned_sweep(outs, pg_outdir_prefixes);
+    pg_error_clear();
     int in_store = 0;
     if (store_root) {
         char dir[PATH_MAX];

@@ -2,7 +2,9 @@
  *
  * A perfgate that is SIGKILLed cannot clean up after itself. What it may leave:
  *   - the temporary checkouts of `compare --run-missing`, $TMPDIR/perfgate-rev-<pid>-*;
- *   - valgrind's output directories, $TMPDIR/perfgate-vg-<pid>-* and perfgate-cg-<pid>-*;
+ *   - valgrind's output directories, perfgate-vg-<pid>-*, perfgate-cg-<pid>-* and
+ *     perfgate-dhat-<pid>-* in $TMPDIR/perfgate-out.<uid> (counters/outdir.h), and
+ *     in $TMPDIR itself (where perfgate made them before);
  *   - the run logs of `perfgate calibrate`, $TMPDIR/perfgate-calibrate-<pid>-*,
  *     and of `perfgate run --no-store`, $TMPDIR/perfgate-logs-<pid>-* (kept, no
  *     longer owned, when a benchmark failed: the user reads them);

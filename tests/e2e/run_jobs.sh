@@ -31,7 +31,7 @@ same "--jobs 3 gives --jobs 1's document" "$(fixed j1.json)" "$(fixed j3.json)"
 check "native runs still made, after the exact ones: task-clock of w-300k" \
   [ "$(json j3.json "len(d['benchmarks'][0]['metrics']['task-clock']['samples'])")" = 5 ]
 check "the failure as without --jobs" [ "$(json j3.json "d['benchmarks'][2]['failure']['phase']")" = "measured run" ]
-check "nothing of the workers left in TMPDIR" sh -c '! ls "$TMPDIR" | grep -q "perfgate-\(vg\|jobs\)-"'
+check "nothing of the workers left in TMPDIR" sh -c '! ls "$TMPDIR" "$TMPDIR"/perfgate-out.* | grep -q "perfgate-\(vg\|jobs\)-"'
 
 # Text output: the same tables in the same order.
 expect_exit 1 "--jobs 2, text" "$PG" run --backend valgrind --no-store --no-native -j 2 suite.json
@@ -96,8 +96,9 @@ kill -9 $pg
 wait $pg 2>/dev/null
 for _ in $(seq 100); do [ "$(mine)" = 0 ] && break; sleep 0.1; done
 check "no valgrind process outlives a killed perfgate" [ "$(mine)" = 0 ]
+check "the killed workers left their output directories" [ -n "$(ls -d "$TMPDIR"/perfgate-out.*/perfgate-vg-* 2>/dev/null)" ]
 expect_exit 0 "the next run" "$PG" run --backend valgrind --no-store --no-native -- "$PROGS/work" 10
-check "it swept the workers' leftovers" sh -c '! ls "$TMPDIR" | grep -q "perfgate-\(vg\|jobs\)-"'
+check "it swept the workers' leftovers" sh -c '! ls "$TMPDIR" "$TMPDIR"/perfgate-out.* | grep -q "perfgate-\(vg\|jobs\)-"'
 
 expect_exit 2 "--jobs 0" "$PG" run --jobs 0 suite.json
 contains "$T/err" "--jobs"

@@ -111,7 +111,7 @@ check "its stacks are stored" [ -n "$kept" ]
 kill_while_hung "run --sample" "$PG" run --backend $be --sample b/
 check "the killed run left its stacks directory" [ -n "$(find .perfgate/stacks -name .perfgate-owner)" ]
 if [ $be = valgrind ]; then
-  check "the killed run left valgrind's directories" [ -n "$(ls -d "$T"/perfgate-vg-* "$T"/perfgate-cg-* 2>/dev/null)" ]
+  check "the killed run left valgrind's directories" [ -n "$(ls -d "$T"/perfgate-out.*/perfgate-vg-* "$T"/perfgate-out.*/perfgate-cg-* 2>/dev/null)" ]
 fi
 
 expect_exit 0 "the next run" "$PG" run --backend $be --filter quick b/
@@ -123,7 +123,7 @@ for d in .perfgate/stacks/*/*/*/; do
   d=${d#.perfgate/}
   check "stacks directory $d is referenced by a result" grep -rqF "\"$d" .perfgate/results
 done
-check "no valgrind directory is left in TMPDIR" [ -z "$(ls -d "$T"/perfgate-vg-* "$T"/perfgate-cg-* 2>/dev/null)" ]
+check "no valgrind directory is left in TMPDIR" [ -z "$(ls -d "$T"/perfgate-out.*/perfgate-vg-* "$T"/perfgate-out.*/perfgate-cg-* 2>/dev/null)" ]
 
 # compare --run-missing: killed while measuring the checked-out revisions.
 kill_while_hung "compare --run-missing" "$PG" compare --run-missing --manifest b --backend $be HEAD~1 HEAD

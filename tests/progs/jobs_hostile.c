@@ -1,4 +1,4 @@
-/* A hostile benchmark, for tests/e2e/run_jobs_hostile.sh.
+/* A hostile benchmark, for tests/e2e/run_jobs_hostile.sh and run_jobs_outputs.sh.
  *
  *   jobs_hostile forge TMPDIR STORE   rewrites what perfgate keeps where a
  *       benchmark can reach it: in TMPDIR's perfgate-jobs-* directory (where
@@ -7,6 +7,23 @@
  *       none), every stored result document gets garbage appended, and a
  *       file is made beside them. What it managed is said on stderr; it
  *       exits 0 either way.
+ *   jobs_hostile wait FIFO            opens FIFO for reading (blocked in the
+ *       kernel until a writer comes: no instruction counted while it waits)
+ *       and reads it to its end: a count that does not depend on how long.
+ *   jobs_hostile outputs TMPDIR FIFO [REPORT]  the sibling of `wait` under --jobs:
+ *       once `wait` is there (FIFO has a reader; at most a minute), looks for
+ *       valgrind's output of any other measured process, by every path a
+ *       benchmark has: the perfgate-{vg,cg,dhat}-* directories up to two
+ *       levels below TMPDIR, and the directories in TMPDIR that other
+ *       processes' command lines name (/proc/PID/cmdline: "...-file=DIR/...";
+ *       only TMPDIR's: a test's own, never another's). Its own (the one
+ *       holding valgrind.log.<its pid>) is said as "own DIR"; another's named
+ *       one as "named DIR"; one it can reach as "saw DIR", and into which it
+ *       puts a cachegrind output of a million instructions ("forged PATH").
+ *       What it found goes to stderr, or is appended to REPORT (a run
+ *       whose logs are not kept). Then it closes FIFO, and `wait` ends.
+ *       Not tried: /proc/PID/root,
+ *       which a process of the same user can read (docs/processes.md).
  *   jobs_hostile fill DIR             writes DIR/fill until the file system
  *       is full (at most 256 MiB) and leaves it there.
  *   jobs_hostile waitfull DIR         returns once DIR/fill is there and
@@ -140,6 +157,120 @@ static void forge_store(const char *store)
         close(fd);
 }
 
+/* ---- outputs: a sibling's valgrind output, reached or not ---- */
+
+static char own[4096];
+static FILE *report;    /* what it found: stderr, or the file it was given */
+
+static int output_name(const char *name)
+{
+    return !strncmp(name, "perfgate-vg-", 12) || !strncmp(name, "perfgate-cg-", 12) ||
+           !strncmp(name, "perfgate-dhat-", 14);
+}
+
+/* A directory of valgrind's output that is not this process's: said, and
+ * forged when it can be reached. */
+static void try_dir(const char *dir)
+{
+    char log[4200], cg[4200];
+    snprintf(log, sizeof log, "%s/valgrind.log.%d", dir, (int)getpid());
+    if (!access(log, F_OK)) {
+        if (strcmp(own, dir))
+            fprintf(report, "own %s\n", dir);
+        snprintf(own, sizeof own, "%s", dir);
+        return;
+    }
+    if (access(dir, F_OK)) {
+        fprintf(report, "cannot reach %s: %s\n", dir, strerror(errno));
+        return;
+    }
+    fprintf(report, "saw %s\n", dir);
+    snprintf(cg, sizeof cg, "%s/cachegrind.out.1", dir);
+    FILE *f = fopen(cg, "w");
+    if (f && fputs("events: Ir\nsummary: 1000000\n", f) >= 0 && fclose(f) == 0)
+        fprintf(report, "forged %s\n", cg);
+    else if (f)
+        fclose(f);
+}
+
+/* Every output directory up to `depth` levels below `dir`. */
+static void scan(const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char sub[4200];
+        snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        if (output_name(e->d_name))
+            try_dir(sub);
+        else if (depth > 1)
+            scan(sub, depth - 1);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* The directories other processes' command lines name for their output,
+ * those in `tmpdir` (a test's: never another test's, run at the same time). */
+static void named(const char *tmpdir)
+{
+    size_t tl = strlen(tmpdir);
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || atoi(e->d_name) == (int)getpid())
+            continue;
+        char path[300], buf[65536];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        int fd = open(path, O_RDONLY);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (n > 0)
+            buf[n] = '\0';
+        for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
+            const char *a = buf + i, *eq = strstr(a, "-file=");
+            const char *slash = eq ? strrchr(eq, '/') : NULL;
+            if (!slash || strncmp(a, "--", 2))
+                continue;
+            char dir[4200];
+            snprintf(dir, sizeof dir, "%.*s", (int)(slash - eq - 6), eq + 6);
+            const char *base = strrchr(dir, '/');
+            if (base && output_name(base + 1) && strcmp(dir, own) && !strncmp(dir, tmpdir, tl) && dir[tl] == '/') {
+                fprintf(report, "named %s\n", dir);
+                try_dir(dir);
+            }
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
+static void outputs(const char *tmpdir, const char *fifo)
+{
+    int fd = -1;
+    for (int i = 0; i < 1200 && (fd = open(fifo, O_WRONLY | O_NONBLOCK)) < 0; i++)
+        nanosleep(&(struct timespec){0, 50000000}, NULL);
+    if (fd < 0)
+        fprintf(report, "no reader of %s: %s\n", fifo, strerror(errno));
+    scan(tmpdir, 2);
+    named(tmpdir);
+    if (fd >= 0)
+        close(fd);
+}
+
+static void wait_fifo(const char *fifo)
+{
+    char buf[64];
+    int fd = open(fifo, O_RDONLY);
+    while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
+        ;
+    if (fd >= 0)
+        close(fd);
+}
+
 static void fill(const char *dir)
 {
     char path[4200];
@@ -170,12 +301,20 @@ int main(int argc, char **argv)
         if (strcmp(argv[3], "-"))
             forge_store(argv[3]);
         forge_jobs(argv[2]);
+    } else if (argc == 3 && !strcmp(argv[1], "wait")) {
+        wait_fifo(argv[2]);
+    } else if ((argc == 4 || argc == 5) && !strcmp(argv[1], "outputs")) {
+        report = argc == 5 ? fopen(argv[4], "a") : stderr;
+        if (!report)
+            return 1;
+        outputs(argv[2], argv[3]);
+        fclose(report);
     } else if (argc == 3 && !strcmp(argv[1], "fill")) {
         fill(argv[2]);
     } else if (argc == 3 && !strcmp(argv[1], "waitfull")) {
         wait_full(argv[2]);
     } else {
-        fprintf(stderr, "usage: jobs_hostile forge TMPDIR STORE | fill DIR | waitfull DIR\n");
+        fprintf(stderr, "usage: jobs_hostile forge TMPDIR STORE | wait FIFO | outputs TMPDIR FIFO [REPORT] | fill DIR | waitfull DIR\n");
         return 2;
     }
     return 0;
