@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The launcher every measured run of the perf backend starts from
+# (launch/perfgate-launch.c, harness/measure/launch.h): built without the C
+# library, it costs each run a few hundred instructions of its own, not the
+# static C library's start-up (about 40,000 instructions, CPUID traps in a VM among
+# them); and it finds the program as execvp(3) did: on PATH, past a file
+# found but not executable, a script without #! run by /bin/sh, and a
+# missing or forbidden program said as such.
+. "$(dirname "$0")/lib/common.sh"
+require valgrind
+L=$(dirname "$PG")/perfgate-launch
+check "the launcher is built beside perfgate" test -x "$L"
+
+# Its own count, exact under cachegrind: GO_FD 3 says go at once, ERR_FD 4
+# gets its messages (ready with the pid, then done with the status).
+printf g > "$T/go"
+expect_exit 0 "the launcher runs /bin/true under cachegrind" valgrind --tool=cachegrind --cache-sim=no \
+  --cachegrind-out-file="$T/cg.out" "$L" 3 4 -- /bin/true 3<"$T/go" 4>"$T/msgs"
+ir=$(sed -n 's/^summary: //p' "$T/cg.out")
+check "the launcher's own instructions ($ir) are fewer than 1000" [ "${ir:-999999}" -lt 1000 ]
+msgs=$(od -An -td4 -w8 -N16 "$T/msgs" | awk '{print $1}' | tr '\n' ' ')
+same "it said ready (0), then done (16)" "0 16 " "$msgs"
+
+RUN=(run --backend perf --no-store --warmup 0 --repeat 1 --no-pin)
+mkdir -p "$T/a" "$T/b" "$T/w"
+printf '#!/bin/sh\nexit 0\n' > "$T/a/pgprog"            # not executable: skipped
+printf '#!/bin/sh\necho from-b\n' > "$T/b/pgprog" && chmod +x "$T/b/pgprog"
+printf 'echo no-hashbang\n' > "$T/w/script" && chmod +x "$T/w/script"
+expect_exit 0 "a name found on PATH, past a file there that is not executable" \
+  env PATH="$T/a:$T/b:$PATH" "$PG" "${RUN[@]}" -- pgprog
+expect_exit 0 "a script without #! is run by /bin/sh" "$PG" "${RUN[@]}" -- "$T/w/script"
+expect_exit 1 "a program found only where it cannot be executed" env PATH="$T/a:$PATH" "$PG" "${RUN[@]}" -- pgprog
+contains "$T/out" "cannot execute pgprog: Permission denied"
+expect_exit 1 "a program on no PATH entry" "$PG" "${RUN[@]}" -- pg-no-such-program
+contains "$T/out" "cannot execute pg-no-such-program: No such file or directory"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
