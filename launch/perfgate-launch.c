@@ -1,16 +1,19 @@
 /* launch/perfgate-launch.c — forks the benchmark from a small process, so
- * that its max-rss is its own (harness/measure/launch.h says why and the protocol).
+ * that its max-rss is its own (harness/measure/launch.h says why and the protocol),
+ * and is perfgate's watchdog (harness/measure/watchdog.h).
  *
  * usage: perfgate-launch GO_FD ERR_FD -- PROGRAM [ARG...]
- * (started by perfgate's spawner, never by hand). The benchmark inherits
+ *        perfgate-launch --watch     (the socket at descriptor 3)
+ * (started by perfgate, never by hand). The benchmark inherits
  * everything the spawner set up: working directory, CPU, personality,
  * process group, cgroup, file descriptors, environment.
  *
- * Written against launch/sys.h's system calls only, so that it can be built
- * without the C library (launch/sys.h says why): no errno, no stdio, no
+ * Written against harness/measure/lsys.h's system calls only, so that it can be built
+ * without the C library (lsys.h says why): no errno, no stdio, no
  * string functions; the program is found on PATH here as execvp(3) finds it. */
 #include "harness/measure/launch.h"
-#include "launch/sys.h"
+#include "harness/measure/lsys.h"
+#include "harness/measure/watchdog.h"
 
 #include <errno.h>          /* the E* constants only */
 #include <fcntl.h>
@@ -118,6 +121,12 @@ static long exec_path(char **argv, char **envp)
 
 static int launch_main(int argc, char **argv, char **envp)
 {
+    const char *watch = PG_WATCH_ARG;
+    size_t i = 0;
+    while (argc == 2 && watch[i] && argv[1][i] == watch[i])
+        i++;
+    if (argc == 2 && !watch[i] && !argv[1][i])
+        pg_watch_loop();
     if (argc < 5 || argv[3][0] != '-' || argv[3][1] != '-' || argv[3][2])
         return 127;
     int go = to_int(argv[1]), err = to_int(argv[2]);
@@ -160,7 +169,7 @@ static int launch_main(int argc, char **argv, char **envp)
 }
 
 #ifdef PG_LAUNCH_NOLIBC
-/* Called by launch/sys.h's _start with the stack the kernel set up. */
+/* Called by lsys.h's _start with the stack the kernel set up. */
 __attribute__((noreturn, used)) void pg_launch_start(long *sp);
 __attribute__((noreturn, used)) void pg_launch_start(long *sp)
 {

@@ -5,7 +5,7 @@
 # static C library's start-up (about 40,000 instructions, CPUID traps in a VM among
 # them); and it finds the program as execvp(3) did: on PATH, past a file
 # found but not executable, a script without #! run by /bin/sh, and a
-# missing or forbidden program said as such.
+# missing or forbidden program said as such. It is perfgate's watchdog too.
 . "$(dirname "$0")/lib/common.sh"
 require valgrind
 L=$(dirname "$PG")/perfgate-launch
@@ -33,6 +33,24 @@ expect_exit 1 "a program found only where it cannot be executed" env PATH="$T/a:
 contains "$T/out" "cannot execute pgprog: Permission denied"
 expect_exit 1 "a program on no PATH entry" "$PG" "${RUN[@]}" -- pg-no-such-program
 contains "$T/out" "cannot execute pg-no-such-program: No such file or directory"
+
+# The watchdog (harness/measure/watchdog.h) is the launcher exec'd, not a
+# fork of perfgate: a few pages of its own, no copy of perfgate's memory
+# (a fork held 1.5 MB resident, and cost perfgate a copy-on-write fault on
+# each page it wrote after).
+"$PG" "${RUN[@]}" -- sleep 2 > /dev/null 2>&1 &
+pg=$!
+wd=
+for _ in $(seq 100); do
+  wd=$(pgrep -P $pg -x perfgate-watch) && break
+  sleep 0.05
+done
+check "the run has a watchdog" test -n "$wd"
+exe=$(readlink "/proc/$wd/exe")
+same "the watchdog is the launcher" "$(readlink -f "$L")" "$exe"
+rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$wd/status")
+check "the watchdog's resident set (${rss:-?} kB) is under 256 kB" [ "${rss:-99999}" -lt 256 ]
+wait $pg
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

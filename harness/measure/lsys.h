@@ -1,5 +1,6 @@
-/* launch/sys.h — the few system calls the launcher makes, each returning its
- * result or -errno (the kernel's own convention).
+/* harness/measure/lsys.h — the few system calls the launcher and the
+ * watchdog make, each returning its result or -errno (the kernel's own
+ * convention). launch/perfgate-launch.c is both (harness/measure/watchdog.h).
  *
  * Why not the C library: the launcher runs once for every measured run of
  * every benchmark, and a static glibc program spends most of its short life
@@ -10,11 +11,13 @@
  * launcher is built with -nostdlib (PG_LAUNCH_NOLIBC, CMakeLists.txt): its
  * own _start and raw system calls, a few pages in all. Elsewhere these are
  * the C library's calls. */
-#ifndef PG_LAUNCH_SYS_H
-#define PG_LAUNCH_SYS_H
+#ifndef PG_HARNESS_LSYS_H
+#define PG_HARNESS_LSYS_H
 
 #include <stddef.h>
+#include <fcntl.h>          /* AT_FDCWD, AT_REMOVEDIR, O_*: constants */
 #include <sys/resource.h>   /* struct rusage: glibc's layout is the kernel's */
+#include <time.h>           /* struct timespec */
 
 #ifdef PG_LAUNCH_NOLIBC
 #include <asm/unistd.h>
@@ -57,6 +60,12 @@ static inline long lsys_fcntl(int fd, int cmd, long arg) { return LSYS(__NR_fcnt
 static inline long lsys_getpid(void) { return LSYS(__NR_getpid, 0, 0, 0, 0); }
 static inline long lsys_getppid(void) { return LSYS(__NR_getppid, 0, 0, 0, 0); }
 static inline long lsys_prctl(int op, long arg) { return LSYS(__NR_prctl, op, arg, 0, 0); }
+static inline long lsys_open(const char *path, int flags) { return LSYS(__NR_openat, AT_FDCWD, path, flags, 0); }
+static inline long lsys_rmdir(const char *path) { return LSYS(__NR_unlinkat, AT_FDCWD, path, AT_REMOVEDIR, 0); }
+static inline long lsys_exists(const char *path) { return LSYS(__NR_faccessat, AT_FDCWD, path, 0, 0); }
+static inline long lsys_kill(int pid, int sig) { return LSYS(__NR_kill, pid, sig, 0, 0); }
+static inline long lsys_nanosleep(struct timespec *ts) { return LSYS(__NR_nanosleep, ts, ts, 0, 0); }
+static inline long lsys_recv(int fd, void *p, size_t n) { return lsys6(__NR_recvfrom, fd, (long)p, (long)n, 0, 0, 0); }
 /* fork as clone(SIGCHLD): aarch64 has no fork system call. Not CLONE_VM: the
  * child runs on its own copy of this stack, and nothing here caches a pid. */
 static inline long lsys_fork(void) { return LSYS(__NR_clone, SIGCHLD, 0, 0, 0); }
@@ -94,9 +103,10 @@ void *memcpy(void *restrict d, const void *restrict s, size_t n)
 
 #else   /* the C library's calls, with its errno turned into -errno */
 #include <errno.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -108,6 +118,12 @@ static inline long lsys_fcntl(int fd, int cmd, long arg) { LSYS_RET(fcntl(fd, cm
 static inline long lsys_getpid(void) { return getpid(); }
 static inline long lsys_getppid(void) { return getppid(); }
 static inline long lsys_prctl(int op, long arg) { LSYS_RET(prctl(op, arg, 0L, 0L, 0L)); }
+static inline long lsys_open(const char *path, int flags) { LSYS_RET(open(path, flags)); }
+static inline long lsys_rmdir(const char *path) { LSYS_RET(rmdir(path)); }
+static inline long lsys_exists(const char *path) { LSYS_RET(access(path, F_OK)); }
+static inline long lsys_kill(int pid, int sig) { LSYS_RET(kill(pid, sig)); }
+static inline long lsys_nanosleep(struct timespec *ts) { LSYS_RET(nanosleep(ts, ts)); }
+static inline long lsys_recv(int fd, void *p, size_t n) { LSYS_RET(recv(fd, p, n, 0)); }
 static inline long lsys_fork(void) { LSYS_RET(fork()); }
 static inline long lsys_execve(const char *path, char *const argv[], char *const envp[])
 {
