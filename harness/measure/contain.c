@@ -18,9 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>     /* memfd_create */
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -137,11 +137,11 @@ static void sweep_stale_cgroups(void)
 
 /* ---- the watchdog (harness/measure/watchdog.h) ---- */
 
-static int wd_sock = -1, wd_started;
+static int wd_pipe = -1, wd_state = -1, wd_started;
 static pid_t wd_pid;
 
 typedef struct wd_child {
-    int sock;               /* the watchdog's end of the socket */
+    int pipe, state;        /* the pipe's read end, the state's memfd */
     int report;             /* exec's errno goes here when it fails (close-on-exec) */
     const char *via;        /* the launcher to exec, NULL: run the loop here (a fork) */
 } wd_child;
@@ -155,10 +155,11 @@ static void watchdog_child(void *arg, int shared)
     static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
     for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
         signal(ignored[i], SIG_IGN);    /* kept across exec */
-    /* The socket and the report out of 0..3 first: perfgate may have started
-     * with a standard stream closed, and the dup2s below would replace them. */
-    int sock = fcntl(w->sock, F_DUPFD, 10), report = w->via ? fcntl(w->report, F_DUPFD_CLOEXEC, 10) : -1;
-    if (sock < 0 || (w->via && report < 0))
+    /* Its descriptors out of 0..4 first: perfgate may have started with a
+     * standard stream closed, and the dup2s below would replace them. */
+    int in = fcntl(w->pipe, F_DUPFD, 10), state = fcntl(w->state, F_DUPFD, 10);
+    int report = w->via ? fcntl(w->report, F_DUPFD_CLOEXEC, 10) : -1;
+    if (in < 0 || state < 0 || (w->via && report < 0))
         _exit(1);
     /* Hold none of perfgate's files: a pipe a caller waits on must close when perfgate exits. */
     int null = open("/dev/null", O_RDWR);
@@ -167,12 +168,12 @@ static void watchdog_child(void *arg, int shared)
         dup2(null, 1);
         dup2(null, 2);
     }
-    if (dup2(sock, PG_WATCH_FD) < 0)
+    if (dup2(in, PG_WATCH_FD) < 0 || dup2(state, PG_WATCH_STATE_FD) < 0)
         _exit(1);
     if (w->via) {
-        /* All but 0..3 close at the exec (the report too: its EOF says the exec worked). */
-        if (syscall(SYS_close_range, PG_WATCH_FD + 1u, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
-            for (int fd = PG_WATCH_FD + 1; fd < 4096; fd++)
+        /* All but 0..4 close at the exec (the report too: its EOF says the exec worked). */
+        if (syscall(SYS_close_range, PG_WATCH_STATE_FD + 1u, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+            for (int fd = PG_WATCH_STATE_FD + 1; fd < 4096; fd++)
                 fcntl(fd, F_SETFD, FD_CLOEXEC);
         char *argv[] = {(char *)w->via, PG_WATCH_ARG, NULL}, *envp[] = {NULL};
         execve(w->via, argv, envp);
@@ -182,8 +183,8 @@ static void watchdog_child(void *arg, int shared)
         _exit(127);
     }
     (void)shared;
-    if (syscall(SYS_close_range, PG_WATCH_FD + 1u, ~0u, 0u) < 0)
-        for (int fd = PG_WATCH_FD + 1; fd < 4096; fd++)
+    if (syscall(SYS_close_range, PG_WATCH_STATE_FD + 1u, ~0u, 0u) < 0)
+        for (int fd = PG_WATCH_STATE_FD + 1; fd < 4096; fd++)
             close(fd);
     pg_watch_loop();
 }
@@ -191,9 +192,9 @@ static void watchdog_child(void *arg, int shared)
 /* Starts the watchdog: the launcher in its watch mode, started as a run's
  * child is (sharing perfgate's memory until its exec, where it can), else,
  * when there is none or it cannot be executed, a fork of perfgate. */
-static pid_t watchdog_spawn(int sock)
+static pid_t watchdog_spawn(int in, int state)
 {
-    wd_child w = {sock, -1, pg_launcher_path()};
+    wd_child w = {in, state, -1, pg_launcher_path()};
     int rep[2];
     if (w.via && pipe2(rep, O_CLOEXEC) < 0)
         w.via = NULL;
@@ -222,38 +223,49 @@ static pid_t watchdog_spawn(int sock)
  * perfgate is running once it has returned. */
 static void watchdog_stop(void)
 {
-    if (wd_sock < 0)
+    if (wd_pipe < 0)
         return;
-    close(wd_sock);
-    wd_sock = -1;
+    close(wd_pipe);
+    wd_pipe = -1;
     while (waitpid(wd_pid, NULL, 0) < 0 && errno == EINTR)
         ;
 }
 
 static void watchdog_start(void)
 {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-        return;
-    fflush(NULL);
-    pid_t pid = watchdog_spawn(sv[1]);
-    close(sv[1]);
-    if (pid < 0) {
-        close(sv[0]);
+    int p[2];
+    pg_watch_msg none = {0};
+    int state = memfd_create("perfgate-watch", MFD_CLOEXEC);
+    if (state < 0 || pwrite(state, &none, sizeof none, 0) != (ssize_t)sizeof none || pipe2(p, O_CLOEXEC) < 0) {
+        if (state >= 0)
+            close(state);
         return;
     }
-    wd_sock = sv[0];
+    fflush(NULL);
+    pid_t pid = watchdog_spawn(p[0], state);
+    close(p[0]);
+    if (pid < 0) {
+        close(p[1]);
+        close(state);
+        return;
+    }
+    wd_pipe = p[1];
+    wd_state = state;
     wd_pid = pid;
     atexit(watchdog_stop);
 }
 
+/* The run the watchdog ends should perfgate die: written where it reads it
+ * then, not sent, so that it sleeps through every run (a message woke it
+ * twice a run). A write to a file is whole when perfgate dies after it. */
 static void watchdog_tell(pid_t pgid, const char *cgroup)
 {
-    if (wd_sock < 0)
+    if (wd_state < 0)
         return;
     pg_watch_msg m = {.pgid = pgid};
     snprintf(m.cgroup, sizeof m.cgroup, "%s", cgroup);
-    send(wd_sock, &m, sizeof m, MSG_NOSIGNAL);
+    ssize_t w = pwrite(wd_state, &m, sizeof m, 0);
+    (void)w;
 }
 
 /* ---- perfgate's descendants, from /proc (what the subreaper collected) ---- */

@@ -65,7 +65,7 @@ static inline long lsys_rmdir(const char *path) { return LSYS(__NR_unlinkat, AT_
 static inline long lsys_exists(const char *path) { return LSYS(__NR_faccessat, AT_FDCWD, path, 0, 0); }
 static inline long lsys_kill(int pid, int sig) { return LSYS(__NR_kill, pid, sig, 0, 0); }
 static inline long lsys_nanosleep(struct timespec *ts) { return LSYS(__NR_nanosleep, ts, ts, 0, 0); }
-static inline long lsys_recv(int fd, void *p, size_t n) { return lsys6(__NR_recvfrom, fd, (long)p, (long)n, 0, 0, 0); }
+static inline long lsys_pread(int fd, void *p, size_t n, long off) { return LSYS(__NR_pread64, fd, p, n, off); }
 /* fork as clone(SIGCHLD): aarch64 has no fork system call. Not CLONE_VM: the
  * child runs on its own copy of this stack, and nothing here caches a pid. */
 static inline long lsys_fork(void) { return LSYS(__NR_clone, SIGCHLD, 0, 0, 0); }
@@ -105,7 +105,6 @@ void *memcpy(void *restrict d, const void *restrict s, size_t n)
 #include <errno.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -123,7 +122,7 @@ static inline long lsys_rmdir(const char *path) { LSYS_RET(rmdir(path)); }
 static inline long lsys_exists(const char *path) { LSYS_RET(access(path, F_OK)); }
 static inline long lsys_kill(int pid, int sig) { LSYS_RET(kill(pid, sig)); }
 static inline long lsys_nanosleep(struct timespec *ts) { LSYS_RET(nanosleep(ts, ts)); }
-static inline long lsys_recv(int fd, void *p, size_t n) { LSYS_RET(recv(fd, p, n, 0)); }
+static inline long lsys_pread(int fd, void *p, size_t n, long off) { LSYS_RET(pread(fd, p, n, off)); }
 static inline long lsys_fork(void) { LSYS_RET(fork()); }
 static inline long lsys_execve(const char *path, char *const argv[], char *const envp[])
 {

@@ -4,8 +4,8 @@
  * Written on harness/measure/lsys.h's system calls only: contain.c uses these
  * with the C library's (in perfgate, and in a watchdog forked from it where
  * there is no launcher), launch/perfgate-launch.c without it (the watchdog
- * perfgate starts: `perfgate-launch --watch`, with the socket at descriptor
- * PG_WATCH_FD). No malloc, no stdio: all of it is safe in a child forked
+ * perfgate starts: `perfgate-launch --watch`, with its descriptors at
+ * PG_WATCH_FD and PG_WATCH_STATE_FD). No malloc, no stdio: all of it is safe in a child forked
  * from a process with threads.
  *
  * Why the watchdog is exec'd rather than forked: a fork copies perfgate's
@@ -14,10 +14,13 @@
  * launcher is started sharing perfgate's memory until its exec, as each
  * run's is (contain.h, pg_contain_spawn), and is a few pages.
  *
- * The protocol: perfgate sends a pg_watch_msg on a SOCK_SEQPACKET socket when
- * a run starts (its process group and cgroup) and when it ends (zeros); when
- * the socket reads EOF (perfgate exited, or was killed), the watchdog kills
- * the last run's process group and cgroup, removes the cgroup and exits. */
+ * The protocol: perfgate writes a pg_watch_msg at the start of a memfd
+ * (PG_WATCH_STATE_FD) when a run starts (its process group and cgroup) and
+ * when it ends (zeros), and holds the only write end of a pipe whose read end
+ * is PG_WATCH_FD. The watchdog sleeps in a read of the pipe; at its EOF
+ * (perfgate exited, or was killed) it reads the memfd, kills the last run's
+ * process group and cgroup, removes the cgroup and exits. (A message on a
+ * socket per change woke it twice a run.) */
 #ifndef PG_HARNESS_WATCHDOG_H
 #define PG_HARNESS_WATCHDOG_H
 
@@ -27,7 +30,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 
-enum { PG_WATCH_FD = 3 };
+enum { PG_WATCH_FD = 3, PG_WATCH_STATE_FD = 4 };
 #define PG_WATCH_ARG "--watch"
 
 typedef struct pg_watch_msg {
@@ -161,19 +164,18 @@ static inline int pg_watch_cg_remove(const char *dir)
 }
 
 /* The watchdog, once its process is set up (its own session, the signals a
- * terminal sends ignored, the socket at PG_WATCH_FD and nothing else of
- * perfgate's open): waits for EOF, then ends the last run. */
+ * terminal sends ignored, its two descriptors and nothing else of perfgate's
+ * open): waits for EOF, then ends the last run. */
 static inline __attribute__((noreturn)) void pg_watch_loop(void)
 {
     lsys_prctl(PR_SET_NAME, (long)"perfgate-watch");
-    pg_watch_msg cur = {0}, m;
-    for (;;) {
-        long r = lsys_recv(PG_WATCH_FD, &m, sizeof m);
-        if (r == (long)sizeof m)
-            cur = m;
-        else if (r != -EINTR)
-            break;      /* EOF: perfgate is gone, by exit or by kill */
-    }
+    char c;
+    long r;
+    while ((r = lsys_read(PG_WATCH_FD, &c, 1)) > 0 || r == -EINTR)
+        ;       /* EOF: perfgate is gone, by exit or by kill */
+    pg_watch_msg cur = {0};
+    if (lsys_pread(PG_WATCH_STATE_FD, &cur, sizeof cur, 0) != (long)sizeof cur)
+        lsys_exit(1);
     if (cur.pgid > 0)
         lsys_kill(-cur.pgid, SIGKILL);
     cur.cgroup[sizeof cur.cgroup - 1] = '\0';

@@ -37,19 +37,29 @@ contains "$T/out" "cannot execute pg-no-such-program: No such file or directory"
 # The watchdog (harness/measure/watchdog.h) is the launcher exec'd, not a
 # fork of perfgate: a few pages of its own, no copy of perfgate's memory
 # (a fork held 1.5 MB resident, and cost perfgate a copy-on-write fault on
-# each page it wrote after).
-"$PG" "${RUN[@]}" -- sleep 2 > /dev/null 2>&1 &
+# each page it wrote after). And it sleeps through the runs: what it needs
+# is written where it reads it when perfgate ends (a message per change
+# woke it twice a run).
+cp "$(command -v sleep)" "$T/hold"
+cat > "$T/wd.json" <<JSON
+{ "defaults": { "repeat": 5, "warmup": 0 },
+  "benchmarks": [ { "name": "quick", "command": ["/bin/true"] },
+                  { "name": "hold", "command": ["$T/hold", "2"] } ] }
+JSON
+"$PG" run --backend perf --no-store --no-pin "$T/wd.json" > /dev/null 2>&1 &
 pg=$!
-wd=
-for _ in $(seq 100); do
-  wd=$(pgrep -P $pg -x perfgate-watch) && break
+for _ in $(seq 200); do
+  pgrep -f "^$T/hold" > /dev/null && break
   sleep 0.05
 done
+wd=$(pgrep -P $pg -x perfgate-watch)
 check "the run has a watchdog" test -n "$wd"
 exe=$(readlink "/proc/$wd/exe")
 same "the watchdog is the launcher" "$(readlink -f "$L")" "$exe"
 rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$wd/status")
 check "the watchdog's resident set (${rss:-?} kB) is under 256 kB" [ "${rss:-99999}" -lt 256 ]
+woke=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "/proc/$wd/status")
+check "the watchdog slept through 6 runs (woken ${woke:-?} times)" [ "${woke:-99}" -le 2 ]
 wait $pg
 
 echo "$pass passed, $fail failed"
