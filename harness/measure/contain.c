@@ -34,6 +34,7 @@
 
 static struct {
     int probed, usable;
+    int made;               /* a cgroup was made here: usable for sure, and stale ones swept */
     char base[400];         /* <cgroup2 mount><perfgate's own cgroup> */
     char why[600];          /* why not usable */
     unsigned seq;
@@ -101,16 +102,24 @@ static void probe_cgroup(void)
     }
     if (snprintf(cg.base, sizeof cg.base, "%s%s", mnt, strcmp(rel, "/") ? rel : "") >= (int)sizeof cg.base)
         return;
-    char trial[512];
-    snprintf(trial, sizeof trial, "%s/perfgate-%d-%u", cg.base, (int)getpid(), cg.seq++);
-    if (mkdir(trial, 0755) < 0) {
+    cg.usable = 1;      /* until a cgroup cannot be made: the first run's is the trial (cg_made) */
+}
+
+/* Makes a cgroup in cg.base: whether it could, and the first time it did, the sweep of what killed perfgates left there (not before:
+ * where perfgate may not write, their removal would only wait in vain). */
+static int cg_made(const char *dir)
+{
+    if (mkdir(dir, 0755) < 0) {
         snprintf(cg.why, sizeof cg.why, "cannot create a cgroup in %s: %s (not root, and no delegated cgroup)",
                  cg.base, strerror(errno));
-        return;
+        cg.usable = 0;
+        return 0;
     }
-    rmdir(trial);
-    cg.usable = 1;
-    sweep_stale_cgroups();
+    if (!cg.made) {
+        cg.made = 1;
+        sweep_stale_cgroups();
+    }
+    return 1;
 }
 
 /* perfgate-<pid>-<n> cgroups whose perfgate is gone: what a killed perfgate's
@@ -453,7 +462,8 @@ void pg_contain_begin(pg_contain *c)
         return;
     char name[64];
     snprintf(name, sizeof name, "/perfgate-%d-%u", (int)getpid(), cg.seq++);
-    if (pg_watch_join(c->cgroup, sizeof c->cgroup, cg.base, name, NULL) < 0 || mkdir(c->cgroup, 0755) < 0) {
+    if (pg_watch_join(c->cgroup, sizeof c->cgroup, cg.base, name, NULL) < 0 ||
+        !cg_made(c->cgroup)) {
         cg.usable = 0;      /* not here, then: the rest still contains the run */
         c->cgroup[0] = '\0';
     }
@@ -689,6 +699,12 @@ int pg_contain_cgroup(char *detail, size_t len)
 {
     if (!cg.probed)
         probe_cgroup();
+    if (cg.usable && !cg.made) {    /* a trial, as no run has made one yet */
+        char trial[512];
+        snprintf(trial, sizeof trial, "%s/perfgate-%d-%u", cg.base, (int)getpid(), cg.seq++);
+        if (cg_made(trial))
+            rmdir(trial);
+    }
     snprintf(detail, len, "%s", cg.usable ? cg.base : cg.why);
     return cg.usable;
 }
