@@ -1,66 +1,186 @@
 /* launch/perfgate-launch.c — forks the benchmark from a small process, so
- * that its max-rss is its own (harness/measure/launch.h says why and the protocol).
+ * that its max-rss is its own (harness/measure/launch.h says why and the protocol),
+ * and is perfgate's watchdog (harness/measure/watchdog.h).
  *
  * usage: perfgate-launch GO_FD ERR_FD -- PROGRAM [ARG...]
- * (started by perfgate's spawner, never by hand). The benchmark inherits
+ *        perfgate-launch --watch     (the socket at descriptor 3)
+ * (started by perfgate, never by hand). The benchmark inherits
  * everything the spawner set up: working directory, CPU, personality,
- * process group, cgroup, file descriptors, environment. */
+ * process group, cgroup, file descriptors, environment.
+ *
+ * Written against harness/measure/lsys.h's system calls only, so that it can be built
+ * without the C library (lsys.h says why): no errno, no stdio, no
+ * string functions; the program is found on PATH here as execvp(3) finds it. */
 #include "harness/measure/launch.h"
+#include "harness/measure/lsys.h"
+#include "harness/measure/watchdog.h"
 
-#include <errno.h>
+#include <errno.h>          /* the E* constants only */
 #include <fcntl.h>
+#include <linux/limits.h>   /* PATH_MAX */
 #include <signal.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static void say(int fd, const void *msg, size_t n)
 {
-    ssize_t w = write(fd, msg, n);
+    long w = lsys_write(fd, msg, n);
     (void)w;
 }
 
-int main(int argc, char **argv)
+static int to_int(const char *s)
 {
-    if (argc < 5 || strcmp(argv[3], "--"))
+    int v = 0;
+    while (*s >= '0' && *s <= '9')
+        v = v * 10 + (*s++ - '0');
+    return v;
+}
+
+static size_t len(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+static int has_slash(const char *s)
+{
+    for (; *s; s++)
+        if (*s == '/')
+            return 1;
+    return 0;
+}
+
+/* execve, and as execvp(3) does, a file the kernel cannot execute
+ * (ENOEXEC: a script without #!) is given to /bin/sh. Returns -errno. */
+static long exec_file(const char *path, char **argv, char **envp)
+{
+    long rc = lsys_execve(path, argv, envp);
+    if (rc != -ENOEXEC)
+        return rc;
+    size_t n = 0;
+    while (argv[n])
+        n++;
+    char *sh[n + 2];
+    sh[0] = "/bin/sh", sh[1] = (char *)path;
+    for (size_t i = 1; i <= n; i++)
+        sh[i + 1] = argv[i];
+    lsys_execve(sh[0], sh, envp);
+    return rc;
+}
+
+/* execvp(3) with the environment given: a name without '/' is looked for in
+ * each directory of PATH (glibc's default "/bin:/usr/bin" when it is unset;
+ * an empty entry is the working directory); a directory that cannot hold it
+ * is skipped, and a file found but not executable (EACCES) is the error when
+ * no later one runs. Returns -errno. */
+static long exec_path(char **argv, char **envp)
+{
+    const char *file = argv[0];
+    if (!*file)
+        return -ENOENT;
+    if (has_slash(file))
+        return exec_file(file, argv, envp);
+    const char *path = "/bin:/usr/bin";
+    for (char **e = envp; *e; e++)
+        if ((*e)[0] == 'P' && (*e)[1] == 'A' && (*e)[2] == 'T' && (*e)[3] == 'H' && (*e)[4] == '=') {
+            path = *e + 5;
+            break;
+        }
+    size_t flen = len(file);
+    if (flen >= NAME_MAX + 1)
+        return -ENAMETOOLONG;
+    long rc = -ENOENT;
+    int denied = 0;
+    for (const char *p = path;; p++) {
+        const char *end = p;
+        while (*end && *end != ':')
+            end++;
+        size_t dlen = (size_t)(end - p);
+        char full[PATH_MAX + NAME_MAX + 2];
+        if (dlen < PATH_MAX) {
+            size_t o = 0;
+            for (size_t i = 0; i < dlen; i++)
+                full[o++] = p[i];
+            if (dlen)
+                full[o++] = '/';
+            for (size_t i = 0; i <= flen; i++)
+                full[o++] = file[i];
+            rc = exec_file(full, argv, envp);
+            if (rc == -EACCES)
+                denied = 1;
+            else if (rc != -ENOENT && rc != -ESTALE && rc != -ENOTDIR && rc != -ENODEV && rc != -ETIMEDOUT)
+                return rc;
+        }
+        if (!*end)
+            break;
+        p = end;
+    }
+    return denied ? -EACCES : rc;
+}
+
+static int launch_main(int argc, char **argv, char **envp)
+{
+    const char *watch = PG_WATCH_ARG;
+    size_t i = 0;
+    while (argc == 2 && watch[i] && argv[1][i] == watch[i])
+        i++;
+    if (argc == 2 && !watch[i] && !argv[1][i])
+        pg_watch_loop();
+    if (argc < 5 || argv[3][0] != '-' || argv[3][1] != '-' || argv[3][2])
         return 127;
-    int go = atoi(argv[1]), err = atoi(argv[2]);
+    int go = to_int(argv[1]), err = to_int(argv[2]);
     /* The benchmark must not keep them open past its exec. */
-    fcntl(go, F_SETFD, FD_CLOEXEC);
-    fcntl(err, F_SETFD, FD_CLOEXEC);
-    pid_t self = getpid();
-    pid_t pid = fork();
+    lsys_fcntl(go, F_SETFD, FD_CLOEXEC);
+    lsys_fcntl(err, F_SETFD, FD_CLOEXEC);
+    long self = lsys_getpid();
+    long pid = lsys_fork();
     if (pid < 0) {
-        int m[2] = {PG_LAUNCH_EXEC, errno};
+        int m[2] = {PG_LAUNCH_EXEC, (int)-pid};
         say(err, m, sizeof m);
         return 127;
     }
     if (pid == 0) {
         /* It dies with the launcher, which dies with perfgate. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != self)
-            _exit(127);
+        lsys_prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (lsys_getppid() != self)
+            lsys_exit(127);
         char c;
-        ssize_t r;
+        long r;
         do
-            r = read(go, &c, 1);
-        while (r < 0 && errno == EINTR);
+            r = lsys_read(go, &c, 1);
+        while (r == -EINTR);
         if (r != 1)
-            _exit(127);             /* the spawner gave up (an attach failed) */
-        execvp(argv[4], argv + 4);
-        int m[2] = {PG_LAUNCH_EXEC, errno};
+            lsys_exit(127);         /* the spawner gave up (an attach failed) */
+        int m[2] = {PG_LAUNCH_EXEC, (int)-exec_path(argv + 4, envp)};
         say(err, m, sizeof m);
-        _exit(127);
+        lsys_exit(127);
     }
-    close(go);
+    lsys_close(go);
     int ready[2] = {PG_LAUNCH_READY, (int)pid};
     say(err, ready, sizeof ready);
     pg_launch_done done = {.kind = PG_LAUNCH_DONE};
-    while (wait4(pid, &done.status, 0, &done.ru) < 0)
-        if (errno != EINTR)
+    long w;
+    while ((w = lsys_wait4((int)pid, &done.status, 0, &done.ru)) < 0)
+        if (w != -EINTR)
             return 127;
     say(err, &done, sizeof done);
     return 0;
 }
+
+#ifdef PG_LAUNCH_NOLIBC
+/* Called by lsys.h's _start with the stack the kernel set up. */
+__attribute__((noreturn, used)) void pg_launch_start(long *sp);
+__attribute__((noreturn, used)) void pg_launch_start(long *sp)
+{
+    int argc = (int)sp[0];
+    char **argv = (char **)(sp + 1);
+    lsys_exit(launch_main(argc, argv, argv + argc + 1));
+}
+#else
+extern char **environ;
+int main(int argc, char **argv)
+{
+    return launch_main(argc, argv, environ);
+}
+#endif

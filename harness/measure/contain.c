@@ -4,6 +4,8 @@
  * process that may have threads: they use system calls only (no malloc, no
  * stdio), which is all that is safe there. */
 #include "harness/measure/contain.h"
+#include "harness/measure/launcher.h"
+#include "harness/measure/watchdog.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,9 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>     /* memfd_create */
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -26,124 +28,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- small async-signal-safe pieces ---- */
-
-/* dst = a + b (+ c), truncated safely; returns 0 when it fit. */
-static int join(char *dst, size_t len, const char *a, const char *b, const char *c)
-{
-    size_t n = 0;
-    for (const char *s = a; s && *s; s++)
-        if (n + 1 < len) dst[n++] = *s; else return -1;
-    for (const char *s = b; s && *s; s++)
-        if (n + 1 < len) dst[n++] = *s; else return -1;
-    for (const char *s = c; s && *s; s++)
-        if (n + 1 < len) dst[n++] = *s; else return -1;
-    dst[n] = '\0';
-    return 0;
-}
-
-static void nap_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
-}
-
-static int write_text(const char *dir, const char *file, const char *text)
-{
-    char path[600];
-    if (join(path, sizeof path, dir, file, NULL) < 0)
-        return -1;
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t w = write(fd, text, strlen(text));
-    close(fd);
-    return w == (ssize_t)strlen(text) ? 0 : -1;
-}
-
-/* Calls fn for each pid in <dir>/cgroup.procs; returns how many, -1 when it cannot be read. */
-static int cg_each_pid(const char *dir, void (*fn)(pid_t, int), int arg)
-{
-    char path[600], buf[1024];
-    if (join(path, sizeof path, dir, "/cgroup.procs", NULL) < 0)
-        return -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    long cur = -1;
-    int n = 0;
-    ssize_t r;
-    while ((r = read(fd, buf, sizeof buf)) > 0)
-        for (ssize_t i = 0; i < r; i++) {
-            if (buf[i] >= '0' && buf[i] <= '9') {
-                cur = (cur < 0 ? 0 : cur * 10) + (buf[i] - '0');
-            } else if (cur >= 0) {
-                fn((pid_t)cur, arg);
-                n++;
-                cur = -1;
-            }
-        }
-    if (cur >= 0) {
-        fn((pid_t)cur, arg);
-        n++;
-    }
-    close(fd);
-    return n;
-}
-
-static void send_sig(pid_t pid, int sig) { kill(pid, sig); }
-
-/* 1 while any process is in the cgroup (or below), 0 when empty, -1 when unknown. */
-static int cg_populated(const char *dir)
-{
-    char path[600], buf[256];
-    if (join(path, sizeof path, dir, "/cgroup.events", NULL) < 0)
-        return -1;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t r = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (r <= 0)
-        return -1;
-    buf[r] = '\0';
-    const char *p = strstr(buf, "populated ");
-    return p ? p[10] == '1' : -1;
-}
-
-/* SIGKILL to everything in the cgroup: cgroup.kill (Linux 5.14) reaches a
- * process even as it forks; older kernels get a kill of each member until
- * none is left. */
-static void cg_kill(const char *dir)
-{
-    if (write_text(dir, "/cgroup.kill", "1") == 0)
-        return;
-    for (int round = 0; round < 100 && cg_each_pid(dir, send_sig, SIGKILL) > 0; round++)
-        nap_ms(1);
-}
-
-/* Kills what is left, waits (bounded) for the last to go, removes the
- * directory. -1 when it stayed (the next perfgate's sweep retries). */
-static int cg_remove(const char *dir)
-{
-    long waited = 0;
-    for (long ms = 1; waited < 10000; waited += ms, ms = ms < 50 ? ms * 2 : ms) {
-        cg_kill(dir);
-        int populated = cg_populated(dir);
-        if (populated < 0 && access(dir, F_OK) < 0)
-            return 0;       /* already gone */
-        if (populated == 0 && (rmdir(dir) == 0 || errno == ENOENT))
-            return 0;
-        nap_ms(ms);
-    }
-    return -1;
-}
-
+/* The cgroup helpers are harness/measure/watchdog.h's, which the watchdog
+ * program shares: system calls only. */
 /* ---- where cgroups can be made: the cgroup v2 perfgate itself is in ---- */
 
 static struct {
     int probed, usable;
+    int made;               /* a cgroup was made here: usable for sure, and stale ones swept */
     char base[400];         /* <cgroup2 mount><perfgate's own cgroup> */
     char why[600];          /* why not usable */
     unsigned seq;
@@ -211,16 +102,24 @@ static void probe_cgroup(void)
     }
     if (snprintf(cg.base, sizeof cg.base, "%s%s", mnt, strcmp(rel, "/") ? rel : "") >= (int)sizeof cg.base)
         return;
-    char trial[512];
-    snprintf(trial, sizeof trial, "%s/perfgate-%d-%u", cg.base, (int)getpid(), cg.seq++);
-    if (mkdir(trial, 0755) < 0) {
+    cg.usable = 1;      /* until a cgroup cannot be made: the first run's is the trial (cg_made) */
+}
+
+/* Makes a cgroup in cg.base: whether it could, and the first time it did, the sweep of what killed perfgates left there (not before:
+ * where perfgate may not write, their removal would only wait in vain). */
+static int cg_made(const char *dir)
+{
+    if (mkdir(dir, 0755) < 0) {
         snprintf(cg.why, sizeof cg.why, "cannot create a cgroup in %s: %s (not root, and no delegated cgroup)",
                  cg.base, strerror(errno));
-        return;
+        cg.usable = 0;
+        return 0;
     }
-    rmdir(trial);
-    cg.usable = 1;
-    sweep_stale_cgroups();
+    if (!cg.made) {
+        cg.made = 1;
+        sweep_stale_cgroups();
+    }
+    return 1;
 }
 
 /* perfgate-<pid>-<n> cgroups whose perfgate is gone: what a killed perfgate's
@@ -240,31 +139,36 @@ static void sweep_stale_cgroups(void)
             continue;
         char dir[700];
         snprintf(dir, sizeof dir, "%s/%s", cg.base, e->d_name);
-        cg_remove(dir);
+        pg_watch_cg_remove(dir);
     }
     closedir(d);
 }
 
-/* ---- the watchdog ---- */
+/* ---- the watchdog (harness/measure/watchdog.h) ---- */
 
-typedef struct wd_msg {
-    pid_t pgid;
-    char cgroup[512];
-} wd_msg;
-
-static int wd_sock = -1, wd_started;
+static int wd_pipe = -1, wd_state = -1, wd_started;
 static pid_t wd_pid;
 
-static void watchdog_main(int sock)
+typedef struct wd_child {
+    int pipe, state;        /* the pipe's read end, the state's memfd */
+    int report;             /* exec's errno goes here when it fails (close-on-exec) */
+    const char *via;        /* the launcher to exec, NULL: run the loop here (a fork) */
+} wd_child;
+
+/* The watchdog's process from its birth to its exec, or to its loop where
+ * there is no launcher (then it is a fork: shared is 0). */
+static void watchdog_child(void *arg, int shared)
 {
+    const wd_child *w = arg;
     setsid();       /* a kill of perfgate's process group or session must not take it too */
     static const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE};
     for (size_t i = 0; i < sizeof ignored / sizeof *ignored; i++)
-        signal(ignored[i], SIG_IGN);
-    prctl(PR_SET_NAME, "perfgate-watch");
-    /* The socket out of 0..2 first: perfgate may have started with a standard
-     * stream closed, and the dup2s below would replace it. */
-    if (sock < 3 && (sock = fcntl(sock, F_DUPFD, 3)) < 0)
+        signal(ignored[i], SIG_IGN);    /* kept across exec */
+    /* Its descriptors out of 0..4 first: perfgate may have started with a
+     * standard stream closed, and the dup2s below would replace them. */
+    int in = fcntl(w->pipe, F_DUPFD, 10), state = fcntl(w->state, F_DUPFD, 10);
+    int report = w->via ? fcntl(w->report, F_DUPFD_CLOEXEC, 10) : -1;
+    if (in < 0 || state < 0 || (w->via && report < 0))
         _exit(1);
     /* Hold none of perfgate's files: a pipe a caller waits on must close when perfgate exits. */
     int null = open("/dev/null", O_RDWR);
@@ -273,66 +177,104 @@ static void watchdog_main(int sock)
         dup2(null, 1);
         dup2(null, 2);
     }
-    if (dup2(sock, 3) < 0)
+    if (dup2(in, PG_WATCH_FD) < 0 || dup2(state, PG_WATCH_STATE_FD) < 0)
         _exit(1);
-    if (syscall(SYS_close_range, 4u, ~0u, 0u) < 0)
-        for (int fd = 4; fd < 4096; fd++)
-            close(fd);
-    wd_msg cur = {0}, m;
-    for (;;) {
-        ssize_t r = recv(3, &m, sizeof m, 0);
-        if (r == (ssize_t)sizeof m)
-            cur = m;
-        else if (!(r < 0 && errno == EINTR))
-            break;      /* EOF: perfgate is gone, by exit or by kill */
+    if (w->via) {
+        /* All but 0..4 close at the exec (the report too: its EOF says the exec worked). */
+        if (syscall(SYS_close_range, PG_WATCH_STATE_FD + 1u, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+            for (int fd = PG_WATCH_STATE_FD + 1; fd < 4096; fd++)
+                fcntl(fd, F_SETFD, FD_CLOEXEC);
+        char *argv[] = {(char *)w->via, PG_WATCH_ARG, NULL}, *envp[] = {NULL};
+        execve(w->via, argv, envp);
+        int err = errno;
+        ssize_t wr = write(report, &err, sizeof err);
+        (void)wr;
+        _exit(127);
     }
-    if (cur.pgid > 0)
-        kill(-cur.pgid, SIGKILL);
-    if (cur.cgroup[0])
-        cg_remove(cur.cgroup);
-    _exit(0);
+    (void)shared;
+    if (syscall(SYS_close_range, PG_WATCH_STATE_FD + 1u, ~0u, 0u) < 0)
+        for (int fd = PG_WATCH_STATE_FD + 1; fd < 4096; fd++)
+            close(fd);
+    pg_watch_loop();
+}
+
+/* Starts the watchdog: the launcher in its watch mode, started as a run's
+ * child is (sharing perfgate's memory until its exec, where it can), else,
+ * when there is none or it cannot be executed, a fork of perfgate. */
+static pid_t watchdog_spawn(int in, int state)
+{
+    wd_child w = {in, state, -1, pg_launcher_path()};
+    int rep[2];
+    if (w.via && pipe2(rep, O_CLOEXEC) < 0)
+        w.via = NULL;
+    pg_contain none;
+    memset(&none, 0, sizeof none);
+    if (w.via) {
+        w.report = rep[1];
+        pid_t pid = pg_contain_spawn(&none, watchdog_child, &w, 1);
+        close(rep[1]);
+        int err;
+        ssize_t r = pid > 0 ? read(rep[0], &err, sizeof err) : -1;
+        while (r < 0 && pid > 0 && errno == EINTR)
+            r = read(rep[0], &err, sizeof err);
+        close(rep[0]);
+        if (pid > 0 && r == 0)
+            return pid;     /* exec'd: the report closed */
+        if (pid > 0)
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        w.via = NULL;
+    }
+    return pg_contain_spawn(&none, watchdog_child, &w, 0);
 }
 
 /* At a normal exit, the watchdog is told (EOF) and waited for, so nothing of
  * perfgate is running once it has returned. */
 static void watchdog_stop(void)
 {
-    if (wd_sock < 0)
+    if (wd_pipe < 0)
         return;
-    close(wd_sock);
-    wd_sock = -1;
+    close(wd_pipe);
+    wd_pipe = -1;
     while (waitpid(wd_pid, NULL, 0) < 0 && errno == EINTR)
         ;
 }
 
 static void watchdog_start(void)
 {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    int p[2];
+    pg_watch_msg none = {0};
+    int state = memfd_create("perfgate-watch", MFD_CLOEXEC);
+    if (state < 0 || pwrite(state, &none, sizeof none, 0) != (ssize_t)sizeof none || pipe2(p, O_CLOEXEC) < 0) {
+        if (state >= 0)
+            close(state);
         return;
+    }
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(sv[0]);
-        watchdog_main(sv[1]);
-    }
-    close(sv[1]);
+    pid_t pid = watchdog_spawn(p[0], state);
+    close(p[0]);
     if (pid < 0) {
-        close(sv[0]);
+        close(p[1]);
+        close(state);
         return;
     }
-    wd_sock = sv[0];
+    wd_pipe = p[1];
+    wd_state = state;
     wd_pid = pid;
     atexit(watchdog_stop);
 }
 
+/* The run the watchdog ends should perfgate die: written where it reads it
+ * then, not sent, so that it sleeps through every run (a message woke it
+ * twice a run). A write to a file is whole when perfgate dies after it. */
 static void watchdog_tell(pid_t pgid, const char *cgroup)
 {
-    if (wd_sock < 0)
+    if (wd_state < 0)
         return;
-    wd_msg m = {.pgid = pgid};
+    pg_watch_msg m = {.pgid = pgid};
     snprintf(m.cgroup, sizeof m.cgroup, "%s", cgroup);
-    send(wd_sock, &m, sizeof m, MSG_NOSIGNAL);
+    ssize_t w = pwrite(wd_state, &m, sizeof m, 0);
+    (void)w;
 }
 
 /* ---- perfgate's descendants, from /proc (what the subreaper collected) ---- */
@@ -494,7 +436,7 @@ static int sweep_descendants(void)
         if (!found)
             break;
         if (round > 0)
-            nap_ms(1);
+            pg_watch_nap_ms(1);
     }
     return killed;
 }
@@ -520,7 +462,8 @@ void pg_contain_begin(pg_contain *c)
         return;
     char name[64];
     snprintf(name, sizeof name, "/perfgate-%d-%u", (int)getpid(), cg.seq++);
-    if (join(c->cgroup, sizeof c->cgroup, cg.base, name, NULL) < 0 || mkdir(c->cgroup, 0755) < 0) {
+    if (pg_watch_join(c->cgroup, sizeof c->cgroup, cg.base, name, NULL) < 0 ||
+        !cg_made(c->cgroup)) {
         cg.usable = 0;      /* not here, then: the rest still contains the run */
         c->cgroup[0] = '\0';
     }
@@ -681,7 +624,7 @@ void pg_contain_protect(const char *dir)
     char cwd[PATH_MAX];
     protected_dir[0] = '\0';
     if (dir && *dir && (dir[0] == '/' || getcwd(cwd, sizeof cwd)) &&
-        join(protected_dir, sizeof protected_dir, dir[0] == '/' ? "" : cwd, dir[0] == '/' ? "" : "/", dir) < 0)
+        pg_watch_join(protected_dir, sizeof protected_dir, dir[0] == '/' ? "" : cwd, dir[0] == '/' ? "" : "/", dir) < 0)
         protected_dir[0] = '\0';
 }
 
@@ -707,7 +650,7 @@ void pg_contain_adopt(pg_contain *c, pid_t pid)
     if (c->cgroup[0] && !c->born_inside) {
         char text[32];
         snprintf(text, sizeof text, "%d", (int)pid);
-        if (write_text(c->cgroup, "/cgroup.procs", text) < 0) {
+        if (pg_watch_write(c->cgroup, "/cgroup.procs", text) < 0) {
             /* e.g. a cgroup with controllers that forbid it: do without, from now on */
             rmdir(c->cgroup);
             c->cgroup[0] = '\0';
@@ -724,9 +667,9 @@ void pg_contain_signal(const pg_contain *c, int sig)
     if (kill(-c->pid, sig) < 0)
         kill(c->pid, sig);
     if (c->cgroup[0] && sig == SIGKILL)
-        cg_kill(c->cgroup);
+        pg_watch_cg_kill(c->cgroup);
     else if (c->cgroup[0])
-        cg_each_pid(c->cgroup, send_sig, sig);
+        pg_watch_each_pid(c->cgroup, pg_watch_signal, sig);
     else {
         int live;
         signal_descendants(sig, c->pid, &live);    /* those that left the group (setsid) */
@@ -737,15 +680,15 @@ int pg_contain_end(pg_contain *c)
 {
     int killed = 0;
     if (c->cgroup[0]) {
-        killed = cg_each_pid(c->cgroup, send_sig, 0);   /* signal 0: only counted */
-        cg_kill(c->cgroup);
+        killed = pg_watch_each_pid(c->cgroup, pg_watch_signal, 0);   /* signal 0: only counted */
+        pg_watch_cg_kill(c->cgroup);
     }
     if (c->pid > 0)
         kill(-c->pid, SIGKILL);
     int swept = sweep_descendants();
     killed = swept > killed ? swept : killed;
     if (c->cgroup[0])
-        cg_remove(c->cgroup);
+        pg_watch_cg_remove(c->cgroup);
     prctl(PR_SET_CHILD_SUBREAPER, 0);
     watchdog_tell(0, "");
     memset(c, 0, sizeof *c);
@@ -756,6 +699,12 @@ int pg_contain_cgroup(char *detail, size_t len)
 {
     if (!cg.probed)
         probe_cgroup();
+    if (cg.usable && !cg.made) {    /* a trial, as no run has made one yet */
+        char trial[512];
+        snprintf(trial, sizeof trial, "%s/perfgate-%d-%u", cg.base, (int)getpid(), cg.seq++);
+        if (cg_made(trial))
+            rmdir(trial);
+    }
     snprintf(detail, len, "%s", cg.usable ? cg.base : cg.why);
     return cg.usable;
 }

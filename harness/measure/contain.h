@@ -14,8 +14,10 @@
  *     whose parent dies is re-parented to perfgate rather than to init, so a
  *     sweep of perfgate's descendants after the run finds and kills it. This
  *     needs no privilege, so it is what contains runs where no cgroup can be made;
- *   - a watchdog process, forked once, which outlives a SIGKILLed perfgate just
- *     long enough to kill the run in progress (its cgroup and process group).
+ *   - a watchdog process, started once (the launcher in its watch mode,
+ *     harness/measure/watchdog.h; a fork of perfgate where there is none),
+ *     which outlives a SIGKILLed perfgate just long enough to kill the run
+ *     in progress (its cgroup and process group).
  * A cgroup whose perfgate died together with its watchdog (a kill of the whole
  * session) is named perfgate-<pid>-<n>: the next perfgate that runs a
  * benchmark kills what is in it and removes it. PERFGATE_NO_CGROUP=1 makes

@@ -3,6 +3,7 @@
 #include "harness/measure/canon.h"
 #include "harness/measure/contain.h"
 #include "harness/measure/launch.h"
+#include "harness/measure/launcher.h"
 #include "util/error.h"
 #include "util/fileio.h"
 
@@ -163,37 +164,6 @@ static void child_fail(int errpipe, int stage)
 
 enum { STAGE_SETUP = 1, STAGE_CWD, STAGE_PIN, STAGE_EXEC, STAGE_LAUNCHER };
 _Static_assert((int)STAGE_EXEC == (int)PG_LAUNCH_EXEC, "the launcher reports exec failures as the spawner does");
-
-/* The launcher (harness/measure/launch.h): $PERFGATE_LAUNCHER, else beside
- * perfgate's own executable (a build tree), else in the libexec/perfgate/ of
- * its installation, wherever that was put, else where CMake installed it;
- * NULL when there is none (PERFGATE_NO_LAUNCHER=1 too): the benchmark is then
- * forked by perfgate itself, and its max-rss counts perfgate's memory.
- * Decided once. */
-static const char *launcher(void)
-{
-    static char path[PATH_MAX];
-    static int known;
-    if (known)
-        return path[0] ? path : NULL;
-    known = 1;
-    const char *no = getenv("PERFGATE_NO_LAUNCHER"), *env = getenv("PERFGATE_LAUNCHER");
-    if (no && *no)
-        return NULL;
-    char self[PATH_MAX], dir[PATH_MAX] = ".";
-    if (realpath("/proc/self/exe", self) && strrchr(self, '/'))
-        snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(self, '/') - self), self);
-    char cand[4][PATH_MAX + 64];
-    snprintf(cand[0], sizeof cand[0], "%s", env && *env ? env : "");
-    snprintf(cand[1], sizeof cand[1], "%s/" PG_LAUNCH_NAME, dir);
-    snprintf(cand[2], sizeof cand[2], "%s/../libexec/perfgate/" PG_LAUNCH_NAME, dir);
-    snprintf(cand[3], sizeof cand[3], "%s", PG_LIBEXECDIR "/" PG_LAUNCH_NAME);
-    for (size_t i = 0; i < 4; i++)
-        if (cand[i][0] && access(cand[i], X_OK) == 0 && snprintf(path, sizeof path, "%s", cand[i]) < (int)sizeof path)
-            return path;
-    path[0] = '\0';
-    return NULL;
-}
 
 /* Execs the launcher, which forks the program (harness/measure/launch.h); returns
  * only when it could not. */
@@ -370,7 +340,7 @@ static int start_child(spawn_run *r)
     pg_canon_layout *canon = &r->canon;
     if (!r->o->tree || !pg_canon_layout_make(canon, r->o->tree, r->o->cwd, r->o->argv))
         canon = NULL;
-    const char *via = r->o->own_rss ? launcher() : NULL;
+    const char *via = r->o->own_rss ? pg_launcher_path() : NULL;
     child_args ca = {r, canon, via, getpid()};
     fflush(NULL);
     /* Only a child that execs the launcher at once may share perfgate's
@@ -556,7 +526,7 @@ static int exec_failure(spawn_run *r)
         else if (msg[0] == STAGE_PIN)
             snprintf(line, sizeof line, "perfgate: cannot pin to CPU %d: %s\n", o->cpu, strerror(msg[1]));
         else if (msg[0] == STAGE_LAUNCHER)
-            snprintf(line, sizeof line, "perfgate: cannot execute the launcher %.400s: %s\n", launcher(), strerror(msg[1]));
+            snprintf(line, sizeof line, "perfgate: cannot execute the launcher %.400s: %s\n", pg_launcher_path(), strerror(msg[1]));
         else if (msg[0] == STAGE_SETUP)
             snprintf(line, sizeof line, "perfgate: cannot set up stdin/stdout for %s: %s\n", o->argv[0],
                      strerror(msg[1]));

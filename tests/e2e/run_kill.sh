@@ -57,8 +57,11 @@ cgroup_here=0
 grep -q "cgroup v2 per run  *ok" "$T/doctor" && cgroup_here=1
 [ $cgroup_here = 1 ] || echo "no cgroup can be made here: daemons that outlive a killed perfgate are not checked"
 
-for mode in cgroup no-cgroup; do
+# no-launcher: the watchdog is a fork of perfgate, not the launcher exec'd
+# (harness/measure/watchdog.h), and kills the same.
+for mode in cgroup no-cgroup no-launcher; do
   if [ $mode = no-cgroup ]; then export PERFGATE_NO_CGROUP=1; else unset PERFGATE_NO_CGROUP; fi
+  if [ $mode = no-launcher ]; then export PERFGATE_NO_LAUNCHER=1; else unset PERFGATE_NO_LAUNCHER; fi
   for be in $backends; do
     rm -f "$PIDS"
     "$PG" run --no-store --backend $be --filter hang b/ > "$T/out" 2> "$T/err" &
@@ -70,13 +73,13 @@ for mode in cgroup no-cgroup; do
     kill -9 $pg
     wait $pg 2>/dev/null
     check "$mode $be: the hung benchmark ($main) died with perfgate" gone $main
-    if [ $mode = cgroup ] && [ $cgroup_here = 1 ]; then
+    if [ $mode != no-cgroup ] && [ $cgroup_here = 1 ]; then
       check "$mode $be: its setsid() daemon ($daemon) died too" gone $daemon
     fi
     kill_pids $main $daemon
   done
 done
-unset PERFGATE_NO_CGROUP
+unset PERFGATE_NO_CGROUP PERFGATE_NO_LAUNCHER
 
 # kill_while_hung LABEL COMMAND...: starts the command, SIGKILLs it once it
 # runs the hung benchmark, and waits until the benchmark is gone.
