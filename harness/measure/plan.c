@@ -298,10 +298,15 @@ static int build_here(const pg_measure_plan *p, pg_benchset *set)
 static int measure_here(pg_measure_out *out, const pg_measure_plan *p, side *sides, pg_owned_dir *tmp)
 {
     const pg_measure_here *h = p->here;
+    /* Unstored, the logs directory is made when a benchmark fails (runner.h,
+     * log_lazy); beforehand for stacks, and for workers (--jobs), which
+     * cannot hand back a directory they made. */
+    int lazy = !p->store_root && !p->ro->sample && p->ro->jobs <= 1;
     int rc = pg_runner_check(h->set, p->sess->meter, p->ro);    /* before the build and the header */
-    if (rc == 0)
-        rc = p->store_root ? pg_store_check(p->store_root, sides[0].commit, p->sess->machine.id)
-                           : pg_owned_mkdtemp(tmp, h->logs_prefix);
+    if (rc == 0 && p->store_root)
+        rc = pg_store_check(p->store_root, sides[0].commit, p->sess->machine.id);
+    else if (rc == 0 && !lazy)
+        rc = pg_owned_mkdtemp(tmp, h->logs_prefix);
     if (rc == 0)
         rc = build_here(p, h->set);
     if (rc == 0)        /* again: a Google Benchmark suite is listed by now */
@@ -315,7 +320,10 @@ static int measure_here(pg_measure_out *out, const pg_measure_plan *p, side *sid
         if ((rc = open_side(p, s, tmp->path)) < 0)
             break;
         pg_run_opts o = *p->ro;
-        o.log_dir = p->store_root ? s->logs.path : tmp->path;
+        o.log_dir = p->store_root ? s->logs.path : lazy ? NULL : tmp->path;
+        o.log_failed_only = !p->store_root;
+        o.log_lazy = lazy ? tmp : NULL;
+        o.log_lazy_prefix = h->logs_prefix;
         o.tree = s->tree;
         o.stacks = s->stacks;
         int nf = 0;

@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "util/fileio.h"
 #include "util/hash.h"
+#include "util/owned_dir.h"
 #include "util/text.h"
 
 #include <limits.h>
@@ -98,12 +99,24 @@ static int pick(int cli, int bench, int manifest, int fallback)
     return cli >= 0 ? cli : bench >= 0 ? bench : manifest >= 0 ? manifest : fallback;
 }
 
-static int write_logs(const char *dir, const char *name, const pg_spawn_result *r, pg_rundoc_bench *b)
+static int write_logs(const pg_run_opts *o, const char *name, const pg_spawn_result *r, pg_rundoc_bench *b,
+                      int failed)
 {
+    const char *dir = o->log_dir;
+    int rc = 0;
+    /* Unstored logs go when the run ends unless a benchmark failed: a
+     * directory and files made only to be removed cost more than a run of
+     * /bin/true on a disk file system (issue 41). */
+    if (o->log_failed_only && !failed)
+        return 0;
+    if (!dir && o->log_lazy) {
+        if (!o->log_lazy->path[0] && (rc = pg_owned_mkdtemp(o->log_lazy, o->log_lazy_prefix)) < 0)
+            return rc;
+        dir = o->log_lazy->path;
+    }
     if (!dir)
         return 0;
-    char p[4096], fname[PG_SAFE_NAME_SIZE];
-    int rc = 0;
+    char p[PATH_MAX + PG_SAFE_NAME_SIZE + 16], fname[PG_SAFE_NAME_SIZE];
     pg_path_safe_name(fname, name);
     snprintf(p, sizeof p, "%s/%s.stdout", dir, fname);
     if (pg_file_write_atomic_nosync(p, r->out_log ? r->out_log : "", r->out_len) == 0)
@@ -319,7 +332,7 @@ static int run_series(bench_run *br, const series *sr)
         if (measured)
             rc = collect(br, sr, &res, &rd);
         if (rc == 0 && (br->fail || j == total - 1))
-            rc = write_logs(o->log_dir, br->bench->name, &res, b);
+            rc = write_logs(o, br->bench->name, &res, b, br->fail != NULL);
         if (rc == 0 && br->fail) {
             const char *phase = sr->side ? (measured ? side_run : side_warmup)
                                 : sr->native ? (measured ? "native run" : "native warmup")

@@ -46,6 +46,11 @@ typedef struct pg_run_opts {
                                    above is every default metric */
     int cpu;                    /* -1: choose; -2: do not pin */
     const char *log_dir;        /* per-benchmark stdout/stderr logs go here */
+    int log_failed_only;        /* only a failed benchmark's logs are written (unstored runs: the
+                                   others would go when the run ends) */
+    struct pg_owned_dir *log_lazy;  /* log_dir NULL: that directory, made at the first failure (prefix
+                                   log_lazy_prefix); the caller releases it. NULL: log_dir's */
+    const char *log_lazy_prefix;
     const char *tree;           /* the root of the tree the benchmarks run from (a work tree, a
                                    checkout; PG_CANON_OWN_CWD: none, each runs in its own directory's):
                                    measured runs see it at one path (harness/measure/canon.h) */
