@@ -224,7 +224,6 @@ static int element(reader *r, const char *key, size_t i, const cJSON *v, double 
  * (at `off`). Every kind says what it expected when the value is not that. */
 typedef enum field_kind {
     F_STR,          /* a string, into a char * (nullable: null frees it, NULL) */
-    F_TEXT,         /* a string, borrowed from the tree into a const char * (no copy to free) */
     F_FIXED,        /* a string shorter than `len`, into a char[len] */
     F_CHOICE,       /* one of `words` (`what` says them), its index into an int */
     F_INT,          /* a whole number from `min` to INT_MAX, into an int (nullable: null leaves it) */
@@ -273,7 +272,6 @@ struct section {
 #define AT(st, m) offsetof(st, m)
 #define ROW(k, kd, o, ...) {.key = (k), .kind = (kd), .off = (o), __VA_ARGS__}
 #define STR(k, st, m, ...) ROW(k, F_STR, AT(st, m), __VA_ARGS__)
-#define TEXT(k, st, m, ...) ROW(k, F_TEXT, AT(st, m), __VA_ARGS__)
 #define FIXED(k, st, m, ...) ROW(k, F_FIXED, AT(st, m), .len = sizeof ((st *)0)->m, __VA_ARGS__)
 #define CHOICE(k, st, m, w, said, ...) ROW(k, F_CHOICE, AT(st, m), .words = (w), .what = (said), __VA_ARGS__)
 #define INT(k, st, m, ...) ROW(k, F_INT, AT(st, m), __VA_ARGS__)
@@ -356,11 +354,6 @@ static int read_value(void *dst, reader *r, const cJSON *v, const field *f)
         if ((rc = want_string(r, v, f->nullable ? "a string or null" : "a string")) < 0)
             return rc;
         return pg_rundoc_set(dst, v->valuestring) < 0 ? oom() : 0;
-    case F_TEXT:
-        if ((rc = want_string(r, v, "a string")) < 0)
-            return rc;
-        *(const char **)dst = v->valuestring;
-        return 0;
     case F_FIXED:
         if ((rc = want_string(r, v, "a string")) < 0)
             return rc;
@@ -482,13 +475,13 @@ static int add_arg(void *dst, reader *r, const cJSON *v, size_t i)
 /* --- a benchmark's metric -------------------------------------------------- */
 
 typedef struct metric_in {
-    const char *unit, *backend;     /* the tree's: pg_rundoc_metric_get copies them */
+    char *unit, *backend;
     const cJSON *samples, *running;
 } metric_in;
 
 static const field metric_fields[] = {
-    TEXT("unit", metric_in, unit, .required = 1),
-    TEXT("backend", metric_in, backend, .required = 1),
+    STR("unit", metric_in, unit, .required = 1),
+    STR("backend", metric_in, backend, .required = 1),
     ARRAY("samples", metric_in, samples, .required = 1),
     ARRAY("running", metric_in, running),
 };
@@ -596,6 +589,8 @@ static int read_metric(void *dst, reader *r, const cJSON *jm, size_t i)
     int rc = read_fields(&in, r, jm, &metric_section);
     if (rc == 0)
         rc = pg_rundoc_metric_get(&m, b, jm->string, in.unit, in.backend);
+    free(in.unit);
+    free(in.backend);
     return rc < 0 ? rc : read_samples(m, r, in.samples, in.running);
 }
 
