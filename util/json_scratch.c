@@ -72,6 +72,7 @@ typedef struct frame {
     double *nums;                   /* an array's numbers so far, while all are numbers */
     size_t n, cap;
     int all_numbers;
+    int object;                     /* an object (else an array): asked of every value it gets */
     int role;                       /* enum role */
     size_t count;                   /* the values it holds so far */
     size_t record;                  /* R_RECORD: its index among the records; SIZE_MAX: the root */
@@ -185,7 +186,7 @@ static void attach(builder *b, cJSON *n)
         return;
     }
     f->count++;
-    if (cJSON_IsObject(f->node)) {
+    if (f->object) {
         n->string = (char *)b->key;
         n->type |= b->key_cut ? CUT_KEY : 0;
         b->key = NULL;
@@ -387,7 +388,7 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
 static void place(builder *b, frame *nf, const frame *parent, const char *key)
 {
     const pg_json_stream *st = b->stream;
-    int object = cJSON_IsObject(nf->node);
+    int object = nf->object;
     if (!st)
         return;
     if (!parent) {                  /* the root: a record, or the array of them */
@@ -420,7 +421,7 @@ static int open_container(builder *b, int type)
         return b->oom = 1, 0;
     parent = b->depth ? &b->stack[b->depth - 1] : NULL;     /* the stack may have moved */
     frame *nf = &b->stack[b->depth++];
-    *nf = (frame){.node = n, .all_numbers = type == cJSON_Array, .at = at};
+    *nf = (frame){.node = n, .all_numbers = type == cJSON_Array, .object = type == cJSON_Object, .at = at};
     place(b, nf, parent, key);
     if (nf->all_numbers && b->spare) {
         nf->nums = b->spare;
