@@ -406,25 +406,40 @@ static void test_junit(const pg_comparison *c)
     CHECK(xml_parse("<a>&bogus;</a>", els, 64, &n) != 0);
 }
 
+/* Benchmark i of a large suite on both sides: its name, metric and values. */
+typedef void suite_bench(pg_side *a, pg_side *b, int i);
+
+/* Sides a and b of n benchmarks made by `each`, compared gating on
+ * instructions into c (the caller frees c, g, a and b). */
+static void large_suite(pg_comparison *c, pg_gates *g, pg_side *a, pg_side *b, int n, suite_bench *each)
+{
+    fx_side(a, "a", "", "m1", "valgrind");
+    fx_side(b, "b", "", "m1", "valgrind");
+    for (int i = 0; i < n; i++)
+        each(a, b, i);
+    *g = (pg_gates){0};
+    pg_gates_parse(g, "instructions");
+    pg_compare_opts o = {.gates = g};
+    CHECK_EQ_INT(pg_compare(c, a, b, &o), 0);
+}
+
+static void limits_bench(pg_side *a, pg_side *b, int i)
+{
+    double base = 1000, up = 1100, down = 900;
+    char name[32];
+    snprintf(name, sizeof name, "b%03d", i);
+    fx_metric(fx_bench(a, name), "instructions", "count", "valgrind", &base, 1);
+    fx_metric(fx_bench(b, name), "instructions", "count", "valgrind", i < 50 ? &down : i < 200 ? &up : &base, 1);
+    b->dirty = 1;
+}
+
 /* A large suite: the markdown shows the worst first and says what it left out. */
 static void test_markdown_limits(void)
 {
     pg_side a, b;
-    fx_side(&a, "a", "", "m1", "valgrind");
-    fx_side(&b, "b", "", "m1", "valgrind");
-    b.dirty = 1;
-    double base = 1000, up = 1100, down = 900;
-    char name[32];
-    for (int i = 0; i < 400; i++) {
-        snprintf(name, sizeof name, "b%03d", i);
-        fx_metric(fx_bench(&a, name), "instructions", "count", "valgrind", &base, 1);
-        fx_metric(fx_bench(&b, name), "instructions", "count", "valgrind", i < 50 ? &down : i < 200 ? &up : &base, 1);
-    }
-    pg_gates g = {0};
-    pg_gates_parse(&g, "instructions");
-    pg_compare_opts o = {.gates = &g};
+    pg_gates g;
     pg_comparison c;
-    CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
+    large_suite(&c, &g, &a, &b, 400, limits_bench);
     char *md = render(pg_render_markdown, &c);
     CHECK(strlen(md) < 65536);      /* fits a pull-request comment */
     CHECK(strstr(md, "100 more changed benchmarks are not shown here") != NULL);
@@ -442,25 +457,70 @@ static void test_markdown_limits(void)
     pg_side_free(&b);
 }
 
+/* A large suite's JSON (its benchmarks rendered a chunk at a time on two
+ * cores): every benchmark once, in the comparison's order, names that need
+ * escaping as they were. */
+static void json_bench(pg_side *a, pg_side *b, int i)
+{
+    double base = 1000, up = 1100;
+    char name[32];
+    snprintf(name, sizeof name, i % 7 ? "b%03d" : "b\"%03d\\", i);
+    fx_metric(fx_bench(a, name), i % 5 ? "instructions" : "in\"str", "count", "valgrind", &base, 1);
+    fx_metric(fx_bench(b, name), i % 5 ? "instructions" : "in\"str", "count", "valgrind", i % 3 ? &base : &up, 1);
+}
+
+static void test_json_large(void)
+{
+    pg_side a, b;
+    pg_gates g;
+    pg_comparison c;
+    large_suite(&c, &g, &a, &b, 333, json_bench);
+    /* As a pooled side's are: one string for every series of a metric. */
+    static const char weird[] = "in\"str", plain[] = "instructions", unit[] = "count", backend[] = "valgrind";
+    for (size_t k = 0; k < c.nbench; k++) {
+        c.bench[k].m[0].metric = strcmp(c.bench[k].m[0].metric, weird) ? plain : weird;
+        c.bench[k].m[0].unit = unit;
+        c.bench[k].m[0].backend = backend;
+    }
+    char *text = render(pg_render_json, &c);
+    cJSON *doc = cJSON_Parse(text);
+    const cJSON *benches = cJSON_GetObjectItemCaseSensitive(doc, "benchmarks");
+    CHECK_EQ_INT(cJSON_GetArraySize(benches), 333);
+    CHECK_EQ_INT((int)c.nbench, 333);
+    int i = 0;
+    const cJSON *jb;
+    cJSON_ArrayForEach(jb, benches) {
+        const cJSON *m = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(jb, "metrics"), 0);
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(jb, "name")), c.bench[i].name);
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "name")), c.bench[i].m[0].metric);
+        i++;
+    }
+    CHECK(strstr(text, "\"name\": \"b\\\"007\\\\\"") != NULL);
+    cJSON_Delete(doc);
+    free(text);
+    pg_comparison_free(&c);
+    pg_gates_free(&g);
+    pg_side_free(&a);
+    pg_side_free(&b);
+}
+
 /* Long names in a large suite: the report is cut below 60,000 bytes at a
  * line, with its <details> closed and a note pointing to the JSON report. */
+static void cap_bench(pg_side *a, pg_side *b, int i)
+{
+    double base = 1000, up = 1100;
+    char name[300];
+    snprintf(name, sizeof name, "b%03d-%0240d", i, 0);
+    fx_metric(fx_bench(a, name), "instructions", "count", "valgrind", &base, 1);
+    fx_metric(fx_bench(b, name), "instructions", "count", "valgrind", &up, 1);
+}
+
 static void test_markdown_cap(void)
 {
     pg_side a, b;
-    fx_side(&a, "a", "", "m1", "valgrind");
-    fx_side(&b, "b", "", "m1", "valgrind");
-    double base = 1000, up = 1100;
-    char name[300];
-    for (int i = 0; i < 400; i++) {
-        snprintf(name, sizeof name, "b%03d-%0240d", i, 0);
-        fx_metric(fx_bench(&a, name), "instructions", "count", "valgrind", &base, 1);
-        fx_metric(fx_bench(&b, name), "instructions", "count", "valgrind", &up, 1);
-    }
-    pg_gates g = {0};
-    pg_gates_parse(&g, "instructions");
-    pg_compare_opts o = {.gates = &g};
+    pg_gates g;
     pg_comparison c;
-    CHECK_EQ_INT(pg_compare(&c, &a, &b, &o), 0);
+    large_suite(&c, &g, &a, &b, 400, cap_bench);
     char *md = render(pg_render_markdown, &c);
     size_t len = strlen(md);
     CHECK(len <= 60000);
@@ -542,6 +602,7 @@ int main(void)
     test_side_names();
     test_markdown_limits();
     test_markdown_cap();
+    test_json_large();
     pg_side a, b;
     build(&a, &b);
     pg_gates g = {0};
