@@ -16,6 +16,9 @@
 # PERFGATE_BASE=<another perfgate> (main's, say) times that one's fetch too,
 # into a clone of its own in each round, interleaved with this one's (on a
 # shared machine the two see the same load), and prints the ratio.
+# NOTES_SCALE_DHAT=1: also the heap peak of a fetch into a fresh clone under
+# valgrind's DHAT, and what was live then, by the first frames that name a
+# function (slow: 1,000 notes take minutes).
 # Usage: bench/tools/notes-scale.sh [BUILD_DIR] [COMMITS] [BENCHES] [ROUNDS]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd); commits=${2:-1000}; benches=${3:-50}; rounds=${4:-3}
@@ -71,6 +74,23 @@ rss_noop=$(peak "$pg" fetch)
 cd "$dir" && rm -rf "$dir/clone" && git clone -q --no-local "$dir/origin.git" "$dir/clone" && cd "$dir/clone"
 rss=$(peak "$pg" fetch)
 grow=$((rss - rss_noop))
+if [ "${NOTES_SCALE_DHAT:-0}" = 1 ]; then
+  cd "$dir" && rm -rf "$dir/clone" && git clone -q --no-local "$dir/origin.git" "$dir/clone" && cd "$dir/clone"
+  valgrind --tool=dhat --dhat-out-file="$dir/dhat.json" "$pg" fetch > /dev/null 2>&1
+  python3 - "$dir/dhat.json" "$largest" > "$dir/dhat.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); names = d["ftbl"]; largest = int(sys.argv[2])
+peak = sum(p.get("gb", 0) for p in d["pps"])
+print("memory (DHAT): heap peak %d KiB: %.1fx the largest note; live then:" % (peak / 1024, peak / largest))
+live = {}
+for p in d["pps"]:
+    fs = [names[i].split(": ", 1)[-1].split(" (")[0] for i in p["fs"]]
+    fs = [f for f in fs if f != "???" and "alloc" not in f][:3]
+    live[" < ".join(fs)] = live.get(" < ".join(fs), 0) + p.get("gb", 0)
+for where, b in sorted(live.items(), key=lambda x: -x[1])[:6]:
+    print("  %8d KiB  %5.1fx  %s" % (b / 1024, b / largest, where))
+PY
+fi
 cat "$dir/fetch.out"
 head -1 "$dir/noop.out"
 head -1 "$dir/history.out"
@@ -83,6 +103,7 @@ printf 'perfgate fetch into a fresh clone, %d notes: %.3f s (median of %d); pyth
 printf 'memory: max RSS %d MiB, %d KiB over a fetch that brings nothing (%d MiB): %.1fx the largest note; target < 2x: %s\n' \
   $((rss / 1024)) "$grow" $((rss_noop / 1024)) "$(awk "BEGIN{print $grow * 1024 / $largest}")" \
   "$(awk "BEGIN{print ($grow * 1024 < 2 * $largest) ? \"met\" : \"MISSED\"}")"
+[ "${NOTES_SCALE_DHAT:-0}" != 1 ] || cat "$dir/dhat.out"
 printf 'perfgate fetch with nothing new: %.3f s (median of 5); target < 0.050 s: %s\n' "$mn" \
   "$(awk "BEGIN{print ($mn < 0.05) ? \"met\" : \"MISSED\"}")"
 printf 'perfgate history from the notes alone, %d commits: %.3f s\n' "$commits" "$th"

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# `perfgate fetch` of a history of large notes from a local remote (issue 41):
-# every note arrives, each judged by the gate, and the fetch's memory holds
+# `perfgate fetch` from a local remote copies the objects itself, reading on
+# one thread, writing and judging the notes on another. An object whose
+# content is not what its id says is refused, by name, with nothing merged,
+# whichever thread writes it. Of a history of large notes (issue 41) every
+# note arrives, each judged by the gate, and the fetch's memory holds
 # libgit2's delta-base cache and a few notes, not the history: its max RSS
 # over that of a fetch that brings nothing stays under 16 MiB (libgit2 1.5
 # keeps up to 16 MiB of rebuilt delta bases per pack, not a setting) plus 20
@@ -11,6 +14,22 @@
 # 11 notes).
 . "$(dirname "$0")/lib/common.sh"
 tools=${PG_SRC:?}/bench/tools
+# 20 notes (over 16: the second thread is used), one of them a loose object
+# whose file holds another note.
+bash "$tools/notes-remote.sh" "$T/d" 20 3 > /dev/null
+D=$T/d/origin.git
+mv "$D"/objects/pack/pack-*.pack "$T/d/pack" && rm -f "$D"/objects/pack/*
+git -C "$D" unpack-objects -q < "$T/d/pack"
+b1=$(git -C "$D" ls-tree -r refs/notes/perfgate | sed -n 5p | cut -f1 | cut -d' ' -f3)
+b2=$(git -C "$D" ls-tree -r refs/notes/perfgate | sed -n 6p | cut -f1 | cut -d' ' -f3)
+chmod u+w "$D/objects/${b1:0:2}/${b1:2}"
+cp "$D/objects/${b2:0:2}/${b2:2}" "$D/objects/${b1:0:2}/${b1:2}"
+git clone -q --no-local "$D" "$T/dc"
+cd "$T/dc"
+expect_exit 2 "fetch of a damaged note" "$PG" fetch
+contains "$T/err" "perfgate: $D: object $b1 is damaged (its content hashes to $b2)"
+check "nothing merged" [ -z "$(git -C "$T/dc" for-each-ref refs/notes refs/perfgate)" ]
+
 N=48
 # Notes of random numbers: as large as a big suite's (200 benchmarks), and
 # deltas of one another only where their keys repeat.
