@@ -9,12 +9,16 @@
 # loading the same notes as files (json.load); medians. Then, in the last
 # clone: a fetch that brings nothing new, and `perfgate history` from the
 # notes alone (no local store).
+# (The repository and its notes: bench/tools/notes-remote.sh.)
 # Targets: fetch at most 1x python's json.load; its peak memory (max RSS)
 # over that of the fetch that brings nothing under twice the largest note;
 # the fetch that brings nothing under 50 ms.
 # PERFGATE_BASE=<another perfgate> (main's, say) times that one's fetch too,
 # into a clone of its own in each round, interleaved with this one's (on a
 # shared machine the two see the same load), and prints the ratio.
+# NOTES_SCALE_DHAT=1: also the heap peak of a fetch into a fresh clone under
+# valgrind's DHAT, and what was live then, by the first frames that name a
+# function (slow: 1,000 notes take minutes).
 # Usage: bench/tools/notes-scale.sh [BUILD_DIR] [COMMITS] [BENCHES] [ROUNDS]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd); commits=${2:-1000}; benches=${3:-50}; rounds=${4:-3}
@@ -22,68 +26,7 @@ pg=${PERFGATE:-$build/perfgate}
 [ -x "$pg" ] || { echo "build first: cmake --build $build" >&2; exit 2; }
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pg-notes-scale.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-repo=$dir/repo
-git init -q -b main "$repo"
-mkdir "$dir/notes"
-# The commits and their notes through one fast-import: the code commits
-# (marks 1..COMMITS), then one notes commit per run on refs/notes/perfgate.
-python3 - "$dir/notes" "$commits" "$benches" > "$dir/stream" <<'PY'
-import json, random, sys
-out, n, nb = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rng = random.Random(41)     # the same notes every time
-w = sys.stdout.buffer
-def data(b): w.write(b"data %d\n" % len(b) + b + b"\n")
-for i in range(1, n + 1):
-    w.write(b"commit refs/heads/main\nmark :%d\ncommitter t <t@example.invalid> %d +0000\n" % (i, 1700000000 + i * 3600))
-    data(b"change %d" % i)
-vg = ["instructions", "cache-misses", "branch-misses", "Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw",
-      "DLmw", "Bc", "Bcm", "Bi", "Bim"]
-native = [("task-clock", "ns"), ("page-faults", "count"), ("context-switches", "count"), ("cpu-migrations", "count"),
-          ("wall-time", "ns"), ("max-rss", "bytes")]
-for i in range(1, n + 1):
-    benchmarks = []
-    for b in range(nb):
-        m = {}
-        for k, name in enumerate(vg):
-            m[name] = {"unit": "count", "backend": "valgrind", "samples": [round(1e7 * (1 + b % 7 / 10) / (k + 1))],
-                       "running": [1]}
-        for name, unit in native:
-            m[name] = {"unit": unit, "backend": "perf",
-                       "samples": [round(2e7 * (1 + rng.gauss(0, 0.05))) for _ in range(5)], "running": [1] * 5}
-        benchmarks.append({"name": "bench-%03d" % b, "command": ["./bench-%03d" % b, "--size", "1000"], "repeat": 5,
-                           "warmup": 1, "stdout_log": "/tmp/logs/bench-%03d.stdout" % b,
-                           "stderr_log": "/tmp/logs/bench-%03d.stderr" % b,
-                           "reuse_key": "%040x" % rng.getrandbits(160), "runs": 5, "status": "ok", "metrics": m})
-    run = {"schema": "perfgate-run/1", "perfgate_version": "bench", "id": "2026-11-28T00:00:00Z-%d-0000cafe" % i,
-           "commit": "COMMIT", "dirty": False, "start_time": "2026-11-28T00:00:00Z", "load": 0.5 + rng.random(),
-           "machine": {"id": "5ca1e0000000", "cpu_model": "any", "kernel": "any", "cores": 2, "hostname": "ci-%d" % (i % 7)},
-           "backend": "valgrind", "settings": {"cpu": 1, "aslr_disabled": True}, "uncontrolled": [], "notices": [],
-           "benchmarks": benchmarks, "end_time": "2026-11-28T00:01:00Z"}
-    # the commit's id is not known yet: its note is written with a placeholder
-    with open("%s/%d.json" % (out, i), "w") as f:
-        json.dump({"schema": "perfgate-notes/1", "commit": "COMMIT", "runs": [run]}, f)
-PY
-git -C "$repo" fast-import --quiet --export-marks="$dir/marks" < "$dir/stream"
-# Each note names its commit: substituted now, then the notes commits.
-python3 - "$dir/notes" "$dir/marks" "$commits" > "$dir/notes-stream" <<'PY'
-import sys
-out, marks, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-ids = dict(l.split() for l in open(marks))
-w = sys.stdout.buffer
-for i in range(1, n + 1):
-    c = ids[":%d" % i]
-    path = "%s/%d.json" % (out, i)
-    text = open(path, "rb").read().replace(b'"COMMIT"', b'"%s"' % c.encode())
-    open(path, "wb").write(text)
-    w.write(b"commit refs/notes/perfgate\ncommitter t <t@example.invalid> %d +0000\n" % (1700000000 + i * 3600))
-    msg = b"perfgate: run %d" % i
-    w.write(b"data %d\n%s\n" % (len(msg), msg))
-    w.write(b"N inline %s\ndata %d\n" % (c.encode(), len(text)) + text + b"\n")
-PY
-git -C "$repo" fast-import --quiet < "$dir/notes-stream"
-git init -q --bare -b main "$dir/origin.git"
-git -C "$repo" push -q "$dir/origin.git" main refs/notes/perfgate:refs/notes/perfgate
-git -C "$dir/origin.git" gc -q                 # a remote holds its objects packed
+bash "$(dirname "$0")/notes-remote.sh" "$dir" "$commits" "$benches"
 note_bytes=$(cat "$dir"/notes/*.json | wc -c)
 largest=$(stat -c %s "$dir"/notes/*.json | sort -n | tail -n 1)
 
@@ -131,6 +74,23 @@ rss_noop=$(peak "$pg" fetch)
 cd "$dir" && rm -rf "$dir/clone" && git clone -q --no-local "$dir/origin.git" "$dir/clone" && cd "$dir/clone"
 rss=$(peak "$pg" fetch)
 grow=$((rss - rss_noop))
+if [ "${NOTES_SCALE_DHAT:-0}" = 1 ]; then
+  cd "$dir" && rm -rf "$dir/clone" && git clone -q --no-local "$dir/origin.git" "$dir/clone" && cd "$dir/clone"
+  valgrind --tool=dhat --dhat-out-file="$dir/dhat.json" "$pg" fetch > /dev/null 2>&1
+  python3 - "$dir/dhat.json" "$largest" > "$dir/dhat.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); names = d["ftbl"]; largest = int(sys.argv[2])
+peak = sum(p.get("gb", 0) for p in d["pps"])
+print("memory (DHAT): heap peak %d KiB: %.1fx the largest note; live then:" % (peak / 1024, peak / largest))
+live = {}
+for p in d["pps"]:
+    fs = [names[i].split(": ", 1)[-1].split(" (")[0] for i in p["fs"]]
+    fs = [f for f in fs if f != "???" and "alloc" not in f][:3]
+    live[" < ".join(fs)] = live.get(" < ".join(fs), 0) + p.get("gb", 0)
+for where, b in sorted(live.items(), key=lambda x: -x[1])[:6]:
+    print("  %8d KiB  %5.1fx  %s" % (b / 1024, b / largest, where))
+PY
+fi
 cat "$dir/fetch.out"
 head -1 "$dir/noop.out"
 head -1 "$dir/history.out"
@@ -143,6 +103,7 @@ printf 'perfgate fetch into a fresh clone, %d notes: %.3f s (median of %d); pyth
 printf 'memory: max RSS %d MiB, %d KiB over a fetch that brings nothing (%d MiB): %.1fx the largest note; target < 2x: %s\n' \
   $((rss / 1024)) "$grow" $((rss_noop / 1024)) "$(awk "BEGIN{print $grow * 1024 / $largest}")" \
   "$(awk "BEGIN{print ($grow * 1024 < 2 * $largest) ? \"met\" : \"MISSED\"}")"
+[ "${NOTES_SCALE_DHAT:-0}" != 1 ] || cat "$dir/dhat.out"
 printf 'perfgate fetch with nothing new: %.3f s (median of 5); target < 0.050 s: %s\n' "$mn" \
   "$(awk "BEGIN{print ($mn < 0.05) ? \"met\" : \"MISSED\"}")"
 printf 'perfgate history from the notes alone, %d commits: %.3f s\n' "$commits" "$th"

@@ -12,6 +12,7 @@
 #define PG_HARNESS_GIT2_H
 
 #include <git2.h>
+#include <git2/sys/repository.h>     /* git_repository__cleanup */
 
 #define PG_GIT2_FUNCTIONS(X) \
     X(git_blob_create_from_buffer) \
@@ -109,6 +110,7 @@
     X(git_remote_push) \
     X(git_remote_url) \
     X(git_repository_config_snapshot) \
+    X(git_repository__cleanup) \
     X(git_repository_free) \
     X(git_repository_item_path) \
     X(git_repository_odb) \
@@ -254,6 +256,7 @@ int pg_git2_load(void);
 #define git_remote_push (*pg_git2.git_remote_push)
 #define git_remote_url (*pg_git2.git_remote_url)
 #define git_repository_config_snapshot (*pg_git2.git_repository_config_snapshot)
+#define git_repository__cleanup (*pg_git2.git_repository__cleanup)
 #define git_repository_free (*pg_git2.git_repository_free)
 #define git_repository_item_path (*pg_git2.git_repository_item_path)
 #define git_repository_odb (*pg_git2.git_repository_odb)
