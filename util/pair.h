@@ -9,7 +9,10 @@ typedef int (*pg_pair_fn)(void *arg);
  * Returns 0, or the first failure's code, a's before b's, with its message as
  * this thread's last error (util/error.h: errors are per thread). fn must be
  * safe to run beside itself, and free what it keeps per thread before it
- * returns. */
+ * returns. Under valgrind, always one after the other: valgrind runs one
+ * thread at a time, so a second gains nothing there, and how the two meet
+ * would move the instruction count of perfgate's own code from run to run
+ * (bench/self's exact counts). */
 int pg_pair_run(pg_pair_fn fn, void *a, void *b, int parallel);
 
 #endif
