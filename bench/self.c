@@ -25,6 +25,8 @@
 #include "report/threshold.h"
 #include "util/error.h"
 #include "util/folded.h"
+#include "util/pair.h"
+#include "counters/backend.h"
 
 #include "bench/common.h"
 #include "perfgate.h"
@@ -263,6 +265,7 @@ static long size_arg(const char *s)
 
 int main(int argc, char **argv)
 {
+    pg_pair_serial(pg_backend_hosted());    /* the same exact count on every run */
     const char *what = argc > 1 ? argv[1] : "";
     if (!strcmp(what, "read") && argc == 3)
         return self_read(size_arg(argv[2]));

@@ -11,6 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0       /* built without valgrind's header: not known, taken as not */
+#endif
 
 /* The registry: every backend's table (backend_ops.h). */
 static const pg_backend_ops *const backends[] = {&pg_backend_perf_ops, &pg_backend_valgrind_ops, &pg_backend_dhat_ops};
@@ -437,3 +445,5 @@ const char *pg_meter_unavailable(const pg_meter *m, size_t i)
 {
     return m->ops->unavailable ? m->ops->unavailable(m, i) : NULL;
 }
+
+int pg_backend_hosted(void) { return RUNNING_ON_VALGRIND ? 1 : 0; }

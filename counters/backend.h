@@ -27,6 +27,11 @@
  * pg_meter_target) are backend_ops.h's, shared with the backends. */
 
 const char *pg_backend_name(pg_backend_kind k);     /* "auto", "perf", "valgrind" */
+
+/* 1 when this process itself runs under a backend's simulator (valgrind, as
+ * when perfgate measures its own code: bench/self), which runs one thread at
+ * a time; else 0. */
+int pg_backend_hosted(void);
 int pg_backend_parse(pg_backend_kind *out, const char *s);
 
 /* `text` with the registry's words in place of its keys, into `buf`: lists

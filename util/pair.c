@@ -4,14 +4,6 @@
 
 #include <pthread.h>
 #include <stdio.h>
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-#ifndef RUNNING_ON_VALGRIND
-#define RUNNING_ON_VALGRIND 0
-#endif
 
 typedef struct job {
     pg_pair_fn fn;
@@ -28,11 +20,15 @@ static void *job_main(void *p)
     return NULL;
 }
 
+static int serial;
+
+void pg_pair_serial(int on) { serial = on; }
+
 int pg_pair_run(pg_pair_fn fn, void *a, void *b, int parallel)
 {
     pthread_t t;
     job jb = {.fn = fn, .arg = b};
-    if (!parallel || RUNNING_ON_VALGRIND || pthread_create(&t, NULL, job_main, &jb)) {
+    if (!parallel || serial || pthread_create(&t, NULL, job_main, &jb)) {
         int rc = fn(a);
         return rc < 0 ? rc : fn(b);
     }

@@ -9,10 +9,15 @@ typedef int (*pg_pair_fn)(void *arg);
  * Returns 0, or the first failure's code, a's before b's, with its message as
  * this thread's last error (util/error.h: errors are per thread). fn must be
  * safe to run beside itself, and free what it keeps per thread before it
- * returns. Under valgrind, always one after the other: valgrind runs one
- * thread at a time, so a second gains nothing there, and how the two meet
- * would move the instruction count of perfgate's own code from run to run
- * (bench/self's exact counts). */
+ * returns. */
 int pg_pair_run(pg_pair_fn fn, void *a, void *b, int parallel);
+
+/* With `on`, pg_pair_run runs its two pieces one after the other from then
+ * on. Set once at start, before any thread, where perfgate itself runs
+ * under a simulator that runs one thread at a time (counters/backend.h,
+ * pg_backend_hosted): a second thread gains nothing there, and where the two
+ * meet would move the exact count of perfgate's own code from run to run
+ * (bench/self). */
+void pg_pair_serial(int on);
 
 #endif

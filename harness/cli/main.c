@@ -1,5 +1,7 @@
 /* perfgate — benchmark-regression harness. Dispatches to the subcommands. */
 #include "harness/cli/commands.h"
+#include "counters/backend.h"
+#include "util/pair.h"
 #include "util/suggest.h"
 #include "util/text.h"
 
@@ -24,6 +26,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    pg_pair_serial(pg_backend_hosted());    /* measured by itself: the same exact count on every run */
     if (argc < 2) {
         usage(stderr);
         return PG_EXIT_USAGE;
