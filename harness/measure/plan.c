@@ -299,8 +299,8 @@ static int measure_here(pg_measure_out *out, const pg_measure_plan *p, side *sid
 {
     const pg_measure_here *h = p->here;
     /* Unstored, the logs directory is made when a benchmark fails (runner.h,
-     * log_lazy); beforehand for stacks, and for workers (--jobs), which
-     * cannot hand back a directory they made. */
+     * log_lazy); here for stacks, and for workers (--jobs), which cannot
+     * hand back a directory they made. */
     int lazy = !p->store_root && !p->ro->sample && p->ro->jobs <= 1;
     int rc = pg_runner_check(h->set, p->sess->meter, p->ro);    /* before the build and the header */
     if (rc == 0 && p->store_root)
@@ -320,9 +320,8 @@ static int measure_here(pg_measure_out *out, const pg_measure_plan *p, side *sid
         if ((rc = open_side(p, s, tmp->path)) < 0)
             break;
         pg_run_opts o = *p->ro;
-        o.log_dir = p->store_root ? s->logs.path : lazy ? NULL : tmp->path;
-        o.log_failed_only = !p->store_root;
-        o.log_lazy = lazy ? tmp : NULL;
+        o.log_dir = p->store_root ? s->logs.path : NULL;
+        o.log_lazy = p->store_root ? NULL : tmp;
         o.log_lazy_prefix = h->logs_prefix;
         o.tree = s->tree;
         o.stacks = s->stacks;

@@ -107,9 +107,9 @@ static int write_logs(const pg_run_opts *o, const char *name, const pg_spawn_res
     /* Unstored logs go when the run ends unless a benchmark failed: a
      * directory and files made only to be removed cost more than a run of
      * /bin/true on a disk file system (issue 41). */
-    if (o->log_failed_only && !failed)
-        return 0;
-    if (!dir && o->log_lazy) {
+    if (o->log_lazy) {
+        if (!failed)
+            return 0;
         if (!o->log_lazy->path[0] && (rc = pg_owned_mkdtemp(o->log_lazy, o->log_lazy_prefix)) < 0)
             return rc;
         dir = o->log_lazy->path;

@@ -46,9 +46,9 @@ typedef struct pg_run_opts {
                                    above is every default metric */
     int cpu;                    /* -1: choose; -2: do not pin */
     const char *log_dir;        /* per-benchmark stdout/stderr logs go here */
-    int log_failed_only;        /* only a failed benchmark's logs are written (unstored runs: the
-                                   others would go when the run ends) */
-    struct pg_owned_dir *log_lazy;  /* log_dir NULL: that directory, made at the first failure (prefix
+    struct pg_owned_dir *log_lazy;  /* an unstored run's (log_dir NULL): only a failed benchmark's logs
+                                   are written (the others would go when the run ends), into this
+                                   directory, made at the first failure unless made already (prefix
                                    log_lazy_prefix); the caller releases it. NULL: log_dir's */
     const char *log_lazy_prefix;
     const char *tree;           /* the root of the tree the benchmarks run from (a work tree, a
