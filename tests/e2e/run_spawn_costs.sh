@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# What each child run costs perfgate (issue 41, fixed costs), seen in its
+# system calls (strace, perfgate's own process only):
+#   - the kernel counts page-faults, context-switches and cpu-migrations
+#     behind a static key per event, switched on by the first such event and
+#     off by the last, and each switch rewrites kernel text on every CPU; so
+#     perfgate holds one disabled event of each on itself from the first run
+#     to the last, and the runs' own events, opened and closed around each
+#     child, switch nothing (counters/evlist.c, keep_keys).
+. "$(dirname "$0")/lib/common.sh"
+require strace
+cd "$T"
+expect_exit 0 "a run of 1 warm-up and 5 measured children under strace" \
+  strace -qq -o "$T/st" -e trace=perf_event_open,close,clone,clone3,fork,vfork \
+  "$PG" run --backend perf --no-store --no-pin --warmup 1 --repeat 5 -- /bin/true
+python3 - "$T/st" > "$T/facts" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+held, child_opens, closed_at, last_child = {}, 0, {}, -1
+for i, l in enumerate(lines):
+    m = re.match(r'perf_event_open\(\{.*config=PERF_COUNT_SW_PAGE_FAULTS.*\}, (-?\d+), -1, -?\d+, .*\) = (-?\d+)', l)
+    if m and int(m.group(1)) == 0 and int(m.group(2)) >= 0:
+        held[int(m.group(2))] = i
+    elif m and int(m.group(1)) > 0 and int(m.group(2)) >= 0:
+        child_opens += 1
+        last_child = i
+    m = re.match(r'close\((\d+)\)', l)
+    if m and int(m.group(1)) in held and int(m.group(1)) not in closed_at:
+        closed_at[int(m.group(1))] = i
+kept = [fd for fd, at in held.items() if closed_at.get(fd, len(lines)) > last_child]
+copies = sum(1 for l in lines if re.match(r'(clone3?|fork|vfork)\(', l) and 'CLONE_VM' not in l)
+print("held %d kept %d children %d copies %d" % (len(held), len(kept), child_opens, copies))
+PY
+read -r _ held _ kept _ children _ copies < "$T/facts"
+same "page-faults opened on each measured child" 5 "$children"
+same "page-faults opened once on perfgate itself" 1 "$held"
+same "and held until after the last child's were opened" 1 "$kept"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
