@@ -185,7 +185,7 @@ static void exec_launcher(const pg_spawn_opts *o, const char *path, int gopipe, 
 }
 
 static void child_main(const pg_spawn_opts *o, const pg_canon_layout *canon, const char *via, pid_t parent, int gopipe,
-                       int errpipe, int outfd, int errfd, int shared)
+                       int errpipe, int outfd, int errfd, int shared, int hold)
 {
     /* Signals back to defaults and unblocked: perfgate's own handling must not leak. */
     sigset_t none;
@@ -239,12 +239,13 @@ static void child_main(const pg_spawn_opts *o, const pg_canon_layout *canon, con
     int ready[2] = {0, 0};
     if (write(errpipe, ready, sizeof ready) != (ssize_t)sizeof ready)
         _exit(127);
-    /* Hold here until the parent has attached its counters. */
+    /* Hold here until the parent has attached its counters; with nothing
+     * to attach (a warm-up, a build), a child sharing perfgate's memory,
+     * born in its cgroup, execs at once (its parent waits for that). */
     char go;
-    ssize_t r;
-    do
-        r = read(gopipe, &go, 1);
-    while (r < 0 && errno == EINTR);
+    ssize_t r = 1;
+    while ((hold || !shared) && (r = read(gopipe, &go, 1)) < 0 && errno == EINTR)
+        ;
     if (r != 1)
         _exit(127);     /* parent gave up (attach failed): nothing to report */
     execvpe(o->argv[0], o->argv, o->envp ? o->envp : environ);
@@ -307,6 +308,7 @@ typedef struct child_args {
     const pg_canon_layout *canon;
     const char *via;
     pid_t parent;
+    int hold;               /* a hook attaches to it before its exec */
 } child_args;
 
 /* The child: the parent's ends of the pipes closed (in its own file table,
@@ -320,7 +322,7 @@ static void child_entry(void *arg, int shared)
     if (r->out[0] >= 0)
         close(r->out[0]);
     close(r->ero[0]);
-    child_main(r->o, ca->canon, ca->via, ca->parent, r->go[0], r->err[1], r->out[1], r->ero[1], shared);
+    child_main(r->o, ca->canon, ca->via, ca->parent, r->go[0], r->err[1], r->out[1], r->ero[1], shared, ca->hold);
 }
 
 /* Forks the child, held before exec; the parent keeps its ends of the pipes. */
@@ -341,15 +343,18 @@ static int start_child(spawn_run *r)
     if (!r->o->tree || !pg_canon_layout_make(canon, r->o->tree, r->o->cwd, r->o->argv))
         canon = NULL;
     const char *via = r->o->own_rss ? pg_launcher_path() : NULL;
-    child_args ca = {r, canon, via, getpid()};
+    child_args ca = {r, canon, via, getpid(), r->o->hooks && r->o->hooks->attach};
     fflush(NULL);
-    /* Only a child that execs the launcher at once may share perfgate's
-     * memory: without one, it is held before its exec until the counters
-     * attach. (And one whose launcher's argv fits its stack with room to spare.) */
+    /* Only a child that execs at once may share perfgate's memory: one that
+     * execs the launcher, or one nothing attaches to (a warm-up: a fork
+     * copied perfgate's page tables, and perfgate then took a fault on the
+     * first write to each of its pages); one held before its exec until the
+     * counters attach is a fork. (And one whose launcher's argv fits its
+     * stack with room to spare.) */
     size_t nargs = 0;
     while (r->o->argv[nargs])
         nargs++;
-    r->pid = pg_contain_spawn(&r->box, child_entry, &ca, via != NULL && nargs < 1024);
+    r->pid = pg_contain_spawn(&r->box, child_entry, &ca, (via != NULL || !ca.hold) && nargs < 1024);
     if (r->pid < 0)
         return pg_error_errno(PG_ERROR, "cannot fork");
     pg_contain_adopt(&r->box, r->pid);
