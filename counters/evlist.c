@@ -123,6 +123,10 @@ static void open_class(pg_evlist *l, pid_t pid, int hw, int grouped)
         pg_evsel *e = &l->ev[i];
         if (e->is_hardware != hw)
             continue;
+        /* An event the kernel has no PMU for stays so: said again at each
+         * open, not asked again (4 failed calls a run on a VM). */
+        if (hw && (e->open_errno == ENOENT || e->open_errno == EOPNOTSUPP))
+            continue;
         struct perf_event_attr a = e->attr;
         int lead = !grouped || leader < 0;
         a.disabled = lead;

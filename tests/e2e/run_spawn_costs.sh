@@ -10,13 +10,18 @@
 #   - no child is a copy of perfgate's memory: a warm-up, which nothing
 #     attaches to, shares it until its exec, as the measured runs' launcher
 #     does (harness/measure/spawn.c); a fork copied perfgate's page tables and
-#     cost it a fault on the first write to each of its pages after.
+#     cost it a fault on the first write to each of its pages after;
+#   - a run that prints nothing allocates no log buffers: 128 KiB had and
+#     freed around each run grew and shrank perfgate's heap (brk) 3 times;
+#   - a hardware event the kernel has no PMU for (a VM) is asked for once,
+#     and said unavailable at each run as before, not asked again each run;
+#   - an empty cgroup is removed without a second cgroup.kill.
 . "$(dirname "$0")/lib/common.sh"
 require strace
 cd "$T"
 # (LeakSanitizer cannot work under ptrace: off for this run of the ASan build.)
 expect_exit 0 "a run of 1 warm-up and 5 measured children under strace" \
-  env ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -qq -o "$T/st" -e trace=perf_event_open,close,clone,clone3,fork,vfork \
+  env ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" strace -qq -o "$T/st" -e trace=perf_event_open,close,clone,clone3,fork,vfork,brk,openat,mkdir \
   "$PG" run --backend perf --no-store --no-pin --warmup 1 --repeat 5 -- /bin/true
 python3 - "$T/st" > "$T/facts" <<'PY'
 import re, sys
@@ -34,9 +39,29 @@ for i, l in enumerate(lines):
         closed_at[int(m.group(1))] = i
 kept = [fd for fd, at in held.items() if closed_at.get(fd, len(lines)) > last_child]
 copies = sum(1 for l in lines if re.match(r'(clone3?|fork|vfork)\(', l) and 'CLONE_VM' not in l)
-print("held %d kept %d children %d copies %d" % (len(held), len(kept), child_opens, copies))
+brks = sum(1 for l in lines if re.match(r'brk\(0x', l))
+absent = {}     # hardware events refused for want of a PMU, by event, on the children
+for l in lines:
+    m = re.match(r'perf_event_open\(\{type=PERF_TYPE_HARDWARE, .*config=(\w+).*\}, (\d+), .*= -1 (ENOENT|EOPNOTSUPP)', l)
+    if m and int(m.group(2)) > 0:
+        absent[m.group(1)] = absent.get(m.group(1), 0) + 1
+cgroups = sum(1 for l in lines if re.match(r'mkdir\(".*/perfgate-\d+-\d+", .*\) = 0', l))
+kills = sum(1 for l in lines if re.match(r'openat\(AT_FDCWD, ".*/perfgate-\d+-\d+/cgroup\.kill"', l))
+print("held %d kept %d children %d copies %d brks %d absent %d asked %d cgroups %d kills %d" %
+      (len(held), len(kept), child_opens, copies, brks, len(absent), max(absent.values(), default=0), cgroups, kills))
 PY
-read -r _ held _ kept _ children _ copies < "$T/facts"
+read -r _ held _ kept _ children _ copies _ brks _ absent _ asked _ cgroups _ kills < "$T/facts"
+check "perfgate's heap grew or shrank $brks times over 6 runs: fewer than once a run" [ "$brks" -lt 6 ]
+if [ "$absent" -gt 0 ]; then
+  same "each hardware event without a PMU asked of the kernel on one child only" 1 "$asked"
+else
+  echo "hardware events all counted here: their asking not judged"
+fi
+if [ "$cgroups" -gt 0 ]; then
+  same "one cgroup.kill per run of a program that left nothing ($cgroups cgroups)" "$cgroups" "$kills"
+else
+  echo "no cgroup made here: their removal not judged"
+fi
 same "page-faults opened on each measured child" 5 "$children"
 same "page-faults opened once on perfgate itself" 1 "$held"
 same "and held until after the last child's were opened" 1 "$kept"
