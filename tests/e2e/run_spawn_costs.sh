@@ -15,7 +15,9 @@
 #     freed around each run grew and shrank perfgate's heap (brk) 3 times;
 #   - a hardware event the kernel has no PMU for (a VM) is asked for once,
 #     and said unavailable at each run as before, not asked again each run;
-#   - an empty cgroup is removed without a second cgroup.kill.
+#   - an empty cgroup is removed without a second cgroup.kill;
+#   - the launcher (launch/perfgate-launch.c) does not copy itself either:
+#     the benchmark's process shares its few pages until its exec (x86-64).
 . "$(dirname "$0")/lib/common.sh"
 require strace
 cd "$T"
@@ -69,6 +71,16 @@ if nm "$PG" 2>/dev/null | grep -q __asan_init || [ "$(uname -m)" != x86_64 ]; th
   echo "spawns not judged: children share perfgate's memory only on x86-64 and not under ASan (the plain build's test judges them)"
 else
   same "no child was a copy of perfgate's memory (a fork)" 0 "$copies"
+fi
+L=$(dirname "$PG")/perfgate-launch
+if [ "$(uname -m)" = x86_64 ] && [ -x "$L" ]; then
+  # GO_FD 3 says go at once, ERR_FD 4 gets its messages (tests/e2e/launcher.sh).
+  printf g > "$T/go"
+  expect_exit 0 "the launcher runs /bin/true under strace -f" \
+    strace -f -qq -o "$T/lst" -e trace=clone,clone3,fork,vfork "$L" 3 4 -- /bin/true 3<"$T/go" 4>"$T/msgs"
+  same "the launcher's child shares its memory until its exec" 1 "$(grep -c 'flags=CLONE_VM|CLONE_VFORK' "$T/lst")"
+  msgs=$(od -An -td4 -w8 -N16 "$T/msgs" | awk '{print $1}' | tr '\n' ' ')
+  same "it said ready (0), then done (16)" "0 16 " "$msgs"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
