@@ -16,6 +16,8 @@
 #   - a hardware event the kernel has no PMU for (a VM) is asked for once,
 #     and said unavailable at each run as before, not asked again each run;
 #   - an empty cgroup is removed without a second cgroup.kill;
+#   - outside every repository (here: $T), no thread is started to look for
+#     one (harness/cli/cmd_run.c, start_facts): the file system said so;
 #   - the launcher (launch/perfgate-launch.c) does not copy itself either:
 #     the benchmark's process shares its few pages until its exec (x86-64).
 . "$(dirname "$0")/lib/common.sh"
@@ -49,10 +51,14 @@ for l in lines:
         absent[m.group(1)] = absent.get(m.group(1), 0) + 1
 cgroups = sum(1 for l in lines if re.match(r'mkdir\(".*/perfgate-\d+-\d+", .*\) = 0', l))
 kills = sum(1 for l in lines if re.match(r'openat\(AT_FDCWD, ".*/perfgate-\d+-\d+/cgroup\.kill"', l))
-print("held %d kept %d children %d copies %d brks %d absent %d asked %d cgroups %d kills %d" %
-      (len(held), len(kept), child_opens, copies, brks, len(absent), max(absent.values(), default=0), cgroups, kills))
+threads = sum(1 for l in lines if re.match(r'clone3?\(.*CLONE_THREAD', l))
+print("held %d kept %d children %d copies %d brks %d absent %d asked %d cgroups %d kills %d threads %d" %
+      (len(held), len(kept), child_opens, copies, brks, len(absent), max(absent.values(), default=0), cgroups, kills,
+       threads))
 PY
-read -r _ held _ kept _ children _ copies _ brks _ absent _ asked _ cgroups _ kills < "$T/facts"
+read -r _ held _ kept _ children _ copies _ brks _ absent _ asked _ cgroups _ kills _ threads < "$T/facts"
+contains "$T/out" ", no commit" "the run is keyed to no commit"
+same "no thread started to look for a repository outside every one" 0 "$threads"
 check "perfgate's heap grew or shrank $brks times over 6 runs: fewer than once a run" [ "$brks" -lt 6 ]
 if [ "$absent" -gt 0 ]; then
   same "each hardware event without a PMU asked of the kernel on one child only" 1 "$asked"
