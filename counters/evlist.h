@@ -9,7 +9,11 @@
  * inherit so threads and children count, user space only by default). The
  * software events task-clock, page-faults, context-switches and cpu-migrations
  * are always added, in a group of their own, so a PMU that is missing or busy
- * cannot take them down.
+ * cannot take them down. From the first open until pg_evlist_free, the list
+ * also holds one disabled event of each software kind behind a kernel static
+ * key (page-faults, context-switches, cpu-migrations) on the calling process
+ * itself: it counts nothing, and spares each run's open and close two
+ * rewrites of kernel text per kind (evlist.c, keep_keys).
  */
 #ifndef PG_COUNTERS_EVLIST_H
 #define PG_COUNTERS_EVLIST_H

@@ -1,4 +1,5 @@
-/* launch/perfgate-launch.c — forks the benchmark from a small process, so
+/* launch/perfgate-launch.c — starts the benchmark from a small process
+ * (sharing its memory until the exec on x86-64, else a fork), so
  * that its max-rss is its own (harness/measure/launch.h says why and the protocol),
  * and is perfgate's watchdog (harness/measure/watchdog.h).
  *
@@ -119,6 +120,38 @@ static long exec_path(char **argv, char **envp)
     return denied ? -EACCES : rc;
 }
 
+typedef struct held {
+    char **argv, **envp;
+    int go, err;
+    long parent;
+} held;
+
+/* The benchmark's process from its birth to its exec: it dies with the
+ * launcher, says it is ready (its pid: the counters attach to it), waits
+ * for go, and execs; else says why. Only system calls, on its own stack:
+ * it may share the launcher's memory. */
+static __attribute__((noreturn)) void held_child(void *arg)
+{
+    const held *h = arg;
+    lsys_prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (lsys_getppid() != h->parent)
+        lsys_exit(127);
+    int ready[2] = {PG_LAUNCH_READY, (int)lsys_getpid()};
+    say(h->err, ready, sizeof ready);
+    char c;
+    long r;
+    do
+        r = lsys_read(h->go, &c, 1);
+    while (r == -EINTR);
+    if (r != 1)
+        lsys_exit(127);         /* the spawner gave up (an attach failed) */
+    int m[2] = {PG_LAUNCH_EXEC, (int)-exec_path(h->argv, h->envp)};
+    say(h->err, m, sizeof m);
+    lsys_exit(127);
+}
+
+static void held_entry(void *arg) { held_child(arg); }
+
 static int launch_main(int argc, char **argv, char **envp)
 {
     const char *watch = PG_WATCH_ARG;
@@ -129,42 +162,41 @@ static int launch_main(int argc, char **argv, char **envp)
         pg_watch_loop();
     if (argc < 5 || argv[3][0] != '-' || argv[3][1] != '-' || argv[3][2])
         return 127;
-    int go = to_int(argv[1]), err = to_int(argv[2]);
+    held h = {argv + 4, envp, to_int(argv[1]), to_int(argv[2]), lsys_getpid()};
     /* The benchmark must not keep them open past its exec. */
-    lsys_fcntl(go, F_SETFD, FD_CLOEXEC);
-    lsys_fcntl(err, F_SETFD, FD_CLOEXEC);
-    long self = lsys_getpid();
-    long pid = lsys_fork();
+    lsys_fcntl(h.go, F_SETFD, FD_CLOEXEC);
+    lsys_fcntl(h.err, F_SETFD, FD_CLOEXEC);
+    long pid = -1;
+#ifdef LSYS_HAVE_CLONE3_ON
+    /* Sharing the launcher's memory until its exec, as a vfork: no copy of
+     * the launcher to make, fault in and tear down at the exec, every run.
+     * Its max-rss is its own either way (a new process starts a new peak;
+     * the launcher's few pages are all it inherits). The launcher sleeps
+     * meanwhile: it has nothing to do before the exec. */
+    _Alignas(16) char stack[64 * 1024];
+    struct clone_args ca = {.flags = CLONE_VM | CLONE_VFORK, .exit_signal = SIGCHLD,
+                            .stack = (unsigned long)stack, .stack_size = sizeof stack};
+    if (argc < 1024)
+        pid = lsys_clone3_on(&ca, held_entry, &h);
+    if (pid < 0)        /* no clone3 here (Linux < 5.3), or a seccomp filter: a fork */
+#endif
+    {
+        pid = lsys_fork();
+        if (pid == 0)
+            held_child(&h);
+    }
     if (pid < 0) {
         int m[2] = {PG_LAUNCH_EXEC, (int)-pid};
-        say(err, m, sizeof m);
+        say(h.err, m, sizeof m);
         return 127;
     }
-    if (pid == 0) {
-        /* It dies with the launcher, which dies with perfgate. */
-        lsys_prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (lsys_getppid() != self)
-            lsys_exit(127);
-        char c;
-        long r;
-        do
-            r = lsys_read(go, &c, 1);
-        while (r == -EINTR);
-        if (r != 1)
-            lsys_exit(127);         /* the spawner gave up (an attach failed) */
-        int m[2] = {PG_LAUNCH_EXEC, (int)-exec_path(argv + 4, envp)};
-        say(err, m, sizeof m);
-        lsys_exit(127);
-    }
-    lsys_close(go);
-    int ready[2] = {PG_LAUNCH_READY, (int)pid};
-    say(err, ready, sizeof ready);
+    lsys_close(h.go);
     pg_launch_done done = {.kind = PG_LAUNCH_DONE};
     long w;
     while ((w = lsys_wait4((int)pid, &done.status, 0, &done.ru)) < 0)
         if (w != -EINTR)
             return 127;
-    say(err, &done, sizeof done);
+    say(h.err, &done, sizeof done);
     return 0;
 }
 

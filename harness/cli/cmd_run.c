@@ -13,6 +13,7 @@
 #include "harness/store/leftovers.h"
 #include "harness/store/notes.h"
 #include "harness/store/notes_stacks.h"
+#include "harness/store/worktree.h"
 #include "util/error.h"
 #include "util/text.h"
 #include "util/fileio.h"
@@ -172,6 +173,12 @@ static int select_benchmarks(run_state *st, const run_args *a, pg_ctx *ctx)
 static void start_facts(run_state *st)
 {
     char cwd[PATH_MAX];
+    /* Outside every repository (the file system said so when the work tree
+     * was looked for, pg_ctx_workdir), there is nothing to find: no thread
+     * (its stack, its start and its end were some 0.1 ms of `run -- CMD`'s
+     * CPU in /tmp), and no commit, as the thread would have found. */
+    if (st->ctx->workdir_rc == PG_WORKTREE_NONE)
+        return;
     if (st->facts || !getcwd(cwd, sizeof cwd) || pg_repo_facts_start(&st->facts, cwd) < 0)
         return;     /* out of memory, or no current directory: keyed to no commit */
     st->ctx->facts = st->facts;

@@ -473,7 +473,7 @@ void pg_contain_begin(pg_contain *c)
  * clone3 with CLONE_VM | CLONE_VFORK, the child on a stack of its own. Only
  * where the stack switch is written (x86-64), and never under ASan, whose
  * interceptors keep per-thread state that such a child would share. */
-#if defined(__x86_64__) && defined(SYS_clone3) && defined(CLONE_INTO_CGROUP) && !defined(__SANITIZE_ADDRESS__)
+#if defined(LSYS_HAVE_CLONE3_ON) && defined(CLONE_INTO_CGROUP) && !defined(__SANITIZE_ADDRESS__)
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define PG_NO_SHARE 1
@@ -490,32 +490,11 @@ typedef struct trampoline {
     void *arg;
 } trampoline;
 
-static void shared_child(trampoline *t)
+static void shared_child(void *arg)
 {
+    const trampoline *t = arg;
     t->fn(t->arg, 1);
     _exit(127);
-}
-
-/* clone3(args); the child starts on args->stack and calls shared_child(t)
- * there (nothing of the parent's frame is used after the syscall: the
- * registers it needs survive a syscall). The parent gets the pid or -errno. */
-static long clone3_on_stack(struct clone_args *args, trampoline *t)
-{
-    long ret;
-    register void (*entry)(trampoline *) __asm__("r12") = shared_child;
-    register trampoline *r13 __asm__("r13") = t;
-    __asm__ volatile("syscall\n\t"
-                     "test %%rax, %%rax\n\t"
-                     "jnz 1f\n\t"
-                     "xor %%ebp, %%ebp\n\t"
-                     "mov %%r13, %%rdi\n\t"
-                     "call *%%r12\n\t"
-                     "hlt\n"
-                     "1:"
-                     : "=a"(ret)
-                     : "0"((long)SYS_clone3), "D"(args), "S"(sizeof *args), "r"(entry), "r"(r13)
-                     : "rcx", "r11", "memory", "cc");
-    return ret;
 }
 #endif
 
@@ -545,7 +524,7 @@ pid_t pg_contain_spawn(pg_contain *c, pg_contain_fn *fn, void *arg, int may_shar
         args.stack = (uint64_t)(uintptr_t)stack;
         args.stack_size = sizeof stack;
         args.cgroup = dirfd >= 0 ? (uint64_t)dirfd : 0;
-        long pid = clone3_on_stack(&args, &t);
+        long pid = lsys_clone3_on(&args, shared_child, &t);
         if (pid > 0) {
             c->shared = 1;
             if (dirfd >= 0) {

@@ -11,7 +11,9 @@
  * error pipe, as messages of two ints (a kind and a value):
  *   {PG_LAUNCH_READY, pid}  the benchmark's process is forked and held before
  *                           exec: counters attach to `pid`, then the go pipe
- *                           releases it;
+ *                           releases it (said by that process itself, which
+ *                           on x86-64 shares the launcher's memory until its
+ *                           exec: the launcher sleeps until then);
  *   {stage, errno}          it could not exec (the spawner's stages);
  *   {PG_LAUNCH_DONE, wait status} followed by the benchmark's struct rusage,
  *                           when it was reaped.

@@ -53,24 +53,36 @@ int pg_spawn_interrupted(void) { return interrupted; }
 /* ---- bounded log capture: the first half and the last half of the cap ---- */
 
 typedef struct logbuf {
-    char *head;
+    char *head;         /* NULL until the first byte: most runs print nothing */
     size_t head_len, half;
     char *ring;         /* the most recent `half` bytes past the head */
     size_t ring_pos, ring_len;
     size_t total;
 } logbuf;
 
-static int log_init(logbuf *b, size_t cap)
+static void log_init(logbuf *b, size_t cap)
 {
     memset(b, 0, sizeof *b);
     b->half = cap / 2 ? cap / 2 : 1;
-    b->head = malloc(b->half);
-    b->ring = malloc(b->half);
-    return b->head && b->ring ? 0 : -1;
 }
 
+/* The buffers are had at the first output, not for every run: 128 KiB
+ * allocated and freed around each run of a silent program grew and shrank
+ * perfgate's heap three times a run (brk), each time faulting its pages in
+ * anew. Bytes that find no memory are counted as omitted. */
 static void log_add(logbuf *b, const char *p, size_t n)
 {
+    if (!b->head && n) {
+        b->head = malloc(b->half);
+        b->ring = malloc(b->half);
+        if (!b->head || !b->ring) {
+            free(b->head);
+            free(b->ring);
+            b->head = b->ring = NULL;
+            b->total += n;
+            return;
+        }
+    }
     b->total += n;
     size_t take = b->half - b->head_len;
     if (take > n)
@@ -107,7 +119,8 @@ static char *log_finish(logbuf *b, size_t *len)
     char *s = malloc(b->head_len + ml + b->ring_len + 1);
     if (s) {
         size_t o = 0;
-        memcpy(s, b->head, b->head_len);
+        if (b->head_len)
+            memcpy(s, b->head, b->head_len);
         o += b->head_len;
         memcpy(s + o, marker, ml);
         o += ml;
@@ -185,7 +198,7 @@ static void exec_launcher(const pg_spawn_opts *o, const char *path, int gopipe, 
 }
 
 static void child_main(const pg_spawn_opts *o, const pg_canon_layout *canon, const char *via, pid_t parent, int gopipe,
-                       int errpipe, int outfd, int errfd, int shared)
+                       int errpipe, int outfd, int errfd, int shared, int hold)
 {
     /* Signals back to defaults and unblocked: perfgate's own handling must not leak. */
     sigset_t none;
@@ -239,12 +252,13 @@ static void child_main(const pg_spawn_opts *o, const pg_canon_layout *canon, con
     int ready[2] = {0, 0};
     if (write(errpipe, ready, sizeof ready) != (ssize_t)sizeof ready)
         _exit(127);
-    /* Hold here until the parent has attached its counters. */
+    /* Hold here until the parent has attached its counters; with nothing
+     * to attach (a warm-up, a build), a child sharing perfgate's memory,
+     * born in its cgroup, execs at once (its parent waits for that). */
     char go;
-    ssize_t r;
-    do
-        r = read(gopipe, &go, 1);
-    while (r < 0 && errno == EINTR);
+    ssize_t r = 1;
+    while ((hold || !shared) && (r = read(gopipe, &go, 1)) < 0 && errno == EINTR)
+        ;
     if (r != 1)
         _exit(127);     /* parent gave up (attach failed): nothing to report */
     execvpe(o->argv[0], o->argv, o->envp ? o->envp : environ);
@@ -297,8 +311,8 @@ static int open_pipes(spawn_run *r)
         return pg_error_errno(PG_ERROR, "cannot create pipes");
     size_t cap = r->o->log_cap ? r->o->log_cap : 64 * 1024;
     r->logs = 1;
-    if (log_init(&r->lout, cap) < 0 || log_init(&r->lerr, cap) < 0)
-        return pg_error_set(PG_ENOMEM, "out of memory");
+    log_init(&r->lout, cap);
+    log_init(&r->lerr, cap);
     return 0;
 }
 
@@ -307,6 +321,7 @@ typedef struct child_args {
     const pg_canon_layout *canon;
     const char *via;
     pid_t parent;
+    int hold;               /* a hook attaches to it before its exec */
 } child_args;
 
 /* The child: the parent's ends of the pipes closed (in its own file table,
@@ -320,7 +335,7 @@ static void child_entry(void *arg, int shared)
     if (r->out[0] >= 0)
         close(r->out[0]);
     close(r->ero[0]);
-    child_main(r->o, ca->canon, ca->via, ca->parent, r->go[0], r->err[1], r->out[1], r->ero[1], shared);
+    child_main(r->o, ca->canon, ca->via, ca->parent, r->go[0], r->err[1], r->out[1], r->ero[1], shared, ca->hold);
 }
 
 /* Forks the child, held before exec; the parent keeps its ends of the pipes. */
@@ -341,15 +356,18 @@ static int start_child(spawn_run *r)
     if (!r->o->tree || !pg_canon_layout_make(canon, r->o->tree, r->o->cwd, r->o->argv))
         canon = NULL;
     const char *via = r->o->own_rss ? pg_launcher_path() : NULL;
-    child_args ca = {r, canon, via, getpid()};
+    child_args ca = {r, canon, via, getpid(), r->o->hooks && r->o->hooks->attach};
     fflush(NULL);
-    /* Only a child that execs the launcher at once may share perfgate's
-     * memory: without one, it is held before its exec until the counters
-     * attach. (And one whose launcher's argv fits its stack with room to spare.) */
+    /* Only a child that execs at once may share perfgate's memory: one that
+     * execs the launcher, or one nothing attaches to (a warm-up: a fork
+     * copied perfgate's page tables, and perfgate then took a fault on the
+     * first write to each of its pages); one held before its exec until the
+     * counters attach is a fork. (And one whose launcher's argv fits its
+     * stack with room to spare.) */
     size_t nargs = 0;
     while (r->o->argv[nargs])
         nargs++;
-    r->pid = pg_contain_spawn(&r->box, child_entry, &ca, via != NULL && nargs < 1024);
+    r->pid = pg_contain_spawn(&r->box, child_entry, &ca, (via != NULL || !ca.hold) && nargs < 1024);
     if (r->pid < 0)
         return pg_error_errno(PG_ERROR, "cannot fork");
     pg_contain_adopt(&r->box, r->pid);

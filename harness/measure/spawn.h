@@ -2,8 +2,10 @@
  *
  * The child is forked, put in its own process group, pinned (sched_setaffinity),
  * has ASLR turned off (personality ADDR_NO_RANDOMIZE), stdin from /dev/null and
- * stdout/stderr captured through pipes into bounded logs; then it WAITS before
- * exec while the parent attaches counters or samplers to its pid (hooks.attach).
+ * stdout/stderr captured through pipes into bounded logs; then, when a hook
+ * attaches (hooks.attach), it WAITS before exec while the parent attaches
+ * counters or samplers to its pid; else it execs at once, sharing perfgate's
+ * memory until then where it can (harness/measure/contain.h).
  * The parent then releases it, and polls: the child's exit (pidfd), the timeout,
  * SIGINT, the log pipes and any fds the hooks want watched (sampler ring buffers).
  * On timeout or SIGINT every process of the run is killed, and when the child

@@ -151,13 +151,14 @@ static inline int pg_watch_cg_remove(const char *dir)
 {
     long waited = 0;
     for (long ms = 1; waited < 10000; waited += ms, ms = ms < 50 ? ms * 2 : ms) {
-        pg_watch_cg_kill(dir);
+        /* Asked first: an empty cgroup (most runs') needs no kill. */
         int populated = pg_watch_populated(dir);
         if (populated < 0 && lsys_exists(dir) < 0)
             return 0;       /* already gone */
         long rc;
         if (populated == 0 && ((rc = lsys_rmdir(dir)) == 0 || rc == -ENOENT))
             return 0;
+        pg_watch_cg_kill(dir);
         pg_watch_nap_ms(ms);
     }
     return -1;
