@@ -453,6 +453,21 @@ static int measured_apart(const pg_side *a, const pg_side *b)
     return 1;
 }
 
+/* Whether both sides list the same benchmarks in the same order, as two
+ * runs of one suite do: then the i-th pairs with the i-th, and nothing is
+ * new or gone, without two indexes of every name (3.5 ms of the 26 ms
+ * pg_compare took for 10^4 benchmarks). A side's names are unique
+ * (pg_results_collect merges a name's runs). */
+static int same_names(const pg_side *a, const pg_side *b)
+{
+    if (a->nb != b->nb)
+        return 0;
+    for (size_t i = 0; i < a->nb; i++)
+        if (strcmp(a->b[i].name, b->b[i].name))
+            return 0;
+    return 1;
+}
+
 int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, const pg_compare_opts *o)
 {
     memset(out, 0, sizeof *out);
@@ -468,10 +483,10 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     size_t capmissing = 0;          /* out->missing's */
 
     pg_strindex ia = {0}, ib = {0};
-    int rc = 0;
-    for (size_t i = 0; i < base->nb && rc == 0; i++)
+    int same = same_names(base, cand), rc = 0;
+    for (size_t i = 0; i < base->nb && rc == 0 && !same; i++)
         rc = pg_strindex_put(&ia, base->b[i].name, i);
-    for (size_t i = 0; i < cand->nb && rc == 0; i++)
+    for (size_t i = 0; i < cand->nb && rc == 0 && !same; i++)
         rc = pg_strindex_put(&ib, cand->b[i].name, i);
     out->bench = calloc(cand->nb ? cand->nb : 1, sizeof *out->bench);
     out->added = calloc(cand->nb ? cand->nb : 1, sizeof *out->added);
@@ -487,7 +502,9 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     for (size_t i = 0; i < cand->nb && rc == 0; i++) {
         const pg_bench_result *b = &cand->b[i];
         size_t j;
-        if (!pg_strindex_get(&ia, b->name, &j)) {
+        if (same)
+            j = i;
+        else if (!pg_strindex_get(&ia, b->name, &j)) {
             out->added[out->nadded++] = b->name;
             continue;
         }
@@ -505,7 +522,7 @@ int pg_compare(pg_comparison *out, const pg_side *base, const pg_side *cand, con
     for (size_t i = 0; i < out->nbench && rc == 0; i++)
         for (size_t k = 0; k < out->bench[i].nm; k++)
             ntested += out->bench[i].m[k].tested;
-    for (size_t i = 0; i < base->nb && rc == 0; i++) {
+    for (size_t i = 0; i < base->nb && rc == 0 && !same; i++) {
         size_t j;
         if (!pg_strindex_get(&ib, base->b[i].name, &j))
             out->vanished[out->nvanished++] = base->b[i].name;
