@@ -17,7 +17,13 @@
  * with every piece fed after (yajl_lex.c: bufOff = 0 once a piece is
  * appended), so a 64 MiB string read in 64 KiB pieces was scanned 1024
  * times (13.7 s); with each piece at least as long as what is rescanned,
- * the rescans cost at most the text read: linear, whatever the shape. */
+ * the rescans cost at most the text read: linear, whatever the shape.
+ *
+ * An array of short integers (a result document's samples and running
+ * fractions: two thirds of its text) is read here, not by yajl: yajl takes
+ * its '[' and, after the scan of integers() has appended the numbers, its
+ * ']', so that it still judges everything around them (a 10 MB document's
+ * parse: 36 ms in yajl before, 11 ms in yajl and 7 ms here after). */
 #include "util/json_scratch.h"
 #include "util/array.h"
 #include "util/error.h"
@@ -484,6 +490,8 @@ typedef struct parser {
     const char *name;
     size_t line, col;               /* where the pieces fed so far end */
     int rc;
+    int in_string;                  /* the text fed so far ends inside a string... */
+    int escaped;                    /* ... after a backslash that escapes the next byte */
 } parser;
 
 static int parser_init(parser *p, pg_json_scratch **scratch, const char *name, const pg_json_stream *st)
@@ -512,26 +520,133 @@ static void advance(parser *p, const char *text, size_t n)
 }
 
 /* The parse's error, if it stopped: the callback's, out of memory, or bad
- * JSON at the place where yajl stopped in `text`. */
-static int stopped(parser *p, const char *text, size_t len)
+ * JSON at text[at], where yajl stopped (`text` the piece being fed). */
+static int stopped(parser *p, const char *text, size_t at)
 {
     if (p->b.rc < 0)
         return p->rc = p->b.rc;
     if (p->b.oom)
         return p->rc = pg_error_set(PG_ENOMEM, "%s: out of memory parsing it", p->name);
-    size_t at = yajl_get_bytes_consumed(p->h);
-    advance(p, text, at < len ? at : len);
+    advance(p, text, at);
     return p->rc = pg_error_set(PG_EINVAL, "%s:%zu:%zu: invalid JSON", p->name, p->line, p->col);
 }
 
+/* text[0..len) to yajl, one call: 0, or the parse's error (where it
+ * stopped counted from `piece`, the start of the text this feed is part of). */
+static int yajl_feed(parser *p, const char *piece, const char *text, size_t len)
+{
+    if (yajl_parse(p->h, (const unsigned char *)text, len) == yajl_status_ok)
+        return 0;
+    size_t at = yajl_get_bytes_consumed(p->h);
+    return stopped(p, piece, (size_t)(text - piece) + (at < len ? at : len));
+}
+
+static int json_space(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* The numbers of an array whose '[' yajl has just taken, when they are all
+ * integers of at most 15 digits (a sample of a count, a running fraction of
+ * 1: nearly all of a result document's text) and the array ends within
+ * text[0..len): appended to the open frame as on_number would, without
+ * yajl lexing them one token at a time (two thirds of its time on a result
+ * document). Returns the offset of the closing ']', or 0 when the text is
+ * anything else (a fraction, an exponent, a leading zero, a bad token, the
+ * end of the piece): then nothing was appended, and yajl reads it. Such an
+ * array is valid JSON wherever yajl took its '[', so yajl's verdict on the
+ * rest of the text is the one it would give with the numbers in it. */
+static size_t integers(builder *b, const char *text, size_t len)
+{
+    frame *f = top(b);
+    if (!f || !f->all_numbers || f->n)
+        return 0;
+    size_t i = 0;
+    for (;;) {
+        while (i < len && json_space((unsigned char)text[i]))
+            i++;
+        size_t start = i;
+        int neg = i < len && text[i] == '-';
+        i += (size_t)neg;
+        size_t first = i;
+        uint64_t v = 0;
+        for (unsigned dig; i < len && (dig = (unsigned char)text[i] - (unsigned)'0') < 10; i++)
+            v = v * 10 + dig;
+        size_t digits = i - first;
+        if (!digits || digits > 15 || (digits > 1 && text[first] == '0') || i == start)
+            break;
+        if (f->n == f->cap && pg_array_grow(&f->nums, &f->cap, f->n, sizeof *f->nums, 16) < 0)
+            return b->oom = 1, 0;
+        f->nums[f->n++] = neg ? -(double)v : (double)v;
+        while (i < len && json_space((unsigned char)text[i]))
+            i++;
+        if (i < len && text[i] == ',') {
+            i++;
+            continue;
+        }
+        if (i < len && text[i] == ']') {
+            f->count = f->n;
+            return i;
+        }
+        break;
+    }
+    f->n = 0;                       /* yajl reads them instead */
+    return 0;
+}
+
+/* Feeds a piece of the text: to yajl, but for the arrays of integers that
+ * integers() takes (found outside strings, which are followed quote to
+ * quote; the text fed before is valid so far, or yajl stopped, so where a
+ * string begins and ends is where yajl sees it). */
 static int parser_feed(parser *p, const char *text, size_t len)
 {
     if (p->rc < 0)
         return p->rc;
     p->b.text = (uintptr_t)text;
     p->b.text_end = (uintptr_t)text + len;
-    if (yajl_parse(p->h, (const unsigned char *)text, len) != yajl_status_ok)
-        return stopped(p, text, len);
+    size_t from = 0, i = 0;
+    while (i < len) {
+        if (p->in_string) {
+            if (p->escaped) {
+                p->escaped = 0;
+                i++;
+                continue;
+            }
+            const char *q = memchr(text + i, '"', len - i), *end = q ? q : text + len, *bs = end;
+            while (bs > text + i && bs[-1] == '\\')
+                bs--;
+            int odd = (int)((end - bs) & 1);
+            if (!q) {
+                p->escaped = odd;
+                break;
+            }
+            i = (size_t)(q - text) + 1;
+            p->in_string = odd;
+            continue;
+        }
+        unsigned char c = (unsigned char)text[i++];
+        if (c == '"') {
+            p->in_string = 1;
+            continue;
+        }
+        if (c != '[')
+            continue;
+        size_t j = i;
+        while (j < len && json_space((unsigned char)text[j]))
+            j++;
+        if (j == len || (text[j] != '-' && (unsigned)(text[j] - '0') > 9))
+            continue;
+        if (yajl_feed(p, text, text + from, i - from) < 0)     /* up to its '[' */
+            return p->rc;
+        from = i;
+        size_t close = integers(&p->b, text + i, len - i);
+        if (p->b.oom)
+            return stopped(p, text, i);
+        if (close)
+            from = i = i + close;   /* yajl goes on from the ']' */
+    }
+    if (yajl_feed(p, text, text + from, len - from) < 0)
+        return p->rc;
     advance(p, text, len);
     return 0;
 }
