@@ -270,38 +270,27 @@ static int add_scalar(builder *b, cJSON *n)
     return add(b, n);
 }
 
-/* Whether the 8 bytes of w (as read from memory) are all digits. */
-static int eight_digits(uint64_t w)
+/* The digits that begin s[0..len), at most 16 of them (more: 16), their
+ * value in *v while they are at most 15 (below 2^53: exact as a double).
+ * One at a time: eight at a time (SWAR) was slower on a sample's seven or
+ * eight digits and its comma. */
+static inline size_t leading_digits(const char *s, size_t len, uint64_t *v)
 {
-    return ((w & 0xF0F0F0F0F0F0F0F0ULL) | (((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ==
-           0x3333333333333333ULL;
-}
-
-/* Their value, first byte most significant: pairs, then fours, then all
- * eight combined in three multiplications (little-endian bytes). */
-static uint64_t eight_value(uint64_t w)
-{
-    w = (w & 0x0F0F0F0F0F0F0F0FULL) * 2561 >> 8;
-    w = (w & 0x00FF00FF00FF00FFULL) * 6553601 >> 16;
-    return (w & 0x0000FFFF0000FFFFULL) * 42949672960001ULL >> 32;
+    size_t n = 0;
+    *v = 0;
+    for (unsigned dig; n < len && n <= 15 && (dig = (unsigned char)s[n] - (unsigned)'0') < 10; n++)
+        *v = *v * 10 + dig;
+    return n;
 }
 
 /* A JSON number's text, exactly as strtod reads it; integers of up to 15
- * digits (most of a result document's numbers) without it, eight digits at
- * a time where eight are left (a sample of a count has as many). */
+ * digits (most of a result document's numbers) without it. */
 static double number_of(const char *s, size_t len)
 {
     size_t i = s[0] == '-';
-    if (len - i <= 15) {
-        uint64_t v = 0, w;
-        size_t j = i;
-        if (len - j >= 8 && (memcpy(&w, s + j, 8), eight_digits(w)) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-            v = eight_value(w), j += 8;
-        for (unsigned dig; j < len && (dig = (unsigned char)s[j] - (unsigned)'0') < 10; j++)
-            v = v * 10 + dig;
-        if (j == len)
-            return i ? -(double)v : (double)v;
-    }
+    uint64_t v;
+    if (leading_digits(s + i, len - i, &v) == len - i && len - i <= 15)
+        return i ? -(double)v : (double)v;
     char buf[64], *big = NULL, *p = buf;
     if (len >= sizeof buf && !(p = big = malloc(len + 1)))
         return NAN;
@@ -492,6 +481,8 @@ typedef struct parser {
     int rc;
     int in_string;                  /* the text fed so far ends inside a string... */
     int escaped;                    /* ... after a backslash that escapes the next byte */
+    size_t opened, closed;          /* in the last piece: its last string's opening quote (SIZE_MAX:
+                                     * none), the byte after its last closing one (0: none) */
 } parser;
 
 static int parser_init(parser *p, pg_json_scratch **scratch, const char *name, const pg_json_stream *st)
@@ -565,16 +556,13 @@ static size_t integers(builder *b, const char *text, size_t len)
     for (;;) {
         while (i < len && json_space((unsigned char)text[i]))
             i++;
-        size_t start = i;
         int neg = i < len && text[i] == '-';
         i += (size_t)neg;
-        size_t first = i;
-        uint64_t v = 0;
-        for (unsigned dig; i < len && (dig = (unsigned char)text[i] - (unsigned)'0') < 10; i++)
-            v = v * 10 + dig;
-        size_t digits = i - first;
-        if (!digits || digits > 15 || (digits > 1 && text[first] == '0') || i == start)
+        uint64_t v;
+        size_t digits = leading_digits(text + i, len - i, &v);
+        if (!digits || digits > 15 || (digits > 1 && text[i] == '0'))
             break;
+        i += digits;
         if (f->n == f->cap && pg_array_grow(&f->nums, &f->cap, f->n, sizeof *f->nums, 16) < 0)
             return b->oom = 1, 0;
         f->nums[f->n++] = neg ? -(double)v : (double)v;
@@ -604,29 +592,44 @@ static int parser_feed(parser *p, const char *text, size_t len)
         return p->rc;
     p->b.text = (uintptr_t)text;
     p->b.text_end = (uintptr_t)text + len;
+    p->opened = SIZE_MAX;
+    p->closed = 0;
     size_t from = 0, i = 0;
+    int in_string = p->in_string, escaped = p->escaped;     /* in registers: read at every byte */
     while (i < len) {
-        if (p->in_string) {
-            if (p->escaped) {
-                p->escaped = 0;
+        if (in_string) {
+            if (escaped) {
+                escaped = 0;
                 i++;
                 continue;
             }
-            const char *q = memchr(text + i, '"', len - i), *end = q ? q : text + len, *bs = end;
-            while (bs > text + i && bs[-1] == '\\')
-                bs--;
-            int odd = (int)((end - bs) & 1);
-            if (!q) {
-                p->escaped = odd;
-                break;
+            size_t stop = len - i > 32 ? i + 32 : len;     /* keys and names: a few bytes */
+            while (i < stop && text[i] != '"' && text[i] != '\\')
+                i++;
+            if (i == stop && stop < len) {  /* a long string: from quote to quote */
+                const char *q = memchr(text + i, '"', len - i), *end = q ? q : text + len, *bs = end;
+                while (bs > text + i && bs[-1] == '\\')
+                    bs--;
+                int odd = (int)((end - bs) & 1);
+                if (!q) {
+                    escaped = odd;
+                    break;
+                }
+                i = (size_t)(q - text) + 1;
+                in_string = odd;
+                p->closed = odd ? p->closed : i;
+            } else if (i < len) {
+                escaped = text[i] == '\\';
+                in_string = escaped;
+                p->closed = escaped ? p->closed : i + 1;
+                i++;
             }
-            i = (size_t)(q - text) + 1;
-            p->in_string = odd;
             continue;
         }
         unsigned char c = (unsigned char)text[i++];
         if (c == '"') {
-            p->in_string = 1;
+            in_string = 1;
+            p->opened = i - 1;
             continue;
         }
         if (c != '[')
@@ -637,7 +640,7 @@ static int parser_feed(parser *p, const char *text, size_t len)
         if (j == len || (text[j] != '-' && (unsigned)(text[j] - '0') > 9))
             continue;
         if (yajl_feed(p, text, text + from, i - from) < 0)     /* up to its '[' */
-            return p->rc;
+            return p->rc;           /* (the strings' state no longer matters) */
         from = i;
         size_t close = integers(&p->b, text + i, len - i);
         if (p->b.oom)
@@ -645,6 +648,8 @@ static int parser_feed(parser *p, const char *text, size_t len)
         if (close)
             from = i = i + close;   /* yajl goes on from the ']' */
     }
+    p->in_string = in_string;
+    p->escaped = escaped;
     if (yajl_feed(p, text, text + from, len - from) < 0)
         return p->rc;
     advance(p, text, len);
@@ -690,8 +695,6 @@ int pg_json_parse_stream(cJSON **out, pg_json_scratch **scratch, const char *tex
  * anything else yajl stops, and the sizes of the pieces no longer matter. */
 typedef struct cut {
     size_t open;                    /* bytes of the unfinished token at the end; 0: none */
-    int in_string;                  /* that token is a string (or a key) */
-    int odd;                        /* ... and ends in an odd run of backslashes */
 } cut;
 
 /* A byte of a number or of true, false, null: none of whitespace, the
@@ -706,39 +709,16 @@ static int word_byte(unsigned char c)
     }
 }
 
-/* Whether the run of backslashes before text[at] is odd, the run carried
- * from the piece before counted when it reaches the start. */
-static int odd_run(const cut *c, const char *text, const char *at)
+/* The cut after text[0..n) more, fed to the parser `p`: its strings were
+ * followed there (parser_feed). */
+static void track(cut *c, const parser *p, const char *text, size_t n)
 {
-    const char *b = at;
-    while (b > text && b[-1] == '\\')
-        b--;
-    return (int)((at - b) & 1) ^ (b == text && c->odd);
-}
-
-/* The cut after text[0..n) more. In a string only its quotes matter, and a
- * quote ends it unless an odd run of backslashes comes before: memchr goes
- * from quote to quote, so a document costs one call per quote. */
-static void track(cut *c, const char *text, size_t n)
-{
-    const char *end = text + n, *opened = NULL, *closed = text;
-    for (const char *p = text, *q; p < end && (q = memchr(p, '"', (size_t)(end - p))); p = q + 1) {
-        if (c->in_string && odd_run(c, text, q))
-            continue;
-        c->in_string = !c->in_string;
-        if (c->in_string)
-            opened = q;
-        else
-            closed = q + 1;
-    }
-    if (c->in_string) {
-        c->odd = odd_run(c, text, end);
-        c->open = opened ? (size_t)(end - opened) : c->open + n;
+    const char *end = text + n, *w = end;
+    if (p->in_string) {
+        c->open = p->opened != SIZE_MAX ? n - p->opened : c->open + n;
         return;
     }
-    c->odd = 0;
-    const char *w = end;
-    while (w > closed && word_byte((unsigned char)w[-1]))
+    while (w > text + p->closed && word_byte((unsigned char)w[-1]))
         w--;
     int continued = w == text && c->open;   /* no quote here: a number goes on from before */
     c->open = (size_t)(end - w) + (continued ? c->open : 0);
@@ -791,8 +771,8 @@ int pg_json_read_stream(cJSON **out, pg_json_scratch **scratch, const char *path
             p.rc = pg_error_errno(PG_EIO, "cannot read %s", path);
         if (n <= 0)
             break;
-        track(&c, buf, (size_t)n);
         parser_feed(&p, buf, (size_t)n);
+        track(&c, &p, buf, (size_t)n);
     }
     free(buf);
     close(fd);
