@@ -73,6 +73,33 @@ for t in ["[]", "[ ]", "[1,]", "[,1]", "[1 2]", "[1,,2]", "[1]]", "[[1]]", "[1, 
         at = base_text.index('"%s": [' % key) + len('"%s": ' % key)
         end = base_text.index("]", at) + 1
         docs.append(("%s = %s" % (key, t), base_text[:at] + t + base_text[end:]))
+# A metric object (read member by member outside yajl while its members are
+# plain) broken at each place: each object replaces the first metric's.
+objs = ['{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4], "running": [1, 1, 1, 1],}',
+        '{"unit": "count" "backend": "perf", "samples": [1, 2, 3, 4]}', '{"unit": "count", "backend" "perf"}',
+        '{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4]', '{"unit": "count", "backend": perf}',
+        '{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4] "running": [1]}', '{,"unit": "count"}',
+        '{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4], "runs": 01}', '{"unit": "count",, "x": 1}',
+        '{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4], "n": 1.5}', '{"unit": "count", "unit": "ns"}',
+        '{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4], "n": -}', '{"unit": "count", "b": tru}',
+        '{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4], "x": true, "running": [1, 1, 1, 1]}',
+        '{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4], "x": null}', '{"unit": "c\\u00e9"}',
+        '{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4], "running": [1, 1, 1, 1], "k\\u0000": 1}',
+        '{"unit": "count", "backend": "p\\u0000", "samples": [1, 2, 3, 4]}', '{"unit": "count", "backend": "perf", '
+        '"samples": [1, 2, 3, 4], "x": {"a": [1, 2]}, "running": [1, 1, 1, 1]}', '{"unit": "count", "x": [1, 2}',
+        '{"unit": "count", "x": [1, 2]}}', '{"unit": "count", "x": 123456789012345678, "backend": "perf", '
+        '"samples": [1, 2, 3, 4]}', '{"unit": "count", "x": 12x}', '{"unit": "count", "x": 12 }',
+        '{"unit":"count","backend":"perf","samples":[1,2,3,4],"running":[1,1,1,1]}', '{ }', '{}', '{"unit"}',
+        '{"unit": "\u00e9", "backend": "perf", "samples": [1, 2, 3, 4]}', '{"unit": "count", "x": "\t"}',
+        '{"unit": "count", "backend": "perf", "samples": [1, 2, 3, 4], "running": [1, 1, 1, 1]} x']
+at = base_text.index('{"unit": "count"')
+end = base_text.index("}", at) + 1
+for o in objs:
+    docs.append(("metric %s" % o, base_text[:at] + o + base_text[end:]))
+    docs.append(("bench %s" % o, base_text.replace('"status": "ok", ', o[1:-1] + ", ", 1) if o.endswith("}") and len(o) > 3 else base_text))
+for depth in (996, 997, 998, 999):
+    docs.append(("deep object %d" % depth, base_text.replace('"runs": 4', '"runs": 4, "d": ' + '{"a": ' * depth + '{"n": 1, "s": [1, 2]}' + "}" * depth, 1)))
+    docs.append(("deep mixed %d" % depth, base_text.replace('"runs": 4', '"runs": 4, "d": ' + '[{"a": ' * (depth // 2) + '{"n": [1, 2]}' + "}]" * (depth // 2), 1)))
 # Strings and keys the quote-following scan must see right.
 names = ["x: [1, 2]", "a\\\"[1]", "a\\\\", "a\\\\\\\"[3]\\\\", "[", "]", "\\u005b1]", "tab\\there", "\\u0000", "a\\u0000b",
          "\\ud800", "\u00e9", "\\\\[1,2]\\\\"]

@@ -362,6 +362,20 @@ static void test_number_arrays(void)
     free(want);
     free(count);
 
+    /* An object of plain members, then one that is not: the same tree. */
+    const char *obj = "{\"a\": 1, \"b\": [1, -0], \"c\": \"d\", \"e\": {\"f\": -7, \"g\": 1.5, \"h\": \"\\u00e9\"}, \"i\": []}";
+    cJSON *o;
+    pg_json_scratch *om;
+    CHECK_EQ_INT(pg_json_parse_stream(&o, &om, obj, strlen(obj), "o.json", NULL), 0);
+    char *back = o ? cJSON_PrintUnformatted(o) : NULL;
+    CHECK(back && !strcmp(back, "{\"a\":1,\"b\":[],\"c\":\"d\",\"e\":{\"f\":-7,\"g\":1.5,\"h\":\"\xc3\xa9\"},\"i\":[]}"));
+    free(back);
+    const double *bv;
+    size_t bn = 0;
+    CHECK(o && pg_json_packed(cJSON_GetObjectItemCaseSensitive(o, "b"), &bv, &bn) && bn == 2 && bv[0] == 1 &&
+          bv[1] == 0 && signbit(bv[1]));
+    pg_json_scratch_free(om);
+
     /* Brackets inside strings are the strings' (escaped quotes before them). */
     const char *strs = "[\"x\\\"[1, 2]\\\\\", \"[3]\", [\"\\\\\", [4 ]]]";
     cJSON *doc;
@@ -385,6 +399,12 @@ static void test_number_arrays(void)
         {"{\"a\" [1, 2]}", "e.json:1:7: invalid JSON"},
         {"[1, 2, -]", "e.json:1:9: invalid JSON"},
         {"{\"a\": [1, 2", "e.json:1:12: invalid JSON"},
+        {"{\"a\": 1, \"b\": [2],}", "e.json:1:20: invalid JSON"},
+        {"{\"a\": \"x\" \"b\": 1}", "e.json:1:13: invalid JSON"},
+        {"{\"a\": [1, 2], \"b\": 01}", "e.json:1:21: invalid JSON"},
+        {"{\"a\": 1, \"b\" 2}", "e.json:1:15: invalid JSON"},
+        {"{\"a\": 1,\n \"b\": [3 4]}", "e.json:2:11: invalid JSON"},
+        {"[{\"a\": 1, \"b\": [1, 2], \"c\": \"d\"}, {\"a\": 1,", "e.json:1:43: invalid JSON"},
     };
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         CHECK_EQ_INT(pg_json_parse_stream(&doc, &mem, refused[i].doc, strlen(refused[i].doc), "e.json", NULL),
