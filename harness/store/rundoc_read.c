@@ -574,32 +574,6 @@ static int reserve_metrics(void *dst, reader *r, const cJSON *metrics)
     return 0;
 }
 
-/* Whether metric `jm` is what metric_fields would read without a word
- * (strings whole, arrays packed: nearly every metric of a document), its
- * members then in the out-parameters (running NULL when absent): taken
- * without a copy of each string and a walk of the table per member. */
-static int plain_metric(const cJSON *jm, const cJSON **unit, const cJSON **source, const cJSON **samples,
-                        const cJSON **running)
-{
-    const cJSON *v[4] = {0};
-    const double *d;
-    size_t n;
-    static const char *const keys[] = {"unit", "backend", "samples", "running"};
-    for (const cJSON *c = jm->child; c; c = c->next) {
-        const char *k = c->string;
-        int i = *k == 'u' ? 0 : *k == 'b' ? 1 : *k == 's' ? 2 : *k == 'r' ? 3 : -1;
-        if (i >= 0 && !v[i] && !strcmp(k, keys[i]))     /* the first of a key twice, as find_fields */
-            v[i] = c;
-    }
-    for (int i = 0; i < 2; i++)
-        if (!cJSON_IsString(v[i]) || pg_json_cut(v[i]))
-            return 0;
-    if (!pg_json_packed(v[2], &d, &n) || (v[3] && !pg_json_packed(v[3], &d, &n)))
-        return 0;
-    *unit = v[0], *source = v[1], *samples = v[2], *running = v[3];
-    return 1;
-}
-
 static int read_metric(void *dst, reader *r, const cJSON *jm, size_t i)
 {
     (void)i;
@@ -610,15 +584,6 @@ static int read_metric(void *dst, reader *r, const cJSON *jm, size_t i)
         return fail(r, "a metric needs a name");
     if (pg_json_cut(jm))
         return holds_nul(r);
-    const cJSON *unit, *source, *samples, *running;
-    if (plain_metric(jm, &unit, &source, &samples, &running)) {
-        pg_rundoc_metric *m;
-        size_t before = b->nmetrics;
-        int rc = pg_rundoc_metric_get(&m, b, jm->string, unit->valuestring, source->valuestring);
-        if (rc == 0 && b->nmetrics == before)
-            return fail(r, "metric named twice");
-        return rc < 0 ? rc : read_samples(m, r, samples, running);
-    }
     if (pg_rundoc_metric_find(b, jm->string))
         return fail(r, "metric named twice");
     metric_in in = {0};
