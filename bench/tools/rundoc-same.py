@@ -7,15 +7,24 @@ benchmarks, compact and pretty-printed, arrays crossing the 64 KiB pieces
 a file is read in). For a change to the reader (harness/store/rundoc_read.c,
 util/json_scratch.c), whose output must not move.
 
-    bench/tools/rundoc-same.py OLD/perfgate NEW/perfgate [WORKDIR]
+    bench/tools/rundoc-same.py OLD/perfgate NEW/perfgate [WORKDIR] [--every N]
+
+--every N keeps every Nth document (tests/e2e/bench_tools.sh's short mode).
 
 Prints each difference and "N documents, M invocations, K different";
 exits 1 when K > 0.
 """
 import concurrent.futures, copy, json, os, random, subprocess, sys, tempfile
 
-old, new = sys.argv[1:3]
-work = sys.argv[3] if len(sys.argv) > 3 else tempfile.mkdtemp(prefix="rundoc-same.")
+args = sys.argv[1:]
+every = 1
+if "--every" in args:
+    at = args.index("--every")
+    every = int(args[at + 1])
+    del args[at:at + 2]
+old, new = args[:2]
+scratch = None if len(args) > 2 else tempfile.TemporaryDirectory(prefix="rundoc-same.")   # removed at exit
+work = args[2] if len(args) > 2 else scratch.name
 os.makedirs(work, exist_ok=True)
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(os.path.dirname(here))
@@ -184,6 +193,7 @@ def invocations(path):
 
 
 jobs = []
+docs = docs[::every]
 for i, (what, text) in enumerate(docs):
     p = os.path.join(work, "d%04d.json" % i)
     with open(p, "wb") as f:
