@@ -33,6 +33,8 @@ tool "harness-overhead.sh, 2 runs" "^vg +1 runs: bare [0-9.]+ s, perfgate [0-9.]
 tool "sampling-overhead.sh, one round" "^ratio end-to-end [0-9.]+, program [0-9.]+" \
   bash "$tools/sampling-overhead.sh" "$B" 1 "$B/bench/sort" 200000
 tool "kill-trial.sh, 2 kills" "^setsid: daemons left: 0" bash "$tools/kill-trial.sh" "$B" 2 1
+tool "rundoc-same.py, a sample, the build against itself" "^[0-9]+ documents, [0-9]+ invocations .*, 0 different$" \
+  python3 "$tools/rundoc-same.py" "$B/perfgate" "$B/perfgate" "$T/same" --every 40
 tool "json-longstring.sh, 1 and 2 MiB" "^time per MiB, largest over smallest \(string\): [0-9.]+" bash "$tools/json-longstring.sh" "$B" "1 2" 1
 tool "drift-trials.sh, one try of each" "^bisect: named the commit of the \+10% step in [01] of 1 tries" \
   bash "$tools/drift-trials.sh" "$B" 1 all

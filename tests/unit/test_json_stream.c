@@ -91,6 +91,15 @@ static int write_file(const char *path, const char *text)
     return ok ? 0 : -1;
 }
 
+/* text[0..len) into a new temporary file named from `path` (a mkstemp template). */
+static void temp_file(char *path, const char *text, size_t len)
+{
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, text, len) == (ssize_t)len);
+    close(fd);
+}
+
 /* A file read in pieces (64 KiB each) gives every benchmark, and an error
  * past the first piece is placed exactly. */
 static void test_read_file_in_pieces(void)
@@ -192,10 +201,7 @@ static void test_long_tokens_in_pieces(void)
     len += (size_t)snprintf(t + len, cap - len, ", \"m\": -12.5e-1, \"end\": [true, null]}");
 
     char path[] = "/tmp/pg-json-long-XXXXXX";
-    int fd = mkstemp(path);
-    REQUIRE(fd >= 0);
-    REQUIRE(write(fd, t, len) == (ssize_t)len);
-    close(fd);
+    temp_file(path, t, len);
     cJSON *doc;
     pg_json_scratch *mem;
     CHECK_EQ_INT(pg_json_read_stream(&doc, &mem, path, NULL), 0);
@@ -282,8 +288,134 @@ static void test_strict_known(void)
     CHECK(!pg_json_strict_known(NULL));
 }
 
+
+/* The arrays of numbers of a file read in pieces come back as strtod reads
+ * each token, bit for bit (-0 too): integers of 1 to 18 digits, signed or
+ * not, among fractions and exponents, with every kind of JSON space around
+ * them, in arrays of 1 to 300 values that cross the 64 KiB pieces; a bad
+ * token among integers is placed where yajl finds it. */
+static void test_number_arrays(void)
+{
+    const char *space[] = {"", " ", "\n", "\t", "\r\n ", "  "};
+    const char *odd[] = {"-0", "0", "1.5", "-2e3", "1E+2", "0.1", "123456789012345", "-999999999999999",
+                         "1234567890123456", "9007199254740993", "123456789012345678", "1e-400", "4.9e-324"};
+    size_t cap = 4u << 20, len = 0, ntok = 0, captok = 200000;
+    char *t = malloc(cap);
+    double *want = malloc(captok * sizeof *want);
+    size_t *count = malloc(4000 * sizeof *count);
+    REQUIRE(t && want && count);
+    unsigned seed = 12345;
+    len += (size_t)snprintf(t + len, cap - len, "{");
+    size_t narrays = 0;
+    while (len < (1u << 20) + 50000) {
+        seed = seed * 1103515245 + 12345;
+        size_t n = 1 + (seed >> 8) % 300, start = ntok;
+        len += (size_t)snprintf(t + len, cap - len, "%s\"a%zu\":%s[%s", narrays ? "," : "", narrays,
+                                space[(seed >> 4) % 6], space[(seed >> 6) % 6]);
+        for (size_t i = 0; i < n && ntok < captok; i++) {
+            seed = seed * 1103515245 + 12345;
+            char tok[64];
+            unsigned r = seed >> 16;
+            if (r % 17 == 0) {
+                snprintf(tok, sizeof tok, "%s", odd[(r / 17) % (sizeof odd / sizeof *odd)]);
+            } else {
+                unsigned long long v = ((unsigned long long)seed << 20) ^ (r * 2654435761u);
+                int digits = 1 + (int)(r % 18);
+                unsigned long long mod = 1;
+                for (int d = 0; d < digits; d++)
+                    mod *= 10;
+                snprintf(tok, sizeof tok, "%s%llu", r % 5 == 0 ? "-" : "", v % mod);
+            }
+            want[ntok++] = strtod(tok, NULL);
+            len += (size_t)snprintf(t + len, cap - len, "%s%s%s", i ? "," : "", i ? space[r % 6] : "", tok);
+            len += (size_t)snprintf(t + len, cap - len, "%s", space[(r >> 3) % 6]);
+        }
+        len += (size_t)snprintf(t + len, cap - len, "]");
+        count[narrays++] = ntok - start;
+        REQUIRE(narrays < 4000 && ntok < captok);
+    }
+    len += (size_t)snprintf(t + len, cap - len, "}");
+    char path[] = "/tmp/pg-json-numbers-XXXXXX";
+    temp_file(path, t, len);
+    for (int from_file = 0; from_file < 2; from_file++) {
+        cJSON *doc;
+        pg_json_scratch *mem;
+        int rc = from_file ? pg_json_read_stream(&doc, &mem, path, NULL)
+                           : pg_json_parse_stream(&doc, &mem, t, len, "n.json", NULL);
+        CHECK_EQ_INT(rc, 0);
+        size_t k = 0, bad = 0, arrays = 0;
+        for (const cJSON *a = doc ? doc->child : NULL; a; a = a->next, arrays++) {
+            const double *v;
+            size_t n = 0;
+            CHECK(pg_json_packed(a, &v, &n));
+            CHECK_EQ_INT(n, count[arrays]);
+            for (size_t i = 0; i < n && k < ntok; i++, k++)
+                bad += memcmp(&v[i], &want[k], sizeof *v) != 0;
+        }
+        CHECK_EQ_INT(arrays, narrays);
+        CHECK_EQ_INT(k, ntok);
+        CHECK_EQ_INT(bad, 0);
+        pg_json_scratch_free(mem);
+    }
+    unlink(path);
+    free(t);
+    free(want);
+    free(count);
+
+    /* An object of plain members, then one that is not: the same tree. */
+    const char *obj = "{\"a\": 1, \"b\": [1, -0], \"c\": \"d\", \"e\": {\"f\": -7, \"g\": 1.5, \"h\": \"\\u00e9\"}, \"i\": []}";
+    cJSON *o;
+    pg_json_scratch *om;
+    CHECK_EQ_INT(pg_json_parse_stream(&o, &om, obj, strlen(obj), "o.json", NULL), 0);
+    char *back = o ? cJSON_PrintUnformatted(o) : NULL;
+    CHECK(back && !strcmp(back, "{\"a\":1,\"b\":[],\"c\":\"d\",\"e\":{\"f\":-7,\"g\":1.5,\"h\":\"\xc3\xa9\"},\"i\":[]}"));
+    free(back);
+    const double *bv;
+    size_t bn = 0;
+    CHECK(o && pg_json_packed(cJSON_GetObjectItemCaseSensitive(o, "b"), &bv, &bn) && bn == 2 && bv[0] == 1 &&
+          bv[1] == 0 && signbit(bv[1]));
+    pg_json_scratch_free(om);
+
+    /* Brackets inside strings are the strings' (escaped quotes before them). */
+    const char *strs = "[\"x\\\"[1, 2]\\\\\", \"[3]\", [\"\\\\\", [4 ]]]";
+    cJSON *doc;
+    pg_json_scratch *mem;
+    CHECK_EQ_INT(pg_json_parse_stream(&doc, &mem, strs, strlen(strs), "s.json", NULL), 0);
+    const cJSON *c = doc ? doc->child : NULL;
+    CHECK(c && !strcmp(c->valuestring, "x\"[1, 2]\\") && c->next && !strcmp(c->next->valuestring, "[3]"));
+    const cJSON *in = c && c->next ? c->next->next : NULL;
+    const double *v;
+    size_t n = 0;
+    CHECK(in && !strcmp(in->child->valuestring, "\\") && pg_json_packed(in->child->next, &v, &n) && n == 1 && v[0] == 4);
+    pg_json_scratch_free(mem);
+
+    struct { const char *doc, *want; } refused[] = {
+        {"{\"a\": [1, 2 3]}", "e.json:1:14: invalid JSON"},
+        {"{\"a\": [1, 02]}", "e.json:1:13: invalid JSON"},
+        {"{\"a\": [1,]}", "e.json:1:11: invalid JSON"},
+        {"{\"a\": [1,\n 2,\n 3 x]}", "e.json:3:5: invalid JSON"},
+        {"{\"a\": [1, 2]]}", "e.json:1:13: invalid JSON"},
+        {"{\"a\": [1, 2}", "e.json:1:13: invalid JSON"},
+        {"{\"a\" [1, 2]}", "e.json:1:7: invalid JSON"},
+        {"[1, 2, -]", "e.json:1:9: invalid JSON"},
+        {"{\"a\": [1, 2", "e.json:1:12: invalid JSON"},
+        {"{\"a\": 1, \"b\": [2],}", "e.json:1:20: invalid JSON"},
+        {"{\"a\": \"x\" \"b\": 1}", "e.json:1:13: invalid JSON"},
+        {"{\"a\": [1, 2], \"b\": 01}", "e.json:1:21: invalid JSON"},
+        {"{\"a\": 1, \"b\" 2}", "e.json:1:15: invalid JSON"},
+        {"{\"a\": 1,\n \"b\": [3 4]}", "e.json:2:11: invalid JSON"},
+        {"[{\"a\": 1, \"b\": [1, 2], \"c\": \"d\"}, {\"a\": 1,", "e.json:1:43: invalid JSON"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        CHECK_EQ_INT(pg_json_parse_stream(&doc, &mem, refused[i].doc, strlen(refused[i].doc), "e.json", NULL),
+                     PG_EINVAL);
+        CHECK_STR(pg_error_last(), refused[i].want);
+    }
+}
+
 int main(void)
 {
+    test_number_arrays();
     test_strict_known();
     test_stream_elements();
     test_read_file_in_pieces();
