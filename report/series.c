@@ -50,24 +50,27 @@ int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origi
         s->v = grown;
         s->cap = s->n + n;
     }
+    if (!n)
+        return 0;
+    memcpy(s->v + s->n, v, n * sizeof *v);
+    const double first = s->v[0];
+    size_t i = s->n ? s->n : 1;
+    s->n += n;
     /* The first value that differs from the first one kept, and where each
      * came from: what a reader says of counts that do not repeat. Asked of
-     * exact series only (whether one is, once: 10^5 series of a side). */
-    size_t i = 0;
-    if (!s->n && n)
-        s->v[s->n++] = v[i++];
-    int exact = -1;
-    for (; i < n; i++) {
-        if (v[i] != s->v[0] && !s->disagreement && (exact < 0 ? (exact = pg_series_exact(s)) : exact)) {
-            char a[48], b[48], text[1200];
-            pg_format_thousands(a, sizeof a, s->v[0]);
-            pg_format_thousands(b, sizeof b, v[i]);
-            snprintf(text, sizeof text, "%s (%s) and %s (%s)", a, s->origin ? s->origin : "?", b, origin ? origin : "?");
-            if (!(s->disagreement = strdup(text)))
-                return pg_error_set(PG_ENOMEM, "out of memory");
-        }
-        s->v[s->n++] = v[i];
-    }
+     * exact series only, and once (10^5 series of a side, most of them noisy). */
+    if (s->disagreement)
+        return 0;
+    for (; i < s->n && s->v[i] == first; i++)
+        ;
+    if (i == s->n || !pg_series_exact(s))
+        return 0;
+    char a[48], b[48], text[1200];
+    pg_format_thousands(a, sizeof a, first);
+    pg_format_thousands(b, sizeof b, s->v[i]);
+    snprintf(text, sizeof text, "%s (%s) and %s (%s)", a, s->origin ? s->origin : "?", b, origin ? origin : "?");
+    if (!(s->disagreement = strdup(text)))
+        return pg_error_set(PG_ENOMEM, "out of memory");
     return 0;
 }
 
