@@ -464,8 +464,8 @@ static void names(jw *w, const char *key, const char *const *v, size_t n, int la
  * straight into the report when no one has taken it, else the text the
  * helper rendered it into. The helper takes chunks ahead, into at most
  * SLOTS texts: a few chunks' text is held at a time, never the report. One
- * helper for the whole array (a thread a chunk was 79 thread starts for
- * 10^4 benchmarks), and where the two cannot run at once (pg_pair_serial)
+ * helper for the whole array (a thread for every two chunks was 79 thread
+ * starts for 10^4 benchmarks), and where the two cannot run at once (pg_pair_serial)
  * the report's thread finds every chunk free and renders it all. */
 #define CHUNK 64
 #define SLOTS 4
@@ -547,6 +547,7 @@ static void write_chunks(render_job *j)
             if (sl->t.oom) {        /* out of memory: the report stops here, and no chunk more is taken */
                 j->failed = 1;
                 j->next = j->nchunks;
+                pthread_cond_broadcast(&j->cv);     /* the helper may wait for a slot */
                 break;
             }
             pthread_mutex_unlock(&j->mu);
@@ -580,7 +581,7 @@ static int render_benches(jw *w, const pg_comparison *c)
     if (!(j.s = calloc(SLOTS, sizeof *j.s)))
         return pg_error_set(PG_ENOMEM, "out of memory");
     int rc = 0;
-    for (size_t i = 0; i < SLOTS && rc == 0; i++)
+    for (size_t i = 0; i < SLOTS && rc == 0 && j.nchunks > 1; i++)     /* one chunk: no helper */
         if (!(j.s[i].t.v = malloc(j.s[i].t.cap = 64 * 1024)))
             rc = pg_error_set(PG_ENOMEM, "out of memory");
     pthread_mutex_init(&j.mu, NULL);

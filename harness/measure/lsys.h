@@ -83,7 +83,6 @@ static inline __attribute__((noreturn)) void lsys_exit(int code)
         LSYS(__NR_exit_group, code, 0, 0, 0);
 }
 
-
 /* What the compiler may call for a struct's initialization or copy (volatile:
  * or it would make these loops calls to themselves). */
 void *memset(void *d, int c, size_t n);
