@@ -461,9 +461,9 @@ static void names(jw *w, const char *key, const char *const *v, size_t n, int la
 /* The benchmarks array is most of a report (2 KiB a benchmark) and of its
  * time, and the comparison is read only: rendered on two cores in chunks of
  * benchmarks. The report's thread writes each chunk in order: the next one
- * straight into the report when no one has taken it, else the text the
- * helper rendered it into. The helper takes chunks ahead, into at most
- * SLOTS texts: a few chunks' text is held at a time, never the report. One
+ * straight into the report when no one has taken it, else the text it was
+ * rendered into ahead. Both threads take chunks ahead, into at most SLOTS
+ * texts: a few chunks' text is held at a time, never the report. One
  * helper for the whole array (a thread for every two chunks was 79 thread
  * starts for 10^4 benchmarks), and where the two cannot run at once (pg_pair_serial)
  * the report's thread finds every chunk free and renders it all. */
@@ -507,30 +507,47 @@ static void render_chunk(jw *w, const render_job *j, size_t k)
     benches(w, j->c, from, to);
 }
 
+/* Takes the next chunk into its slot, rendered there (the lock held on
+ * entry and on return). */
+static void render_ahead(render_job *j)
+{
+    size_t k = j->next++;
+    slot *sl = &j->s[k % SLOTS];
+    pthread_mutex_unlock(&j->mu);
+    sl->t.len = 0;
+    sl->w = (jw){.mem = &sl->t};
+    render_chunk(&sl->w, j, k);
+    flush(&sl->w);
+    pthread_mutex_lock(&j->mu);
+    sl->done = 1;
+    pthread_cond_broadcast(&j->cv);
+}
+
+/* Whether a chunk can be taken ahead: there is one, and a slot for it. */
+static int ahead_free(const render_job *j)
+{
+    return j->next < j->nchunks && j->next < j->written + SLOTS;
+}
+
 /* The helper: the next chunk, while a slot is free for it. */
 static void help(render_job *j)
 {
     pthread_mutex_lock(&j->mu);
     for (;;) {
-        while (j->next < j->nchunks && j->next >= j->written + SLOTS)
+        while (j->next < j->nchunks && !ahead_free(j))
             pthread_cond_wait(&j->cv, &j->mu);
         if (j->next >= j->nchunks)
             break;
-        size_t k = j->next++;
-        slot *sl = &j->s[k % SLOTS];
-        pthread_mutex_unlock(&j->mu);
-        sl->t.len = 0;
-        sl->w = (jw){.mem = &sl->t};
-        render_chunk(&sl->w, j, k);
-        flush(&sl->w);
-        pthread_mutex_lock(&j->mu);
-        sl->done = 1;
-        pthread_cond_broadcast(&j->cv);
+        render_ahead(j);
     }
     pthread_mutex_unlock(&j->mu);
 }
 
-/* The report's thread: every chunk in order, rendered here when free. */
+/* The report's thread: every chunk in order, rendered straight into the
+ * report when no one has taken it. While the helper renders the chunk due,
+ * this thread renders the next free one into its slot rather than wait:
+ * writing a chunk is much quicker than rendering it, and a thread that only
+ * wrote left the helper to render nearly all of the report alone. */
 static void write_chunks(render_job *j)
 {
     pthread_mutex_lock(&j->mu);
@@ -542,6 +559,8 @@ static void write_chunks(render_job *j)
             pthread_mutex_unlock(&j->mu);
             render_chunk(j->w, j, k);
         } else {
+            while (!sl->done && ahead_free(j))
+                render_ahead(j);
             while (!sl->done)
                 pthread_cond_wait(&j->cv, &j->mu);
             if (sl->t.oom) {        /* out of memory: the report stops here, and no chunk more is taken */
