@@ -22,9 +22,8 @@ static size_t slot(const char **key, size_t cap, const char *k)
     return i;
 }
 
-static int grow(pg_strindex *m)
+static int grow(pg_strindex *m, size_t cap)
 {
-    size_t cap = m->cap ? m->cap * 2 : 64;
     const char **key = calloc(cap, sizeof *key);
     size_t *val = malloc(cap * sizeof *val);
     if (!key || !val) {
@@ -47,13 +46,25 @@ static int grow(pg_strindex *m)
     return 0;
 }
 
+/* Room for one key more: load stays <= 1/2. */
+static int room(pg_strindex *m)
+{
+    return (m->n + 1) * 2 > m->cap ? grow(m, m->cap ? m->cap * 2 : 64) : 0;
+}
+
+int pg_strindex_reserve(pg_strindex *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    return cap > m->cap ? grow(m, cap) : 0;
+}
+
 int pg_strindex_put(pg_strindex *m, const char *key, size_t val)
 {
-    if ((m->n + 1) * 2 > m->cap) {
-        int rc = grow(m);
-        if (rc < 0)
-            return rc;
-    }
+    int rc = room(m);
+    if (rc < 0)
+        return rc;
     size_t i = slot(m->key, m->cap, key);
     if (!m->key[i]) {
         m->key[i] = key;
@@ -61,6 +72,22 @@ int pg_strindex_put(pg_strindex *m, const char *key, size_t val)
     }
     m->val[i] = val;
     return 0;
+}
+
+int pg_strindex_add(pg_strindex *m, const char *key, size_t val, size_t *old)
+{
+    int rc = room(m);
+    if (rc < 0)
+        return rc;
+    size_t i = slot(m->key, m->cap, key);
+    if (m->key[i]) {
+        *old = m->val[i];
+        return 0;
+    }
+    m->key[i] = key;
+    m->val[i] = val;
+    m->n++;
+    return 1;
 }
 
 int pg_strindex_get(const pg_strindex *m, const char *key, size_t *val)

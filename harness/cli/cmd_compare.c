@@ -623,9 +623,11 @@ static int collect_side(void *arg)
     if (!in->is_file)
         pg_notes_stacks_fill(&in->runs, k->ctx->store, k->ctx->repo, in->commit);
     pg_rundoc_list one = {.v = (pg_rundoc *)in->only, .n = 1};     /* borrowed */
-    int rc = pg_results_collect(side, in->only ? &one : &in->runs, ids[i], *backend ? backend : NULL, in->stacks_base);
     /* The side holds all that is compared from here on: the documents'
-     * runs (most of a large compare's memory) go now, not at exit. */
+     * runs (most of a large compare's memory) go now, not at exit, and
+     * benchmark by benchmark as they are gathered when all are. */
+    int rc = in->only ? pg_results_collect(side, &one, ids[i], *backend ? backend : NULL, in->stacks_base)
+                      : pg_results_take(side, &in->runs, ids[i], *backend ? backend : NULL, in->stacks_base);
     in->only = NULL;
     pg_rundoc_list_free(&in->runs);
     return rc < 0 ? pg_error_wrap(rc, "%s", in->arg) : rc;
@@ -717,15 +719,16 @@ static int compare(const cmp *k)
     if (o->control && ((rc = measured_now(in[0], ida, backend, 1, ctx->store)) < 0 ||
                        (rc = measured_now(in[1], idb, backend, 0, ctx->store)) < 0))
         return pg_exit_status(rc);
-    /* In turn, not at once: the first side's documents are freed before the
-     * second's samples are gathered (a 10^4-benchmark compare peaked here at
-     * both sides' documents and both sides' samples, 49 MiB; now 46). Measured
-     * again with compare-scale.sh's documents (19.7 MiB together): at once,
-     * max RSS 43-45 MiB (2.2x, over issue 25's 2x) for a collect of 143M
-     * instructions, about half of which would leave the critical path
-     * (~5% of the main thread's 1.5G); in turn, 38.5 MiB (1.9x). */
-    side_task ta = {k, side, 0}, tb = {k, side, 1};
-    rc = pg_pair_run(collect_side, &ta, &tb, 0);
+    /* Both sides at once, when both are files, as they were read. At once
+     * they used to peak at both documents and both sides' samples (43-45
+     * MiB for compare-scale.sh's 19.7 MiB of documents, over issue 25's 2x),
+     * which is why they were gathered in turn. Now each side takes its
+     * documents' benchmarks one by one (pg_results_take), freeing each as
+     * its series are made, in the arena it was read into (this thread's for
+     * A; for B, the one its reading thread left, which glibc hands the next
+     * new thread): the side's blocks reuse its document's, and gathering
+     * peaks at 28 MiB there, against 33 MiB one side after the other. */
+    rc = both_sides(collect_side, k, side);
     /* What the documents held, freed on two threads' arenas, back to the
      * system: the comparison's memory would be new pages beside it. */
     malloc_trim(0);

@@ -40,6 +40,12 @@ typedef struct collector {
     size_t nsrc;
     const pg_rundoc *origin_run;            /* the last origin made: its run, directory and text */
     const char *origin_cwd, *origin;
+    /* pg_results_take: each benchmark freed once gathered, with its strings.
+     * A freed string's address is still safe to match by pointer: every
+     * string still to come was made while it lived, so none shares it. Its
+     * text is not, and origin_cwd's is compared: a copy is kept instead. */
+    int take;
+    char *cwd_copy;
 } collector;
 
 /* pg_strpool_intern(&side->pool, s), found by pointer when it was before. */
@@ -74,16 +80,16 @@ static pg_bench_result *bench_get(collector *c, const char *name)
 {
     pg_side *s = c->side;
     size_t i;
-    if (pg_strindex_get(&c->index, name, &i))
-        return &s->b[i];
     if (pg_array_grow(&s->b, &s->cap, s->nb, sizeof *s->b, 16) < 0)
         return NULL;
     pg_bench_result *b = &s->b[s->nb];
     memset(b, 0, sizeof *b);
     b->name = strdup(name);
-    if (!b->name || pg_strindex_put(&c->index, b->name, s->nb) < 0) {
+    int added = b->name ? pg_strindex_add(&c->index, b->name, s->nb, &i) : PG_ENOMEM;
+    if (added <= 0) {
         free(b->name);
-        return NULL;
+        b->name = NULL;
+        return added == 0 ? &s->b[i] : NULL;
     }
     s->nb++;
     return b;
@@ -152,6 +158,14 @@ static const char *origin_of(collector *c, const pg_rundoc *run, const char *cwd
     snprintf(buf, sizeof buf, "run %.100s%s%.400s", run->id ? run->id : "without id", cwd ? " in " : "",
              cwd ? cwd : "");
     const char *origin = pg_strpool_intern(&c->side->pool, buf);
+    if (origin && c->take) {
+        free(c->cwd_copy);
+        c->cwd_copy = NULL;
+        c->origin = NULL;
+        if (cwd && !(c->cwd_copy = strdup(cwd)))
+            return NULL;
+        cwd = c->cwd_copy;
+    }
     if (origin) {
         c->origin_run = run;
         c->origin_cwd = cwd;
@@ -252,13 +266,17 @@ static int collect_run(collector *c, const pg_rundoc *run, const char *stacks_ba
         snprintf(side->commit, sizeof side->commit, "%s", run->commit);
     /* Room for the run's benchmarks at once: the first run of a side is
      * usually all of it, and doubling left a third of 10^4 records unused. */
-    if (rc == 0 && !side->nb)
-        rc = pg_array_reserve(&side->b, &side->cap, run->nbench, sizeof *side->b);
+    if (rc == 0 && !side->nb && (rc = pg_array_reserve(&side->b, &side->cap, run->nbench, sizeof *side->b)) == 0)
+        rc = pg_strindex_reserve(&c->index, run->nbench);
     for (size_t i = 0; i < run->nbench && rc == 0; i++) {
         pg_bench_result *b = bench_get(c, run->bench[i].name);
         if (!b)
             return pg_error_set(PG_ENOMEM, "out of memory");
         rc = collect_bench(c, b, &run->bench[i], run, stacks_base);
+        /* Taken: what the document held of it goes while the side grows, in
+         * the same arena, which the side's next blocks then reuse. */
+        if (c->take)
+            pg_rundoc_bench_free((pg_rundoc_bench *)&run->bench[i]);
     }
     return rc;
 }
@@ -317,10 +335,10 @@ int pg_results_stacks_path(char *out, size_t len, const char *stacks, const char
     return 0;
 }
 
-int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
-                       const char *stacks_base)
+static int collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
+                   const char *stacks_base, int take)
 {
-    collector c = {.side = side};
+    collector c = {.side = side, .take = take};
     if (side->nb && !side->pooled)
         return pg_error_set(PG_EINVAL, "internal error: collecting into a side built by hand");
     side->pooled = 1;
@@ -338,6 +356,21 @@ int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *ma
         rc = collect_run(&c, run, stacks_base);
     }
     pg_strindex_free(&c.index);
+    free(c.cwd_copy);
+    return rc;
+}
+
+int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
+                       const char *stacks_base)
+{
+    return collect(side, runs, machine_id, backend, stacks_base, 0);
+}
+
+int pg_results_take(pg_side *side, pg_rundoc_list *runs, const char *machine_id, const char *backend,
+                    const char *stacks_base)
+{
+    int rc = collect(side, runs, machine_id, backend, stacks_base, 1);
+    pg_rundoc_list_free(runs);
     return rc;
 }
 

@@ -30,6 +30,11 @@ int pg_results_load(pg_rundoc_list *runs, const char *store_root, pg_repo *repo,
  * (pg_series_add_run): its spread is what compare decides against. */
 int pg_results_collect(pg_side *side, const pg_rundoc_list *runs, const char *machine_id, const char *backend,
                        const char *stacks_base);
+/* pg_results_collect, then `runs` freed: each benchmark as soon as it is
+ * collected, so that a large document's memory becomes its side's rather
+ * than both being held at once. */
+int pg_results_take(pg_side *side, pg_rundoc_list *runs, const char *machine_id, const char *backend,
+                    const char *stacks_base);
 
 /* Says on stderr, one line a benchmark, where the exact counts of `runs`
  * do not repeat for one machine and backend (two values, where each came
