@@ -59,11 +59,11 @@ int pg_series_add_run(pg_series *s, const double *v, size_t n, const char *origi
     /* The first value that differs from the first one kept, and where each
      * came from: what a reader says of counts that do not repeat. Asked of
      * exact series only, and once (10^5 series of a side, most of them noisy). */
-    if (s->disagreement)
+    if (s->disagreement || !pg_series_exact(s))
         return 0;
     for (; i < s->n && s->v[i] == first; i++)
         ;
-    if (i == s->n || !pg_series_exact(s))
+    if (i == s->n)
         return 0;
     char a[48], b[48], text[1200];
     pg_format_thousands(a, sizeof a, first);
