@@ -9,6 +9,7 @@ pkgs=(
   libpfm4-dev libcjson-dev libgit2-dev libunwind-dev libdw-dev libelf-dev
   libyajl-dev         # result documents are parsed by yajl, 10^6 numbers at a time (util/json_scratch.c)
   zlib1g-dev          # pprof profiles are gzip-compressed (report/pprof.c)
+  libssl-dev          # libcrypto's SHA-1 ends the packs a fetch writes (harness/store/sha1.c)
   libiberty-dev       # the C++ and Rust (legacy and v0) demangler, linked in statically
   valgrind            # the valgrind backend; its <valgrind/callgrind.h> gives the region markers (include/perfgate.h)
   libbenchmark-dev    # tests/progs/gbench: a real Google Benchmark suite the tests measure

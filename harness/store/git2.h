@@ -63,21 +63,18 @@
     X(git_object_id) \
     X(git_object_peel) \
     X(git_object_type2string) \
-    X(git_odb_add_backend) \
-    X(git_odb_backend_loose) \
     X(git_odb_exists) \
     X(git_odb_exists_ext) \
     X(git_odb_free) \
     X(git_odb_hash) \
     X(git_odb_hashfile) \
-    X(git_odb_new) \
     X(git_odb_object_data) \
     X(git_odb_object_free) \
     X(git_odb_object_size) \
     X(git_odb_object_type) \
     X(git_odb_read) \
     X(git_odb_read_header) \
-    X(git_odb_write) \
+    X(git_odb_refresh) \
     X(git_odb_write_pack) \
     X(git_oid_cpy) \
     X(git_oid_equal) \
@@ -209,21 +206,18 @@ int pg_git2_load(void);
 #define git_object_id (*pg_git2.git_object_id)
 #define git_object_peel (*pg_git2.git_object_peel)
 #define git_object_type2string (*pg_git2.git_object_type2string)
-#define git_odb_add_backend (*pg_git2.git_odb_add_backend)
-#define git_odb_backend_loose (*pg_git2.git_odb_backend_loose)
 #define git_odb_exists (*pg_git2.git_odb_exists)
 #define git_odb_exists_ext (*pg_git2.git_odb_exists_ext)
 #define git_odb_free (*pg_git2.git_odb_free)
 #define git_odb_hash (*pg_git2.git_odb_hash)
 #define git_odb_hashfile (*pg_git2.git_odb_hashfile)
-#define git_odb_new (*pg_git2.git_odb_new)
 #define git_odb_object_data (*pg_git2.git_odb_object_data)
 #define git_odb_object_free (*pg_git2.git_odb_object_free)
 #define git_odb_object_size (*pg_git2.git_odb_object_size)
 #define git_odb_object_type (*pg_git2.git_odb_object_type)
 #define git_odb_read (*pg_git2.git_odb_read)
 #define git_odb_read_header (*pg_git2.git_odb_read_header)
-#define git_odb_write (*pg_git2.git_odb_write)
+#define git_odb_refresh (*pg_git2.git_odb_refresh)
 #define git_odb_write_pack (*pg_git2.git_odb_write_pack)
 #define git_oid_cpy (*pg_git2.git_oid_cpy)
 #define git_oid_equal (*pg_git2.git_oid_equal)

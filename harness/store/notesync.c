@@ -4,6 +4,7 @@
 #include "harness/store/gittls.h"
 #include "harness/store/notes.h"
 #include "harness/store/notes_stacks.h"
+#include "harness/store/packwrite.h"
 #include "util/array.h"
 #include "util/error.h"
 #include "util/text.h"
@@ -170,30 +171,6 @@ static int held(git_odb *ours, const git_oid *id)
     return git_odb_exists_ext(ours, id, GIT_ODB_LOOKUP_NO_REFRESH);
 }
 
-/* Our object database for writing only: its loose objects, as libgit2
- * writes them (zlib's fastest level), without the packs. Through the
- * repository's own, each new object is first looked for in every pack, and
- * not found there, the pack directory is listed again: two listings per
- * object (strace of a fetch of 200 notes: 1,199 of them). */
-static int loose_odb(git_odb **out, git_repository *repo)
-{
-    git_buf dir = {NULL, 0, 0};
-    git_odb_backend *loose = NULL;
-    *out = NULL;
-    int rc = git_repository_item_path(&dir, repo, GIT_REPOSITORY_ITEM_OBJECTS) < 0 || git_odb_new(out) < 0 ||
-             git_odb_backend_loose(&loose, dir.ptr, -1, 0, 0, 0) < 0 ? -1 : 0;
-    if (rc == 0 && git_odb_add_backend(*out, loose, 1) < 0) {
-        loose->free(loose);
-        rc = -1;
-    }
-    git_buf_dispose(&dir);
-    if (rc < 0) {
-        git_odb_free(*out);
-        *out = NULL;
-    }
-    return rc;
-}
-
 /* The objects copied so far, by id (open addressing; ids are hashes). */
 typedef struct oidset {
     git_oid *v;
@@ -236,7 +213,7 @@ typedef struct copier {
     const char *path;       /* src's, for messages */
     git_repository *src;
     git_odb *from, *to;     /* src's; ours, to look objects up */
-    git_odb *out;           /* ours, to write objects (loose_odb) */
+    pg_packwrite *pack;     /* ours, to write objects into (copy_deferred) */
     oidset seen;
     const pg_notekind *kind;
     /* The blobs to copy, after the walk (copy_deferred): each note (its
@@ -261,33 +238,22 @@ static int written_as(const copier *c, const git_oid *written, const git_oid *id
                         git_oid_tostr_s(written));
 }
 
-/* The object `id`, read from src as `obj`, written to `to` (ours). */
-static int write_raw(const copier *c, git_odb *to, git_odb_object *obj, const git_oid *id)
+/* The object `id`, read from src as `obj`, written into our pack. */
+static int write_raw(const copier *c, git_odb_object *obj, const git_oid *id)
 {
     git_oid written;
-    if (git_odb_write(&written, to, git_odb_object_data(obj), git_odb_object_size(obj), git_odb_object_type(obj)) < 0)
-        return git_fail("cannot copy the notes of", c->path);
-    return written_as(c, &written, id);
+    int rc = pg_packwrite_add(&written, c->pack, git_odb_object_type(obj), git_odb_object_data(obj),
+                              git_odb_object_size(obj));
+    return rc < 0 ? pg_error_wrap(rc, "cannot copy the notes of %s", c->path) : written_as(c, &written, id);
 }
 
-/* The object `id` read from `from` (src's) and written to `to` (ours). */
-static int copy_raw(const copier *c, git_odb *from, git_odb *to, const git_oid *id)
+/* The object `id` read from src and written into our pack. */
+static int copy_raw(const copier *c, const git_oid *id)
 {
     git_odb_object *obj = NULL;
-    int rc = git_odb_read(&obj, from, id) < 0 ? git_fail("cannot read the notes of", c->path) : write_raw(c, to, obj, id);
+    int rc = git_odb_read(&obj, c->from, id) < 0 ? git_fail("cannot read the notes of", c->path) : write_raw(c, obj, id);
     git_odb_object_free(obj);
     return rc;
-}
-
-/* `id` copied from src into ours unless seen or held: 1 when it was. */
-static int copy_object(copier *c, const git_oid *id)
-{
-    int rc = oidset_add(&c->seen, id);
-    if (rc != 0)
-        return rc;
-    if (held(c->to, id))
-        return 1;
-    return copy_raw(c, c->from, c->out, id);
 }
 
 /* A tree or commit to write once the blobs are in (so that whatever we hold,
@@ -391,17 +357,16 @@ typedef struct handoff {
     size_t head, n, bytes;  /* the oldest; notes and their bytes (the one being judged counts) */
     int done;               /* nothing more will come */
     const copier *c;
-    git_odb *out;           /* ours, to write objects on the checker's thread (loose_odb) */
     int rc;                 /* the checker's first failure, its message in msg */
     char msg[600];
 } handoff;
 
 /* Writes the note `o` (unless written) and judges it into *b; frees o. */
-static int write_judge(const copier *c, git_odb *out, pg_notejudged *b, git_odb_object *o, int written)
+static int write_judge(const copier *c, pg_notejudged *b, git_odb_object *o, int written)
 {
     git_oid id;
     memcpy(id.id, b->blob, GIT_OID_RAWSZ);
-    int rc = written ? 0 : write_raw(c, out, o, &id);
+    int rc = written ? 0 : write_raw(c, o, &id);
     b->intact = 0;
     if (rc == 0 && git_odb_object_type(o) == GIT_OBJECT_BLOB)
         pg_notes_judge(b, c->kind, c->kind->max_default, git_odb_object_data(o), git_odb_object_size(o));
@@ -425,7 +390,7 @@ static void *checker(void *arg)
         int written = h->written[h->head];
         size_t size = git_odb_object_size(o);
         pthread_mutex_unlock(&h->mu);
-        int rc = write_judge(h->c, h->out, b, o, written);
+        int rc = write_judge(h->c, b, o, written);
         pthread_mutex_lock(&h->mu);
         if (rc < 0 && h->rc == 0) {
             h->rc = rc;
@@ -444,7 +409,7 @@ static void *checker(void *arg)
 static int hand_over(handoff *h, int threaded, pg_notejudged *b, git_odb_object *o)
 {
     if (!threaded)
-        return write_judge(h->c, h->c->out, b, o, 0);
+        return write_judge(h->c, b, o, 0);
     size_t size = git_odb_object_size(o);
     pthread_mutex_lock(&h->mu);
     int written = h->n >= 2, rc = 0;
@@ -452,7 +417,7 @@ static int hand_over(handoff *h, int threaded, pg_notejudged *b, git_odb_object 
     if (written) {
         git_oid id;
         memcpy(id.id, b->blob, GIT_OID_RAWSZ);
-        if ((rc = write_raw(h->c, h->c->out, o, &id)) < 0) {
+        if ((rc = write_raw(h->c, o, &id)) < 0) {
             git_odb_object_free(o);
             return rc;
         }
@@ -477,13 +442,19 @@ static int hand_over(handoff *h, int threaded, pg_notejudged *b, git_odb_object 
 }
 
 /* The blobs found by the walk, then the trees that name them, then the
- * commits, oldest first. */
-static int copy_deferred(copier *c, git_repository *repo)
+ * commits, oldest first, into one pack (harness/store/packwrite.h): ours
+ * holds all of them once it is committed, or none. */
+static int copy_deferred(copier *c)
 {
-    handoff h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {NULL}, {NULL}, {0}, 0, 0, 0, 0, c, NULL, 0, ""};
+    size_t count = c->nblobs + c->ntrees + c->ncommits;
+    if (!count)
+        return 0;
+    int rc = pg_packwrite_new(&c->pack, c->to, count);
+    if (rc < 0)
+        return pg_error_wrap(rc, "cannot fetch the notes of %s", c->path);
+    handoff h = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, {NULL}, {NULL}, {0}, 0, 0, 0, 0, c, 0, ""};
     pthread_t thread;
-    int threaded = c->kind && c->nblobs >= 16 && loose_odb(&h.out, repo) == 0 &&
-                   pthread_create(&thread, NULL, checker, &h) == 0, rc = 0;
+    int threaded = c->kind && c->nblobs >= 16 && pthread_create(&thread, NULL, checker, &h) == 0;
     /* The trees the walk parsed, kept in src's object cache, are not read
      * again: dropped (0.6 MiB of the heap peak of a fetch of 300 notes). */
     git_odb_free(c->from);
@@ -497,7 +468,7 @@ static int copy_deferred(copier *c, git_repository *repo)
         git_oid id;
         memcpy(id.id, b->blob, GIT_OID_RAWSZ);
         if (b->intact != -1 || !c->kind) {
-            rc = copy_raw(c, c->from, c->out, &id);
+            rc = copy_raw(c, &id);
             b->intact = 0;
         } else if (git_odb_read(&o, c->from, &id) < 0) {
             rc = git_fail("cannot read the notes of", c->path);
@@ -516,11 +487,15 @@ static int copy_deferred(copier *c, git_repository *repo)
         if (h.rc < 0)
             rc = pg_error_set(h.rc, "%s", h.msg);
     }
-    git_odb_free(h.out);
     for (size_t k = 0; rc == 0 && k < c->ntrees; k++)
-        rc = copy_raw(c, c->from, c->out, &c->trees[k]);
+        rc = copy_raw(c, &c->trees[k]);
     for (size_t k = c->ncommits; rc == 0 && k > 0; k--)
-        rc = copy_raw(c, c->from, c->out, &c->commits[k - 1]);
+        rc = copy_raw(c, &c->commits[k - 1]);
+    if (rc == 0 && (rc = pg_packwrite_commit(c->pack)) < 0)
+        rc = pg_error_wrap(rc, "cannot fetch the notes of %s", c->path);
+    /* Ours looks in the pack directory again: the merge reads the notes. */
+    if (rc == 0 && git_odb_refresh(c->to) < 0)
+        rc = git_fail("cannot fetch the notes of", c->path);
     return rc;
 }
 
@@ -584,16 +559,16 @@ static int fetch_local_ref(pg_notejudged **judged, size_t *njudged, git_reposito
         return 0;
     copier c = {path, src, NULL, NULL, NULL, {NULL, 0, 0}, kind, NULL, 0, 0, NULL, 0, 0, NULL, 0, 0};
     if (rc < 0 || git_repository_odb(&c.from, src) < 0 || git_repository_odb(&c.to, repo) < 0 ||
-        loose_odb(&c.out, repo) < 0 || (!held(c.to, &tip) && git_odb_read_header(&size, &type, c.from, &tip) < 0))
+        (!held(c.to, &tip) && git_odb_read_header(&size, &type, c.from, &tip) < 0))
         rc = git_fail("cannot read the notes of", path);
     else if (type == GIT_OBJECT_COMMIT)
         rc = copy_history(&c, &tip, repo, ref);
     else if (type == GIT_OBJECT_TREE)
         rc = copy_tree(&c, &tip, 0, "", SIZE_MAX);
     else if (type != GIT_OBJECT_INVALID)
-        rc = copy_object(&c, &tip) < 0 ? PG_ERROR : 0;  /* the merge refuses it, by name */
+        rc = defer_blob(&c, &tip, "", SIZE_MAX, "");   /* the merge refuses it, by name */
     if (rc == 0)
-        rc = copy_deferred(&c, repo);
+        rc = copy_deferred(&c);
     git_reference *made = NULL;
     if (rc == 0 && git_reference_create(&made, repo, tmp, &tip, 1, "perfgate fetch") < 0)
         rc = git_fail("cannot fetch the notes of", path);
@@ -605,7 +580,7 @@ static int fetch_local_ref(pg_notejudged **judged, size_t *njudged, git_reposito
     *njudged = rc == 0 ? c.nblobs : 0;
     git_odb_free(c.from);
     git_odb_free(c.to);
-    git_odb_free(c.out);
+    pg_packwrite_free(c.pack);
     return rc;
 }
 
