@@ -218,10 +218,10 @@ int pg_stats_mannwhitney_sorted(pg_mwu *out, const double *a, size_t na, const d
             break;
         rank_a += (double)(i + j + 1);
     }
-    for (size_t k = 1; i == na && k < nb; k++)
-        if (b[k] == b[k - 1])
-            i = 0;
-    if (i == na)
+    int distinct = i == na;
+    for (size_t k = 1; distinct && k < nb; k++)
+        distinct = b[k] != b[k - 1];
+    if (distinct)
         return u_test(out, rank_a, 0, na, nb);
     /* The ranks of the merged samples, a group of equal values at a time:
      * the sums pg_stats_mannwhitney's ranking makes, added in its order. */

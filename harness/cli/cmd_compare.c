@@ -738,8 +738,9 @@ static int compare(const cmp *k)
      * A; for B, the one its reading thread left, which glibc hands the next
      * new thread): the side's blocks reuse its document's, and gathering
      * peaks at 28 MiB there, against 33 MiB one side after the other. A
-     * small compare does it in turn: a thread costs more than it saves
-     * (one of two documents of 10 benchmarks: 7% more CPU time). */
+     * small compare does it in turn: a thread costs more than it saves (two
+     * documents of 3 benchmarks, fixed-costs.sh's: 1.05-1.13 ms of CPU in
+     * turn, 1.10-1.47 ms at once, perf stat -r 200, the same wall time). */
     rc = both_sides(collect_side, k, side, benchmarks_read(k) >= 512);
     /* What the documents held, freed on two threads' arenas, back to the
      * system: the comparison's memory would be new pages beside it. */
