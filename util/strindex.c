@@ -31,9 +31,13 @@ static int grow(pg_strindex *m, size_t cap)
         free(val);
         return pg_error_set(PG_ENOMEM, "out of memory");
     }
+    /* The keys are distinct: each goes to the first free slot of its probe,
+     * with no string compared (a suite's 10^4 names are moved 8 times). */
     for (size_t i = 0; i < m->cap; i++) {
         if (m->key[i]) {
-            size_t j = slot(key, cap, m->key[i]);
+            size_t j = (size_t)hash(m->key[i]) & (cap - 1);
+            while (key[j])
+                j = (j + 1) & (cap - 1);
             key[j] = m->key[i];
             val[j] = m->val[i];
         }

@@ -34,6 +34,14 @@ static void test_edges(void)
                         9007199254740993.0, 0.015625, 1e22, 1e23, 5e-324};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         same(v[i]);
+    /* whole numbers (their own path): each length of digits, both signs */
+    for (double w = 1; w < 1e16; w *= 10)
+        for (double d = -1; d <= 1; d++) {
+            same(w + d);
+            same(-(w + d));
+            same(w * 9 + d);
+            same(-(w * 9 + d));
+        }
     for (int e = -30; e <= 30; e++)
         for (int k = 1; k <= 9; k++) {
             same(k * pow(10, e));
