@@ -4,9 +4,11 @@
 # `run` writes them), one notes commit per run as `perfgate run` makes them,
 # packed as a remote holds them (git gc: the notes are deltas of one another,
 # in chains up to 50 deep). The notes are also left as files, DIR/notes/N.json.
-# The same notes every time. NOTES_RANDOM=1: every sample a random number, so
-# that the notes are no deltas of one another (the pack as large as they are
-# compressed). For bench/tools/notes-scale.sh and tests/e2e/notes_fetch_memory.sh.
+# The same notes every time. NOTES_RANDOM=1: every sample a random number:
+# the notes are still deltas of one another (their keys repeat: git's push
+# finds the deltas, and gc keeps them), but each delta a third of its note
+# rather than a seventh (300 notes of 50 benchmarks: 294 of them deltas).
+# For bench/tools/notes-scale.sh and tests/e2e/notes_fetch_copy.sh.
 # Usage: bench/tools/notes-remote.sh DIR COMMITS BENCHES
 set -euo pipefail
 dir=$1; commits=$2; benches=$3
@@ -74,5 +76,6 @@ PY
 git -C "$repo" fast-import --quiet < "$dir/notes-stream"
 git init -q --bare -b main "$dir/origin.git"
 git -C "$repo" push -q "$dir/origin.git" main refs/notes/perfgate:refs/notes/perfgate
-# a remote holds its objects packed; random notes are not searched for deltas
+# a remote holds its objects packed; gc searches random notes for no deltas
+# of its own (those the push found are kept)
 git -C "$dir/origin.git" -c pack.window="$([ "${NOTES_RANDOM:-0}" = 1 ] && echo 0 || echo 10)" gc -q
