@@ -226,12 +226,10 @@ typedef struct copier {
     size_t ncommits, commits_cap;
 } copier;
 
-/* An object is read from src unverified (see pg_notes_fetch): the id it is
- * written under here must be the one src named it by. */
-static int written_as(const copier *c, const git_oid *written, const git_oid *id)
+/* An object is read from src unverified (see pg_notes_fetch): the id it
+ * would be written under here is not the one src named it by. */
+static int damaged(const copier *c, const git_oid *written, const git_oid *id)
 {
-    if (git_oid_equal(written, id))
-        return 0;
     char want[GIT_OID_HEXSZ + 1];
     git_oid_tostr(want, sizeof want, id);
     return pg_error_set(PG_EINVAL, "%s: object %s is damaged (its content hashes to %s)", c->path, want,
@@ -243,8 +241,8 @@ static int write_raw(const copier *c, git_odb_object *obj, const git_oid *id)
 {
     git_oid written;
     int rc = pg_packwrite_add(&written, c->pack, git_odb_object_type(obj), git_odb_object_data(obj),
-                              git_odb_object_size(obj));
-    return rc < 0 ? pg_error_wrap(rc, "cannot copy the notes of %s", c->path) : written_as(c, &written, id);
+                              git_odb_object_size(obj), id);
+    return rc < 0 ? pg_error_wrap(rc, "cannot copy the notes of %s", c->path) : rc ? damaged(c, &written, id) : 0;
 }
 
 /* The object `id` read from src and written into our pack. */

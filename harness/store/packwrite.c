@@ -67,10 +67,13 @@ int pg_packwrite_new(pg_packwrite **out, git_odb *odb, size_t count)
     return 0;
 }
 
-int pg_packwrite_add(git_oid *id, pg_packwrite *pw, git_object_t type, const void *data, size_t len)
+int pg_packwrite_add(git_oid *id, pg_packwrite *pw, git_object_t type, const void *data, size_t len,
+                     const git_oid *want)
 {
     if (git_odb_hash(id, data, len, type) < 0)
         return pg_error_set(PG_ERROR, "cannot hash an object: %s", pg_repo_git_msg());
+    if (want && !git_oid_equal(id, want))
+        return 1;
     /* Its header: the type in bits 4-6 of the first byte, the size below
      * it and then 7 bits a byte, the high bit saying another follows. */
     unsigned char head[16];

@@ -22,10 +22,16 @@ typedef struct pg_packwrite pg_packwrite;
  * (harness/store/sha1.h), PG_ERROR from libgit2, PG_ENOMEM. */
 int pg_packwrite_new(pg_packwrite **out, git_odb *odb, size_t count);
 /* Adds the object of `type` holding data[0..len), under the id that
- * content has, into *id. Safe to call from two threads at once (each
- * deflates and hashes on its own; the pack is written in turn). PG_EINVAL
- * past `count` objects; a failure stays, and commit fails too. */
-int pg_packwrite_add(git_oid *id, pg_packwrite *pw, git_object_t type, const void *data, size_t len);
+ * content has, into *id. `want` (NULL: any) is the id the content must
+ * have: when it hashes to another, nothing is written and 1 is returned
+ * (*id that other), before the pack sees it, so that what is said of a
+ * damaged object does not hang on which object came first (the indexer
+ * refuses a second copy of an object as a duplicate). Safe to call from
+ * two threads at once (each deflates and hashes on its own; the pack is
+ * written in turn). PG_EINVAL past `count` objects; a failure stays, and
+ * commit fails too. */
+int pg_packwrite_add(git_oid *id, pg_packwrite *pw, git_object_t type, const void *data, size_t len,
+                     const git_oid *want);
 /* Ends the pack and has libgit2 index and install it: every object is in
  * the object database from then on, none before. PG_EINVAL when fewer than
  * `count` objects were added. */

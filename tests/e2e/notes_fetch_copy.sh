@@ -15,20 +15,31 @@
 . "$(dirname "$0")/lib/common.sh"
 tools=${PG_SRC:?}/bench/tools
 # 20 notes (over 16: the second thread is used), one of them a loose object
-# whose file holds another note.
+# whose file holds another note: each of two neighbours in turn holding the
+# other, so that the damaged copy comes after the object it holds in one
+# case or the other, whichever thread writes which first (the pack's
+# indexer, given an object twice, refuses the second as a duplicate: the
+# damage is said before the pack sees it).
 bash "$tools/notes-remote.sh" "$T/d" 20 3 > /dev/null
-D=$T/d/origin.git
-mv "$D"/objects/pack/pack-*.pack "$T/d/pack" && rm -f "$D"/objects/pack/*
-git -C "$D" unpack-objects -q < "$T/d/pack"
-b1=$(git -C "$D" ls-tree -r refs/notes/perfgate | sed -n 5p | cut -f1 | cut -d' ' -f3)
-b2=$(git -C "$D" ls-tree -r refs/notes/perfgate | sed -n 6p | cut -f1 | cut -d' ' -f3)
-chmod u+w "$D/objects/${b1:0:2}/${b1:2}"
-cp "$D/objects/${b2:0:2}/${b2:2}" "$D/objects/${b1:0:2}/${b1:2}"
-git clone -q --no-local "$D" "$T/dc"
-cd "$T/dc"
-expect_exit 2 "fetch of a damaged note" "$PG" fetch
-contains "$T/err" "perfgate: $D: object $b1 is damaged (its content hashes to $b2)"
-check "nothing merged" [ -z "$(git -C "$T/dc" for-each-ref refs/notes refs/perfgate)" ]
+mv "$T"/d/origin.git/objects/pack/pack-*.pack "$T/d/pack"
+# damaged K L: a remote whose K-th note's file holds the L-th's; a fetch of it refused
+damaged() {
+  local D=$T/d/damaged-$1 victim source
+  git init -q --bare "$D" && cp -r "$T"/d/origin.git/refs "$T"/d/origin.git/packed-refs "$D"/ 2>/dev/null
+  git -C "$D" unpack-objects -q < "$T/d/pack"
+  victim=$(git -C "$D" ls-tree -r refs/notes/perfgate | sed -n "$1p" | cut -f1 | cut -d' ' -f3)
+  source=$(git -C "$D" ls-tree -r refs/notes/perfgate | sed -n "$2p" | cut -f1 | cut -d' ' -f3)
+  chmod u+w "$D/objects/${victim:0:2}/${victim:2}"
+  cp "$D/objects/${source:0:2}/${source:2}" "$D/objects/${victim:0:2}/${victim:2}"
+  git clone -q --no-local "$D" "$T/dc-$1"
+  cd "$T/dc-$1"
+  expect_exit 2 "fetch of a damaged note ($1 holding $2)" "$PG" fetch
+  contains "$T/err" "perfgate: $D: object $victim is damaged (its content hashes to $source)"
+  check "nothing merged ($1 holding $2)" [ -z "$(git -C "$T/dc-$1" for-each-ref refs/notes refs/perfgate)" ]
+  cd "$T"
+}
+damaged 5 6
+damaged 6 5
 
 N=48
 # Notes of random numbers: as large as a big suite's (200 benchmarks), and

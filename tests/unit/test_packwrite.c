@@ -62,18 +62,18 @@ int main(void)
     git_oid blob, empty, tree, commit, want;
     pg_packwrite *pw = NULL;
     CHECK_EQ_INT(pg_packwrite_new(&pw, odb, 4), 0);
-    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, text, big), 0);
-    CHECK_EQ_INT(pg_packwrite_add(&empty, pw, GIT_OBJECT_BLOB, "", 0), 0);
+    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, text, big, NULL), 0);
+    CHECK_EQ_INT(pg_packwrite_add(&empty, pw, GIT_OBJECT_BLOB, "", 0, NULL), 0);
     char t[200];
     size_t tn = (size_t)snprintf(t, sizeof t, "100644 big%c", 0) + GIT_OID_RAWSZ;
     memcpy(t + tn - GIT_OID_RAWSZ, blob.id, GIT_OID_RAWSZ);
     size_t tn2 = (size_t)snprintf(t + tn, sizeof t - tn, "100644 empty%c", 0) + GIT_OID_RAWSZ;
     memcpy(t + tn + tn2 - GIT_OID_RAWSZ, empty.id, GIT_OID_RAWSZ);
-    CHECK_EQ_INT(pg_packwrite_add(&tree, pw, GIT_OBJECT_TREE, t, tn + tn2), 0);
+    CHECK_EQ_INT(pg_packwrite_add(&tree, pw, GIT_OBJECT_TREE, t, tn + tn2, NULL), 0);
     char c[400];
     int cn = snprintf(c, sizeof c, "tree %s\nauthor a <a@b> 1700000000 +0000\ncommitter a <a@b> 1700000000 +0000\n\nm\n",
                       git_oid_tostr_s(&tree));
-    CHECK_EQ_INT(pg_packwrite_add(&commit, pw, GIT_OBJECT_COMMIT, c, (size_t)cn), 0);
+    CHECK_EQ_INT(pg_packwrite_add(&commit, pw, GIT_OBJECT_COMMIT, c, (size_t)cn, NULL), 0);
     /* Each under the id git gives that content. */
     CHECK_EQ_INT(git_odb_hash(&want, text, big, GIT_OBJECT_BLOB), 0);
     CHECK(git_oid_equal(&want, &blob));
@@ -93,22 +93,33 @@ int main(void)
 
     /* Too few objects: refused at the commit, and no pack is installed. */
     CHECK_EQ_INT(pg_packwrite_new(&pw, odb, 2), 0);
-    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, "one\n", 4), 0);
+    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, "one\n", 4, NULL), 0);
     CHECK_EQ_INT(pg_packwrite_commit(pw), PG_EINVAL);
     CHECK_CONTAINS(pg_error_last(), "a pack of 2 objects given 1");
     pg_packwrite_free(pw);
     /* Too many: refused at the object past the count, and at the commit. */
     CHECK_EQ_INT(pg_packwrite_new(&pw, odb, 1), 0);
-    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, "one\n", 4), 0);
-    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, "two\n", 4), PG_EINVAL);
+    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, "one\n", 4, NULL), 0);
+    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, "two\n", 4, NULL), PG_EINVAL);
     CHECK_EQ_INT(pg_packwrite_commit(pw), PG_EINVAL);
     pg_packwrite_free(pw);
     /* Freed before the commit: discarded. */
     CHECK_EQ_INT(pg_packwrite_new(&pw, odb, 1), 0);
-    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, "three\n", 6), 0);
+    CHECK_EQ_INT(pg_packwrite_add(&blob, pw, GIT_OBJECT_BLOB, "three\n", 6, NULL), 0);
     pg_packwrite_free(pw);
     CHECK_EQ_INT(packs(), 1);
     CHECK(sh("git cat-file -e 2bdf67abb163a4ffb2d7f3f0880c9fe5068ce782") != 0);     /* "three\n" */
+    /* Content that is not what the id wanted says: 1, its own id said,
+     * nothing written (the pack's one object is still to come). */
+    git_oid three = blob, got;      /* "three\n" */
+    CHECK_EQ_INT(pg_packwrite_new(&pw, odb, 1), 0);
+    CHECK_EQ_INT(pg_packwrite_add(&got, pw, GIT_OBJECT_BLOB, "four\n", 5, &three), 1);
+    CHECK_STR(git_oid_tostr_s(&got), "8510665149157c2bc901848c3e0b746954e9cbd9");
+    CHECK_EQ_INT(pg_packwrite_add(&got, pw, GIT_OBJECT_BLOB, "three\n", 6, &three), 0);
+    CHECK_EQ_INT(pg_packwrite_commit(pw), 0);
+    pg_packwrite_free(pw);
+    CHECK_EQ_INT(sh("git cat-file -e 2bdf67abb163a4ffb2d7f3f0880c9fe5068ce782"), 0);
+    CHECK(sh("git cat-file -e 8510665149157c2bc901848c3e0b746954e9cbd9") != 0);
 
     free(text);
     git_odb_free(odb);
