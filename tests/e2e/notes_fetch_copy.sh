@@ -21,11 +21,11 @@ tools=${PG_SRC:?}/bench/tools
 # indexer, given an object twice, refuses the second as a duplicate: the
 # damage is said before the pack sees it).
 bash "$tools/notes-remote.sh" "$T/d" 20 3 > /dev/null
-mv "$T"/d/origin.git/objects/pack/pack-*.pack "$T/d/pack"
+mv "$T"/d/origin.git/objects/pack/pack-*.pack "$T/d/pack" && rm -f "$T"/d/origin.git/objects/pack/*
 # damaged K L: a remote whose K-th note's file holds the L-th's; a fetch of it refused
 damaged() {
   local D=$T/d/damaged-$1 victim source
-  git init -q --bare "$D" && cp -r "$T"/d/origin.git/refs "$T"/d/origin.git/packed-refs "$D"/ 2>/dev/null
+  cp -r "$T/d/origin.git" "$D"
   git -C "$D" unpack-objects -q < "$T/d/pack"
   victim=$(git -C "$D" ls-tree -r refs/notes/perfgate | sed -n "$1p" | cut -f1 | cut -d' ' -f3)
   source=$(git -C "$D" ls-tree -r refs/notes/perfgate | sed -n "$2p" | cut -f1 | cut -d' ' -f3)

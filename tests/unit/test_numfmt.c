@@ -34,7 +34,7 @@ static void test_edges(void)
                         9007199254740993.0, 0.015625, 1e22, 1e23, 5e-324};
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         same(v[i]);
-    /* whole numbers (their own path): each length of digits, both signs */
+    /* whole numbers: each length of digits, both signs, and their neighbours */
     for (double w = 1; w < 1e16; w *= 10)
         for (double d = -1; d <= 1; d++) {
             same(w + d);
