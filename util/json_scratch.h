@@ -30,6 +30,18 @@ typedef struct pg_json_stream {
     const char *key, *outer;
     int (*each)(void *ctx, const cJSON *element, size_t record, const char *outer, size_t index);
     void *ctx;
+    /* Optional (NULL: none): the members of the object under key `flat` of
+     * an element (a benchmark's "metrics"), each an object, are kept flat
+     * when every member of one is plain (a key and a string of printable
+     * ASCII without escapes, an integer of at most 15 digits, or a non-empty
+     * array of such integers) and has one of flat_keys[0..nflat), once: its
+     * values are nodes as they would be, found by pg_json_flat by the index
+     * of their key, and the object has no children. Any other is built as
+     * usual. The values, the errors and the verdicts on strictness are those
+     * of the tree unflattened; a reader of such an object must ask for it. */
+    const char *flat;
+    const char *const *flat_keys;
+    size_t nflat;
 } pg_json_stream;
 
 /* Parses text[0..len) into *out, allocated in *scratch and released whole by
@@ -67,6 +79,11 @@ int pg_json_cut(const cJSON *v);
  * known, either way; the check then walks it. So a result document's
  * values are looked at once, as they are parsed, not again in a walk. */
 int pg_json_strict_known(const cJSON *v);
+
+/* When `o` was kept flat (pg_json_stream's `flat`): 1, and in *vals its
+ * values, (*vals)[i] that of flat_keys[i] or NULL where it has none, nflat
+ * of them. Else 0. */
+int pg_json_flat(const cJSON *o, const cJSON *const **vals);
 
 /* The number of values of array `a`, packed or not. */
 size_t pg_json_array_len(const cJSON *a);

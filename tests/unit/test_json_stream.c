@@ -289,6 +289,89 @@ static void test_strict_known(void)
 }
 
 
+/* pg_json_stream's `flat`: what each metric of an element looks like to a
+ * reader, "name:F" (kept flat) or "name:T" (a tree), then its unit and its
+ * samples' count as that reader finds them. */
+static const char *const flat_keys[] = {"unit", "backend", "samples", "running"};
+
+static int each_flat(void *ctx, const cJSON *e, size_t record, const char *outer, size_t index)
+{
+    (void)record, (void)outer, (void)index;
+    char *log = ctx;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(e, "metrics")) {
+        const cJSON *const *vals, *unit, *samples, *running;
+        int flat = pg_json_flat(m, &vals);
+        if (flat) {
+            unit = vals[0], samples = vals[2], running = vals[3];
+            CHECK(!m->child);
+            for (size_t k = 0; k < 4; k++)      /* every value as a tree would hold it, and strict */
+                CHECK(!vals[k] || (!strcmp(vals[k]->string, flat_keys[k]) &&
+                                   (cJSON_IsNumber(vals[k]) || pg_json_strict_known(vals[k]))));
+        } else {
+            unit = cJSON_GetObjectItemCaseSensitive(m, "unit");
+            samples = cJSON_GetObjectItemCaseSensitive(m, "samples");
+            running = cJSON_GetObjectItemCaseSensitive(m, "running");
+        }
+        const double *v = NULL;
+        size_t n = 0;
+        if (samples && pg_json_packed(samples, &v, &n) && n > 1)
+            CHECK(v[1] == 20);
+        size_t len = strlen(log);
+        snprintf(log + len, 512 - len, "%s%s:%c:%s:%zu%s", len ? " " : "", m->string, flat ? 'F' : 'T',
+                 cJSON_IsString(unit) ? unit->valuestring : unit ? "?" : "-", pg_json_array_len(samples),
+                 running ? "r" : "");
+    }
+    return 0;
+}
+
+static void test_flat_metrics(void)
+{
+    struct { const char *metrics, *want; } cases[] = {
+        {"{\"m\": {\"unit\": \"count\", \"backend\": \"perf\", \"samples\": [1, 20, 3], \"running\": [1, 1, 1]},"
+         " \"n\": {\"samples\":[-5,20] ,\"unit\":\"ns\"}}", "m:F:count:3r n:F:ns:2"},
+        /* Not plain, or not a flat key once: a tree, as ever; the metrics after it still flat. */
+        {"{\"a\": {\"unit\": \"c\\u006fnt\"}, \"b\": {\"unit\": \"x\"}}", "a:T:cont:0 b:F:x:0"},
+        {"{\"a\": {\"unit\": \"x\"}, \"b\": {\"unit\": \"x\", \"extra\": 1}, \"c\": {\"unit\": \"y\"}}",
+         "a:F:x:0 b:T:x:0 c:F:y:0"},
+        {"{\"a\": {\"unit\": \"x\", \"unit\": \"y\"}}", "a:T:x:0"},
+        {"{\"a\": {\"samples\": [1.5, 20]}, \"b\": {\"samples\": []}, \"c\": {}}", "a:T:-:2 b:T:-:0 c:T:-:0"},
+        {"{\"a\": {\"unit\": {\"x\": 1}}, \"b\": {\"unit\": 7, \"samples\": [0, 20]}}", "a:T:?:0 b:F:?:2"},
+        {"{\"a\": {\"unit\": \"\xc3\xa9\"}, \"b\": {\"unit\" : \"x\" }}", "a:T:\xc3\xa9:0 b:F:x:0"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char doc[1024], log[512] = "";
+        snprintf(doc, sizeof doc, "{\"benchmarks\": [{\"name\": \"b\", \"metrics\": %s}], "
+                 "\"metrics\": {\"top\": {\"unit\": \"x\"}}}", cases[i].metrics);
+        pg_json_stream st = {.key = "benchmarks", .each = each_flat, .ctx = log,
+                             .flat = "metrics", .flat_keys = flat_keys, .nflat = 4};
+        cJSON *root;
+        pg_json_scratch *mem;
+        CHECK_EQ_INT(pg_json_parse_stream(&root, &mem, doc, strlen(doc), "f.json", &st), 0);
+        if (strcmp(log, cases[i].want))
+            fprintf(stderr, "case %zu: %s\n", i, log);
+        CHECK_STR(log, cases[i].want);
+        /* Only an element's metrics: the root's "metrics" is a tree. */
+        const cJSON *const *vals;
+        const cJSON *top = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "metrics"), "top");
+        CHECK(top && !pg_json_flat(top, &vals) && cJSON_GetObjectItemCaseSensitive(top, "unit"));
+        pg_json_scratch_free(mem);
+    }
+    /* Bad JSON after a flat metric is still where yajl finds it. */
+    const char *bad = "{\"benchmarks\": [{\"metrics\": {\"a\": {\"unit\": \"x\"}, \"b\": {\"unit\": \"x\",}}}]}";
+    char log[512] = "";
+    pg_json_stream st = {.key = "benchmarks", .each = each_flat, .ctx = log,
+                         .flat = "metrics", .flat_keys = flat_keys, .nflat = 4};
+    cJSON *root;
+    pg_json_scratch *mem;
+    for (int flat = 0; flat < 2; flat++) {
+        st.flat = flat ? "metrics" : NULL;
+        CHECK_EQ_INT(pg_json_parse_stream(&root, &mem, bad, strlen(bad), "f.json", &st), PG_EINVAL);
+        CHECK_STR(pg_error_last(), "f.json:1:69: invalid JSON");
+    }
+}
+
+
 /* The arrays of numbers of a file read in pieces come back as strtod reads
  * each token, bit for bit (-0 too): integers of 1 to 18 digits, signed or
  * not, among fractions and exponents, with every kind of JSON space around
@@ -417,6 +500,7 @@ int main(void)
 {
     test_number_arrays();
     test_strict_known();
+    test_flat_metrics();
     test_stream_elements();
     test_read_file_in_pieces();
     test_long_tokens_in_pieces();
