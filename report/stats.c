@@ -25,12 +25,73 @@ static void sort_small(double *v, size_t n)
     }
 }
 
+#if defined(__SSE2__)
+/* Up to NET_MAX values without a branch on them: Batcher's odd-even merge
+ * sort, each compare-exchange one minsd and one maxsd. Insertion sort's
+ * branches are mispredicted at every value's stop: 97 ns against 27 for 10
+ * random samples here, and a compare of 10^4 benchmarks sorts 10^5 of them.
+ * (C's `b < a ? b : a` is minsd's very semantics, but GCC emits it only
+ * with -ffast-math.) Only where the result is the insertion sort's bit for
+ * bit: no NaN (unordered: a network would place it elsewhere) and no -0
+ * (equal to 0: which of the two comes first would differ). */
+#include <emmintrin.h>
+#include <pthread.h>
+
+#define NET_MAX 16
+#define NET_MAX_COMPARATORS 63      /* Batcher's for 16 values */
+
+static unsigned char net[NET_MAX + 1][NET_MAX_COMPARATORS][2];
+static size_t net_len[NET_MAX + 1];
+static pthread_once_t net_once = PTHREAD_ONCE_INIT;
+
+/* The network for NET_MAX values; that for n values is its comparators of
+ * two of the first n (the others compare a value with a missing +inf: no
+ * exchange). */
+static void net_build(void)
+{
+    for (size_t p = 1; p < NET_MAX; p <<= 1)
+        for (size_t k = p; k >= 1; k >>= 1)
+            for (size_t j = k % p; j + k < NET_MAX; j += 2 * k)
+                for (size_t i = 0; i < k && i < NET_MAX - j - k; i++)
+                    if ((i + j) / (2 * p) == (i + j + k) / (2 * p))
+                        for (size_t n = i + j + k + 1; n <= NET_MAX; n++) {
+                            net[n][net_len[n]][0] = (unsigned char)(i + j);
+                            net[n][net_len[n]++][1] = (unsigned char)(i + j + k);
+                        }
+}
+
+static int sort_network(double *v, size_t n)
+{
+    if (n < 2 || n > NET_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != v[i] || (v[i] == 0 && signbit(v[i])))
+            return 0;
+    pthread_once(&net_once, net_build);
+    for (size_t c = 0; c < net_len[n]; c++) {
+        double *a = v + net[n][c][0], *b = v + net[n][c][1];
+        __m128d x = _mm_load_sd(a), y = _mm_load_sd(b);
+        _mm_store_sd(a, _mm_min_sd(x, y));
+        _mm_store_sd(b, _mm_max_sd(x, y));
+    }
+    return 1;
+}
+#else
+static int sort_network(double *v, size_t n)
+{
+    (void)v, (void)n;
+    return 0;
+}
+#endif
+
 void pg_stats_sort(double *v, size_t n)
 {
-    if (n <= 64)
-        sort_small(v, n);
-    else
+    if (n <= 64) {
+        if (!sort_network(v, n))
+            sort_small(v, n);
+    } else {
         qsort(v, n, sizeof *v, cmp_double);
+    }
 }
 
 double pg_stats_median_sorted(const double *v, size_t n)

@@ -168,6 +168,37 @@ static int by_p_then_index(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Every size up to 20 (a network's up to 16, one at a time past it), few
+ * values or many, with -0, infinities and a NaN among them: the values of
+ * a stable sort, bit for bit, -0 where it stood among the zeros, and a NaN
+ * where insertion sort leaves it. */
+static void test_sort(void)
+{
+    unsigned seed = 777;
+    for (int round = 0; round < 4000; round++) {
+        double v[20], want[20];
+        size_t n = 1 + (size_t)round % 20;
+        int levels = round % 3 ? 3 : 1 << 20;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            want[i] = v[i] = (double)((seed >> 16) % (unsigned)levels) - levels / 2;
+        }
+        if (round % 7 == 0)
+            want[round % n] = v[round % n] = round % 2 ? -0.0 : INFINITY;
+        if (round % 11 == 0)
+            want[n - 1] = v[n - 1] = round % 2 ? NAN : -INFINITY;
+        for (size_t i = 1; i < n; i++) {    /* insertion sort: stable, NaN where it stops */
+            double x = want[i];
+            size_t j = i;
+            for (; j > 0 && want[j - 1] > x; j--)
+                want[j] = want[j - 1];
+            want[j] = x;
+        }
+        pg_stats_sort(v, n);
+        CHECK(!memcmp(v, want, n * sizeof *v));
+    }
+}
+
 static void test_bh_many(void)
 {
     static double p[4000], q[4000], want[4000];
@@ -199,6 +230,7 @@ static void test_bh_many(void)
 
 int main(void)
 {
+    test_sort();
     test_bh_many();
     test_median();
     test_mwu_sorted();
