@@ -12,8 +12,9 @@
 
 const pg_series *pg_bench_find_series(const pg_bench_result *b, const char *metric, const char *backend)
 {
-    for (size_t i = 0; i < b->nm; i++)
-        if (!strcmp(b->m[i].metric, metric) && (!backend || !strcmp(b->m[i].backend, backend)))
+    for (size_t i = 0; i < b->nm; i++)     /* the first byte first: a call to strcmp per miss was 1% of a compare */
+        if (b->m[i].metric[0] == metric[0] && !strcmp(b->m[i].metric, metric) &&
+            (!backend || !strcmp(b->m[i].backend, backend)))
             return &b->m[i];
     return NULL;
 }

@@ -237,8 +237,8 @@ pg_rundoc_bench *pg_rundoc_find_bench(pg_rundoc *r, const char *name)
 
 const pg_rundoc_metric *pg_rundoc_metric_find(const pg_rundoc_bench *b, const char *name)
 {
-    for (size_t i = 0; i < b->nmetrics; i++)
-        if (!strcmp(b->metrics[i].name, name))
+    for (size_t i = 0; i < b->nmetrics; i++)     /* the first byte first, as pg_bench_find_series */
+        if (b->metrics[i].name[0] == name[0] && !strcmp(b->metrics[i].name, name))
             return &b->metrics[i];
     return NULL;
 }
