@@ -16,6 +16,7 @@ pkgs=(
   lld mold            # record_linkers: programs linked by LLVM's and mold's linkers, as rustc links by default
   linux-perf          # the sampling tests compare perfgate record's shares with perf's on the same program
   strace              # run_spawn_costs: the system calls of perfgate's own process between child runs
+  time                # GNU time: the max RSS of perfgate alone (notes_fetch_copy, bench/tools' *-scale.sh)
   chromium            # the flamegraph SVG's interactive test runs in headless Chromium
   protobuf-compiler   # protoc --decode: the tests read perfgate's pprof profiles with protobuf's own decoder
   libxml2-utils       # xmllint: the tests validate JUnit and SVG output with a real XML parser
@@ -27,7 +28,7 @@ pkgs=(
 # PERFGATE_DEPS=build: only what building and running perfgate needs, not the
 # test suite's tools (the GitHub action and the GitLab template build so).
 if [ "${PERFGATE_DEPS:-all}" = build ]; then
-  test_only=" chromium protobuf-compiler libbenchmark-dev libxml2-utils clang-14 libfuzzer-14-dev nodejs shellcheck python3-yaml python3-jsonschema lld mold linux-perf strace "
+  test_only=" chromium protobuf-compiler libbenchmark-dev libxml2-utils clang-14 libfuzzer-14-dev nodejs shellcheck python3-yaml python3-jsonschema lld mold linux-perf strace time "
   keep=(); for p in "${pkgs[@]}"; do [[ $test_only == *" $p "* ]] || keep+=("$p"); done; pkgs=("${keep[@]}")
 fi
 

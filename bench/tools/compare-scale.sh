@@ -62,10 +62,10 @@ docs_kb=$(( ($(stat -c %s "$dir/a.json") + $(stat -c %s "$dir/b.json")) / 1024 )
 # in KiB), from here and from the documents' directory ($TMPDIR): inside a git
 # repository compare opens it (libgit2) to look up the store's calibration,
 # 6 MiB more than outside one (measured 44.4 against 38.4 MiB).
+# GNU time, not a python3 parent, whose pages a child's max RSS counts until it execs.
 max_rss() {
-  (cd "$1" && python3 -c 'import resource, subprocess, sys
-subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$pg" compare "$dir/a.json" "$dir/b.json" --format json)
+  (cd "$1" && { /usr/bin/time -o "$dir/rss" -f %M "$pg" compare "$dir/a.json" "$dir/b.json" --format json > /dev/null || true; } &&
+   tail -n 1 "$dir/rss")
 }
 rss_kb=$(max_rss .); rss_out_kb=$(max_rss "$dir")
 verdicts=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["benchmarks"]), "benchmarks compared,", d["counts"])' "$dir/report.json")
