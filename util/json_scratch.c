@@ -567,10 +567,10 @@ static inline size_t skip_space(const char *t, size_t len, size_t i)
     return i;
 }
 
-/* The integer that begins t[i..len) when it has at most 15 digits (no
- * leading zero, as JSON) and is followed by a byte that ends a number:
- * its end, its value in *d. Else 0. */
-static inline size_t plain_integer(const char *t, size_t len, size_t i, double *d)
+/* The digits of the integer that begins t[i..len) (a '-' first or not),
+ * when it has 1 to 15 (below 2^53: exact as a double) and no leading zero,
+ * as JSON: where they end, the value in *d. Else 0. */
+static inline size_t integer_digits(const char *t, size_t len, size_t i, double *d)
 {
     int neg = i < len && t[i] == '-';
     i += (size_t)neg;
@@ -578,10 +578,17 @@ static inline size_t plain_integer(const char *t, size_t len, size_t i, double *
     size_t digits = leading_digits(t + i, len - i, &v);
     if (!digits || digits > 15 || (digits > 1 && t[i] == '0'))
         return 0;
-    i += digits;
-    if (i == len || !(json_space((unsigned char)t[i]) || t[i] == ',' || t[i] == ']' || t[i] == '}'))
-        return 0;
     *d = neg ? -(double)v : (double)v;
+    return i + digits;
+}
+
+/* The integer that begins t[i..len), as integer_digits takes it, when a
+ * byte that ends a number follows: its end, its value in *d. Else 0. */
+static inline size_t plain_integer(const char *t, size_t len, size_t i, double *d)
+{
+    i = integer_digits(t, len, i, d);
+    if (!i || i == len || !(json_space((unsigned char)t[i]) || t[i] == ',' || t[i] == ']' || t[i] == '}'))
+        return 0;
     return i;
 }
 
@@ -597,20 +604,17 @@ static size_t integers(parser *p, const char *t, size_t len, size_t i, size_t *n
 {
     size_t k = 0;
     *n = 0;
-    for (;;) {                      /* plain_integer's checks, each once: 2 in 3 bytes of a document pass here */
-        i = skip_space(t, len, i);
-        int neg = i < len && t[i] == '-';
-        i += (size_t)neg;
-        uint64_t v;
-        size_t digits = leading_digits(t + i, len - i, &v);
-        if (!digits || digits > 15 || (digits > 1 && t[i] == '0'))
+    for (;;) {                      /* what follows a number checked once: 2 in 3 bytes of a document pass here */
+        double d;
+        size_t end = integer_digits(t, len, skip_space(t, len, i), &d);
+        if (!end)
             return 0;
-        i = skip_space(t, len, i + digits);
+        i = skip_space(t, len, end);
         if (i == len || (t[i] != ',' && t[i] != ']'))
             return 0;
         if (k == p->nums_cap && pg_array_grow(&p->nums, &p->nums_cap, k, sizeof *p->nums, 16) < 0)
             return p->b.oom = 1, 0;
-        p->nums[k++] = neg ? -(double)v : (double)v;
+        p->nums[k++] = d;
         if (t[i++] == ']')
             return *n = k, i - 1;
     }
@@ -673,13 +677,59 @@ static size_t flat_key(const pg_json_stream *st, const char *s, size_t len)
     return st->nflat;
 }
 
+/* One member of an object, as plain_member reads it. */
+typedef struct member {
+    size_t k, kend;                 /* its key, quote to quote */
+    size_t v, vend;                 /* its value */
+    size_t sep;                     /* the ',' or '}' after it */
+    size_t n;                       /* an array: its numbers, in the parser's nums */
+    double d;                       /* a number */
+    cJSON **flat;                   /* an object: its values, kept flat (flat_members) */
+} member;
+
+static size_t flat_members(parser *p, const char *t, size_t len, size_t i, cJSON ***out);
+
+/* The member that begins at t[start..len) when it is plain: a key of
+ * printable ASCII without escapes, and a string of the same, an integer of
+ * at most 15 digits, an array of such integers, or, with `flat` (its object
+ * is a flat parent), an object flat_members keeps flat; then a ',' or '}'.
+ * 1, and where each part is in *m; else 0 (out of memory: b.oom). A member
+ * is taken only once it and the ',' or '}' after it were read, so yajl sees
+ * every member that is not plain, and every byte that is not JSON, in the
+ * place and the state it would have seen them. */
+static int plain_member(parser *p, const char *t, size_t len, size_t start, int flat, member *m)
+{
+    const builder *b = &p->b;
+    size_t k = skip_space(t, len, start), close;
+    *m = (member){.k = k};
+    if (k == len || t[k] != '"' || !(m->kend = plain_string(t, len, k)))
+        return 0;
+    size_t colon = skip_space(t, len, m->kend);
+    if (colon == len || t[colon] != ':' || (m->v = skip_space(t, len, colon + 1)) == len)
+        return 0;
+    size_t v = m->v;
+    if (t[v] == '"') {
+        m->vend = plain_string(t, len, v);
+    } else if (t[v] == '[') {
+        close = b->depth + 1 < MAX_DEPTH ? integers(p, t, len, v + 1, &m->n) : 0;
+        m->vend = close && m->n <= INT_MAX ? close + 1 : 0;
+    } else if (t[v] == '{') {
+        close = flat && b->depth + 1 < MAX_DEPTH ? flat_members(p, t, len, v + 1, &m->flat) : 0;
+        m->vend = close ? close + 1 : 0;
+    } else {
+        m->vend = plain_integer(t, len, v, &m->d);
+    }
+    m->sep = m->vend && !b->oom ? skip_space(t, len, m->vend) : len;
+    return m->sep < len && (t[m->sep] == ',' || t[m->sep] == '}');
+}
+
 /* The members of an object whose '{' ends t[0..i), a member of a flat
- * parent, when each is plain, as plain_members takes them, with a flat key
- * of its own: its values made the nodes yajl's callbacks would make (a
- * plain string is strict; an array of numbers is packed and strict), in
- * *out by their key's index (for hang_flat), and the offset of its '}'.
- * Else 0, and its members are for plain_members or yajl to read as usual
- * (what this took of the scratch is the element's, given back with it). */
+ * parent, when each is plain (plain_member) with a flat key of its own: its
+ * values made the nodes yajl's callbacks would make (a plain string is
+ * strict; an array of numbers is packed and strict), in *out by their key's
+ * index (for hang_flat), and the offset of its '}'. Else 0, and its members
+ * are for plain_members or yajl to read as usual (what this took of the
+ * scratch is the element's, given back with it). */
 static size_t flat_members(parser *p, const char *t, size_t len, size_t i, cJSON ***out)
 {
     builder *b = &p->b;
@@ -689,52 +739,35 @@ static size_t flat_members(parser *p, const char *t, size_t len, size_t i, cJSON
         return b->oom = 1, 0;
     memset(vals, 0, st->nflat * sizeof *vals);
     for (size_t start = i;;) {
-        size_t k = skip_space(t, len, start), kend, v, vend, n = 0, key;
-        double d = 0;
-        if (k == len || t[k] != '"' || !(kend = plain_string(t, len, k)) ||
-            (key = flat_key(st, t + k + 1, kend - k - 2)) == st->nflat || vals[key])
+        member m;
+        size_t key;
+        if (!plain_member(p, t, len, start, 0, &m) || (key = flat_key(st, t + m.k + 1, m.kend - m.k - 2)) == st->nflat ||
+            vals[key])
             return 0;
-        size_t colon = skip_space(t, len, kend);
-        if (colon == len || t[colon] != ':' || (v = skip_space(t, len, colon + 1)) == len)
-            return 0;
-        if (t[v] == '"') {
-            vend = plain_string(t, len, v);
-        } else if (t[v] == '[') {
-            size_t close = b->depth + 1 < MAX_DEPTH ? integers(p, t, len, v + 1, &n) : 0;
-            vend = close && n <= INT_MAX ? close + 1 : 0;
-        } else {
-            vend = plain_integer(t, len, v, &d);
-        }
-        size_t sep = vend && !b->oom ? skip_space(t, len, vend) : len;
-        if (sep == len || (t[sep] != ',' && t[sep] != '}'))
-            return 0;
-        cJSON *val = t[v] == '"' ? node(b, cJSON_String | STRICT)
-                   : t[v] == '[' ? node(b, cJSON_Array | PACKED | STRICT) : number_node(b, d);
-        if (val && t[v] == '"')
-            val->valuestring = copy(b, (const unsigned char *)t + v + 1, vend - v - 2);
-        else if (val && t[v] == '[' && (val->valuestring = take(b->mem, n * sizeof *p->nums)))
-            memcpy(val->valuestring, p->nums, n * sizeof *p->nums), val->valueint = (int)n;
-        if (!val || ((t[v] == '"' || t[v] == '[') && !val->valuestring))
+        char c = t[m.v];
+        cJSON *val = c == '"' ? node(b, cJSON_String | STRICT)
+                   : c == '[' ? node(b, cJSON_Array | PACKED | STRICT) : number_node(b, m.d);
+        if (val && c == '"')
+            val->valuestring = copy(b, (const unsigned char *)t + m.v + 1, m.vend - m.v - 2);
+        else if (val && c == '[' && (val->valuestring = take(b->mem, m.n * sizeof *p->nums)))
+            memcpy(val->valuestring, p->nums, m.n * sizeof *p->nums), val->valueint = (int)m.n;
+        if (!val || ((c == '"' || c == '[') && !val->valuestring))
             return b->oom = 1, 0;
         val->string = (char *)st->flat_keys[key];
         vals[key] = val;
-        if (t[sep] == '}')
-            return *out = vals, sep;
-        start = sep + 1;
+        if (t[m.sep] == '}')
+            return *out = vals, m.sep;
+        start = m.sep + 1;
     }
 }
 
 /* The members of the object whose '{' yajl has just taken (t[i - 1]), read
- * here while each is a plain key with a plain string, an integer or an
- * array of integers (a metric: unit, backend, samples, running), or, in a
- * flat parent, an object kept flat (a metric in a benchmark's "metrics"),
- * handed to the builder's callbacks as yajl would hand them. Returns where yajl goes
- * on: the '}' when every member was taken (*whole), else the start of the
- * first member that was not, with *taken members before it (yajl is then fed
- * a stand-in for them, so that it expects what follows a member and a comma).
- * A member is taken only once it and the ',' or '}' after it were read,
- * so yajl sees every member that is not plain, and every byte that is not
- * JSON, in the place and the state it would have seen them. */
+ * here while each is plain (plain_member: a metric's unit, backend, samples
+ * and running; in a flat parent, a metric kept flat), handed to the
+ * builder's callbacks as yajl would hand them. Returns where yajl goes on:
+ * the '}' when every member was taken (*whole), else the start of the first
+ * member that was not, with *taken members before it (yajl is then fed a
+ * stand-in for them, so that it expects what follows a member and a comma). */
 static size_t plain_members(parser *p, const char *t, size_t len, size_t i, size_t *taken, int *whole)
 {
     builder *b = &p->b;
@@ -751,48 +784,27 @@ static size_t plain_members(parser *p, const char *t, size_t len, size_t i, size
         if (b->oom)
             return i;
     }
+    int flat_here = flat_parent(b, f);
     for (size_t start = i;; start = i) {
-        size_t k = skip_space(t, len, start), kend, v, vend, n = 0;
-        double d = 0;
-        if (k == len || t[k] != '"' || !(kend = plain_string(t, len, k)))
+        member m;
+        if (!plain_member(p, t, len, start, flat_here, &m))
             return start;
-        size_t colon = skip_space(t, len, kend);
-        if (colon == len || t[colon] != ':')
-            return start;
-        v = skip_space(t, len, colon + 1);
-        if (v == len)
-            return start;
-        if (t[v] == '"') {
-            vend = plain_string(t, len, v);
-        } else if (t[v] == '[') {
-            size_t close = b->depth + 1 < MAX_DEPTH ? integers(p, t, len, v + 1, &n) : 0;
-            vend = close ? close + 1 : 0;
-        } else if (t[v] == '{') {           /* a metric, when `f` is a flat parent */
-            size_t close = b->depth + 1 < MAX_DEPTH && flat_parent(b, f) ? flat_members(p, t, len, v + 1, &flat) : 0;
-            vend = close ? close + 1 : 0;
-        } else {
-            vend = plain_integer(t, len, v, &d);
-        }
-        if (b->oom)
-            return start;
-        size_t sep = vend ? skip_space(t, len, vend) : len;
-        if (sep == len || (t[sep] != ',' && t[sep] != '}'))
-            return start;
-        int ok = on_key(b, (const unsigned char *)t + k + 1, kend - k - 2);
-        if (ok && t[v] == '"')
-            ok = on_string(b, (const unsigned char *)t + v + 1, vend - v - 2);
-        else if (ok && t[v] == '[')
-            ok = open_container(b, cJSON_Array) && fill(p, n) && on_end(b);
-        else if (ok && t[v] == '{')
-            ok = open_container(b, cJSON_Object) && (hang_flat(top(b)->node, flat), on_end(b));
+        char c = t[m.v];
+        int ok = on_key(b, (const unsigned char *)t + m.k + 1, m.kend - m.k - 2);
+        if (ok && c == '"')
+            ok = on_string(b, (const unsigned char *)t + m.v + 1, m.vend - m.v - 2);
+        else if (ok && c == '[')
+            ok = open_container(b, cJSON_Array) && fill(p, m.n) && on_end(b);
+        else if (ok && c == '{')
+            ok = open_container(b, cJSON_Object) && (hang_flat(top(b)->node, m.flat), on_end(b));
         else if (ok)
-            ok = on_number(b, t + v, vend - v);
+            ok = on_number(b, t + m.v, m.vend - m.v);
         if (!ok)                    /* out of memory: nothing else fails here */
             return start;
         ++*taken;
-        if (t[sep] == '}')
-            return *whole = 1, sep;
-        i = sep + 1;
+        if (t[m.sep] == '}')
+            return *whole = 1, m.sep;
+        i = m.sep + 1;
     }
 }
 
